@@ -1,0 +1,54 @@
+# Every target sets itself up: a .venv made with the machine's python3 and the
+# pinned requirements in requirements/. Nothing needs to be installed by hand.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+REQS   := $(wildcard requirements/*.txt)
+PYTEST_ARGS ?=
+
+export PYTHONUNBUFFERED := 1
+export SPARK_LOCAL_IP := 127.0.0.1
+
+.PHONY: all venv test lint typecheck unit integration matrix demo bench clean
+
+all: test
+
+venv: $(STAMP)
+
+$(STAMP): $(REQS) setup.cfg pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade "pip==24.3.1"
+	$(PY) -m pip install --quiet --disable-pip-version-check $(foreach r,$(REQS),-r $(r))
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+## The whole test suite: lint, types, fast tier, real-broker tier, client-version matrix.
+test: lint typecheck unit integration matrix
+
+lint: venv
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check kafka_sticky_plugin
+
+typecheck: venv
+	$(PY) -m mypy
+
+unit: venv
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+integration: venv
+	$(PY) -m pytest integration_tests $(PYTEST_ARGS)
+
+## One virtual environment per supported kafka-python version (see scripts/version_matrix.sh).
+matrix: venv
+	bash scripts/version_matrix.sh
+
+## The main job: a demo on the embedded broker.
+demo: venv
+	$(PY) -m kafka_sticky_plugin demo $(DEMO_ARGS)
+
+bench: venv
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info

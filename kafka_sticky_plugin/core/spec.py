@@ -1,0 +1,105 @@
+"""Typed inputs of the engine.
+
+Invariants of a :class:`MemberSpec` once built:
+
+- ``topics`` is a sorted tuple of distinct topic names;
+- ``owned`` is a sorted tuple of distinct plain ``(topic, partition)`` tuples (a
+  ``kafka.structs.TopicPartition`` or any 2-sequence is accepted and normalised);
+- ``generation`` is an int in ``[-1, 2**31 - 1]``; ``-1`` means "no generation reported".
+
+Ownership claims are *not* validated here (a claim on an unknown topic is legal input and
+is ignored by the engine); only the types and ranges that make a spec meaningless are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..errors import InvalidSpecError
+
+__all__ = ["INT32_MAX", "MemberSpec", "TopicPartitionTuple", "validate_partition_counts"]
+
+INT32_MAX = 2**31 - 1
+
+TopicPartitionTuple = tuple[str, int]
+
+
+def _normalise_owned(member_id: str, owned: Iterable[tuple[str, int]]) -> tuple[TopicPartitionTuple, ...]:
+    out: set[TopicPartitionTuple] = set()
+    for item in owned:
+        try:
+            topic, partition = item
+        except (TypeError, ValueError):
+            raise InvalidSpecError(
+                f"member {member_id!r}: owned partition {item!r} is not a (topic, partition) pair"
+            ) from None
+        if not isinstance(topic, str) or isinstance(partition, bool) or not isinstance(partition, int):
+            raise InvalidSpecError(
+                f"member {member_id!r}: owned partition {item!r} must be (str, int)"
+            )
+        out.add((topic, int(partition)))
+    return tuple(sorted(out))
+
+
+@dataclass(frozen=True, init=False)
+class MemberSpec:
+    """One group member as the leader sees it: subscription, claimed ownership, generation."""
+
+    member_id: str
+    topics: tuple[str, ...]
+    owned: tuple[TopicPartitionTuple, ...]
+    generation: int
+    rack: str | None
+    instance_id: str | None
+
+    def __init__(
+        self,
+        *,
+        member_id: str,
+        topics: Iterable[str],
+        owned: Iterable[tuple[str, int]] = (),
+        generation: int = -1,
+        rack: str | None = None,
+        instance_id: str | None = None,
+    ) -> None:
+        if not isinstance(member_id, str):
+            raise InvalidSpecError(f"member_id must be a str, got {member_id!r}")
+        if isinstance(topics, str):
+            raise InvalidSpecError(
+                f"member {member_id!r}: topics must be an iterable of names, not one string"
+            )
+        topic_set = set(topics)
+        for topic in topic_set:
+            if not isinstance(topic, str):
+                raise InvalidSpecError(f"member {member_id!r}: topic {topic!r} is not a str")
+        if isinstance(generation, bool) or not isinstance(generation, int):
+            raise InvalidSpecError(f"member {member_id!r}: generation {generation!r} is not an int")
+        if not -1 <= generation <= INT32_MAX:
+            raise InvalidSpecError(
+                f"member {member_id!r}: generation {generation} is outside [-1, {INT32_MAX}]"
+            )
+        if rack is not None and not isinstance(rack, str):
+            raise InvalidSpecError(f"member {member_id!r}: rack {rack!r} is not a str or None")
+        if instance_id is not None and not isinstance(instance_id, str):
+            raise InvalidSpecError(
+                f"member {member_id!r}: instance_id {instance_id!r} is not a str or None"
+            )
+        object.__setattr__(self, "member_id", member_id)
+        object.__setattr__(self, "topics", tuple(sorted(topic_set)))
+        object.__setattr__(self, "owned", _normalise_owned(member_id, owned))
+        object.__setattr__(self, "generation", generation)
+        object.__setattr__(self, "rack", rack)
+        object.__setattr__(self, "instance_id", instance_id)
+
+
+def validate_partition_counts(partitions_per_topic: Mapping[str, int]) -> dict[str, int]:
+    """Return a plain copy of ``partitions_per_topic`` or raise :class:`InvalidSpecError`."""
+    out: dict[str, int] = {}
+    for topic, count in partitions_per_topic.items():
+        if not isinstance(topic, str):
+            raise InvalidSpecError(f"topic name {topic!r} is not a str")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidSpecError(f"topic {topic!r}: partition count {count!r} is not an int >= 0")
+        out[topic] = int(count)
+    return out

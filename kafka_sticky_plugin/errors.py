@@ -1,0 +1,54 @@
+"""The library's error hierarchy.
+
+Every error this package raises on purpose derives from :class:`StickyPluginError`:
+
+- :class:`CodecError` (also a ``ValueError``): bytes that do not follow the consumer
+  protocol or the sticky user-data format. Carries what was expected and the byte offset.
+- :class:`InvalidSpecError` (also a ``ValueError``): a typed input to the engine that breaks
+  its contract (a negative partition count, a generation outside int32, a non-string topic).
+- :class:`InvariantViolation` (also an ``AssertionError``): a plan that breaks a guarantee;
+  raised by :mod:`kafka_sticky_plugin.invariants` and names the member and partition at fault.
+- :class:`ConfigurationError`: a consumer configuration that cannot work (no rebalance
+  protocol common to all assignors, an unsupported client version).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CodecError",
+    "ConfigurationError",
+    "InvalidSpecError",
+    "InvariantViolation",
+    "StickyPluginError",
+    "UnsupportedClientError",
+]
+
+
+class StickyPluginError(Exception):
+    """Base class of every error raised on purpose by kafka-sticky-plugin."""
+
+
+class CodecError(StickyPluginError, ValueError):
+    """Malformed bytes: says what was expected and at which byte offset."""
+
+    def __init__(self, what: str, expected: str, offset: int) -> None:
+        self.what = what
+        self.expected = expected
+        self.offset = offset
+        super().__init__(f"cannot decode {what}: expected {expected} at byte offset {offset}")
+
+
+class InvalidSpecError(StickyPluginError, ValueError):
+    """A typed engine input that breaks its documented contract."""
+
+
+class InvariantViolation(StickyPluginError, AssertionError):
+    """A plan breaks a guarantee; the message names the member and partition at fault."""
+
+
+class ConfigurationError(StickyPluginError):
+    """A consumer configuration that cannot work, with what to do instead."""
+
+
+class UnsupportedClientError(ConfigurationError):
+    """The installed Kafka client version is not one the plugin supports."""
