@@ -1,0 +1,216 @@
+"""Bounds-checked big-endian primitives of the Kafka protocol (stdlib :mod:`struct` only).
+
+Invariants:
+
+- A :class:`Reader` never reads past the end of its buffer: every read checks the bytes
+  remaining first and raises :class:`~kafka_sticky_plugin.errors.CodecError` naming the
+  message, the expected field and the byte offset where it starts. No ``struct.error``,
+  ``IndexError`` or ``UnicodeDecodeError`` escapes.
+- An array count is checked against the bytes remaining divided by the smallest element
+  size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
+- A :class:`Writer` refuses values its wire type cannot hold (a string longer than 32,767
+  UTF-8 bytes, an int32 out of range) with a :class:`CodecError` at the offset it would
+  have been written to.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from ..errors import CodecError
+
+__all__ = ["INT16_MAX", "INT32_MAX", "INT32_MIN", "Reader", "Writer"]
+
+INT16_MAX = 2**15 - 1
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+
+#: Smallest encodings, used to bound array counts before allocating.
+MIN_STRING_SIZE = 2  # int16 length, empty string
+MIN_INT32_SIZE = 4
+
+
+class Reader:
+    """Reads one message from ``data``; ``what`` names the message in errors."""
+
+    __slots__ = ("_data", "_pos", "what")
+
+    def __init__(self, data: bytes | bytearray | memoryview, what: str) -> None:
+        self._data = bytes(data)
+        self._pos = 0
+        self.what = what
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of the next read."""
+        return self._pos
+
+    @property
+    def remaining(self) -> int:
+        """Bytes not read yet."""
+        return len(self._data) - self._pos
+
+    def at_end(self) -> bool:
+        """True when every byte has been read."""
+        return self._pos >= len(self._data)
+
+    def _need(self, size: int, expected: str) -> int:
+        pos = self._pos
+        if len(self._data) - pos < size:
+            raise CodecError(self.what, f"{expected} ({size} bytes, {self.remaining} left)", pos)
+        self._pos = pos + size
+        return pos
+
+    def int16(self, expected: str = "int16") -> int:
+        """Read a signed big-endian int16."""
+        pos = self._need(2, expected)
+        value: int = _INT16.unpack_from(self._data, pos)[0]
+        return value
+
+    def int32(self, expected: str = "int32") -> int:
+        """Read a signed big-endian int32."""
+        pos = self._need(4, expected)
+        value: int = _INT32.unpack_from(self._data, pos)[0]
+        return value
+
+    def _text(self, length: int, start: int, expected: str) -> str:
+        pos = self._need(length, f"{expected} of {length} bytes")
+        try:
+            return self._data[pos : pos + length].decode("utf-8")
+        except UnicodeDecodeError:
+            raise CodecError(self.what, f"{expected} in UTF-8", start) from None
+
+    def string(self, expected: str = "string") -> str:
+        """Read a non-null int16-length-prefixed UTF-8 string."""
+        start = self._pos
+        length = self.int16(f"{expected} length")
+        if length < 0:
+            raise CodecError(self.what, f"{expected} length >= 0, got {length}", start)
+        return self._text(length, start, expected)
+
+    def nullable_string(self, expected: str = "nullable string") -> str | None:
+        """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
+        start = self._pos
+        length = self.int16(f"{expected} length")
+        if length == -1:
+            return None
+        if length < 0:
+            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
+        return self._text(length, start, expected)
+
+    def nullable_bytes(self, expected: str = "nullable bytes") -> bytes | None:
+        """Read int32-length-prefixed bytes; length -1 is ``None``."""
+        start = self._pos
+        length = self.int32(f"{expected} length")
+        if length == -1:
+            return None
+        if length < 0:
+            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
+        pos = self._need(length, f"{expected} of {length} bytes")
+        return self._data[pos : pos + length]
+
+    def array_count(self, min_element_size: int, expected: str = "array") -> int:
+        """Read an int32 array count, bounded by what the remaining bytes can hold.
+
+        A count of -1 (a null array, which some writers use for "none") reads as 0.
+        """
+        start = self._pos
+        count = self.int32(f"{expected} count")
+        if count == -1:
+            return 0
+        if count < 0:
+            raise CodecError(self.what, f"{expected} count >= -1, got {count}", start)
+        if count * min_element_size > self.remaining:
+            raise CodecError(
+                self.what,
+                f"{expected} of {count} elements (at least {count * min_element_size} bytes, "
+                f"{self.remaining} left)",
+                start,
+            )
+        return count
+
+    def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
+        """Read an int32 count followed by that many int32 values (one ``unpack`` call)."""
+        count = self.array_count(MIN_INT32_SIZE, expected)
+        pos = self._need(4 * count, expected)
+        return struct.unpack_from(f">{count}i", self._data, pos)
+
+
+class Writer:
+    """Accumulates one message; ``what`` names the message in errors."""
+
+    __slots__ = ("_parts", "_size", "what")
+
+    def __init__(self, what: str) -> None:
+        self._parts: list[bytes] = []
+        self._size = 0
+        self.what = what
+
+    def _put(self, chunk: bytes) -> None:
+        self._parts.append(chunk)
+        self._size += len(chunk)
+
+    def int16(self, value: int, expected: str = "int16") -> None:
+        """Write a signed big-endian int16."""
+        if not -(2**15) <= value <= INT16_MAX:
+            raise CodecError(self.what, f"{expected} in int16 range, got {value}", self._size)
+        self._put(_INT16.pack(value))
+
+    def int32(self, value: int, expected: str = "int32") -> None:
+        """Write a signed big-endian int32."""
+        if not INT32_MIN <= value <= INT32_MAX:
+            raise CodecError(self.what, f"{expected} in int32 range, got {value}", self._size)
+        self._put(_INT32.pack(value))
+
+    def string(self, value: str, expected: str = "string") -> None:
+        """Write an int16-length-prefixed UTF-8 string."""
+        raw = value.encode("utf-8")
+        if len(raw) > INT16_MAX:
+            raise CodecError(
+                self.what,
+                f"{expected} of at most {INT16_MAX} UTF-8 bytes, got {len(raw)}",
+                self._size,
+            )
+        self._put(_INT16.pack(len(raw)) + raw)
+
+    def nullable_string(self, value: str | None, expected: str = "nullable string") -> None:
+        """Write a string, or length -1 for ``None``."""
+        if value is None:
+            self._put(_INT16.pack(-1))
+        else:
+            self.string(value, expected)
+
+    def nullable_bytes(self, value: bytes | None, expected: str = "nullable bytes") -> None:
+        """Write int32-length-prefixed bytes, or length -1 for ``None``."""
+        if value is None:
+            self._put(_INT32.pack(-1))
+            return
+        if len(value) > INT32_MAX:
+            raise CodecError(self.what, f"{expected} shorter than 2**31 bytes", self._size)
+        self._put(_INT32.pack(len(value)) + bytes(value))
+
+    def array_count(self, count: int, expected: str = "array") -> None:
+        """Write an int32 array count."""
+        self.int32(count, f"{expected} count")
+
+    def int32_array(self, values: Sequence[int], expected: str = "int32 array") -> None:
+        """Write an int32 count followed by the values."""
+        self.array_count(len(values), expected)
+        try:
+            self._put(struct.pack(f">{len(values)}i", *values))
+        except struct.error:
+            bad = next(
+                (v for v in values if type(v) is not int or not INT32_MIN <= v <= INT32_MAX),
+                values,
+            )
+            raise CodecError(
+                self.what, f"{expected} values that are int32, got {bad!r}", self._size
+            ) from None
+
+    def getvalue(self) -> bytes:
+        """The bytes written so far."""
+        return b"".join(self._parts)

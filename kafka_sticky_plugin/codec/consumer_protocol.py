@@ -1,0 +1,178 @@
+"""The consumer protocol's subscription and assignment, versions 0-3.
+
+Each message starts with its int16 version. Version history (Apache Kafka's
+``ConsumerProtocolSubscription.json`` / ``ConsumerProtocolAssignment.json``)::
+
+    Subscription
+      v0  topics [string], user_data nullable bytes
+      v1  + owned_partitions [topic string, partitions [int32]]   (KIP-429, Kafka 2.4)
+      v2  + generation_id int32, default -1                        (KIP-792, Kafka 3.4)
+      v3  + rack_id nullable string, default null                  (KIP-881, Kafka 3.5)
+
+    Assignment
+      v0  assigned_partitions [topic string, partitions [int32]], user_data nullable bytes
+      v1-v3  the same fields (the versions only follow the subscription's; a v1 error code
+             that existed in a pre-release of Kafka 2.4 is tolerated as trailing bytes)
+
+Reading rules (the same as the Java client's, plus one leniency):
+
+- a version newer than 3 is read with the v3 layout and trailing bytes are ignored
+  (future versions only append fields);
+- a negative version is a :class:`~kafka_sticky_plugin.errors.CodecError`;
+- a v1+ message that ends cleanly right before an appended field (some clients send a v1
+  header with only the v0 fields) reads that field and the later ones as their defaults:
+  no owned partitions, generation -1, no rack. A message that ends *inside* a field is an
+  error.
+
+Writing rules: topics and owned/assigned partitions are written sorted and de-duplicated,
+so equal values always give equal bytes; fields the chosen version lacks are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import CodecError
+from ._topic_partitions import TopicPartitionPair, read_topic_partitions, write_topic_partitions
+from ._wire import MIN_STRING_SIZE, Reader, Writer
+
+__all__ = [
+    "CONSUMER_PROTOCOL_LATEST_VERSION",
+    "Assignment",
+    "Subscription",
+    "decode_assignment",
+    "decode_subscription",
+    "encode_assignment",
+    "encode_subscription",
+    "subscription_of",
+]
+
+#: The highest consumer-protocol version this codec knows (rack id, KIP-881).
+CONSUMER_PROTOCOL_LATEST_VERSION = 3
+
+_SUBSCRIPTION = "consumer protocol subscription"
+_ASSIGNMENT = "consumer protocol assignment"
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """A member's JoinGroup metadata.
+
+    ``version`` is the version read from (or to write to) the wire, ``0 <= version``; on
+    decode a version above 3 is kept as sent while the fields follow the v3 layout.
+    ``owned_partitions`` holds flat ``(topic, partition)`` pairs; ``generation_id`` is -1 when
+    absent (v0, v1) and ``rack_id`` is ``None`` when absent (v0-v2).
+    """
+
+    version: int
+    topics: tuple[str, ...]
+    user_data: bytes | None = None
+    owned_partitions: tuple[TopicPartitionPair, ...] = ()
+    generation_id: int = -1
+    rack_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The leader's SyncGroup payload for one member: its partitions and user data."""
+
+    version: int
+    partitions: tuple[TopicPartitionPair, ...]
+    user_data: bytes | None = None
+
+
+def _check_version(version: int, what: str) -> None:
+    if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version <= 2**15 - 1:
+        raise CodecError(what, f"a version in [0, 32767], got {version!r}", 0)
+
+
+def encode_subscription(subscription: Subscription) -> bytes:
+    """Encode ``subscription`` at ``subscription.version`` (a version above 3 writes v3 fields)."""
+    version = subscription.version
+    _check_version(version, _SUBSCRIPTION)
+    writer = Writer(_SUBSCRIPTION)
+    writer.int16(version, "version")
+    topics = sorted(set(subscription.topics))
+    writer.array_count(len(topics), "topics")
+    for topic in topics:
+        writer.string(topic, "topic")
+    writer.nullable_bytes(subscription.user_data, "user data")
+    if version >= 1:
+        write_topic_partitions(writer, subscription.owned_partitions, "owned partitions")
+    if version >= 2:
+        writer.int32(subscription.generation_id, "generation id")
+    if version >= 3:
+        writer.nullable_string(subscription.rack_id, "rack id")
+    return writer.getvalue()
+
+
+def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
+    """Decode a subscription of any version (see the module's reading rules)."""
+    reader = Reader(data, _SUBSCRIPTION)
+    start = reader.offset
+    version = reader.int16("version")
+    if version < 0:
+        raise CodecError(_SUBSCRIPTION, f"version >= 0, got {version}", start)
+    count = reader.array_count(MIN_STRING_SIZE, "topics")
+    topics = tuple(reader.string("topic") for _ in range(count))
+    user_data = reader.nullable_bytes("user data")
+    owned: list[TopicPartitionPair] = []
+    generation_id = -1
+    rack_id: str | None = None
+    if version >= 1 and not reader.at_end():
+        owned = read_topic_partitions(reader, "owned partitions")
+        if version >= 2 and not reader.at_end():
+            generation_id = reader.int32("generation id")
+            if version >= 3 and not reader.at_end():
+                rack_id = reader.nullable_string("rack id")
+    return Subscription(
+        version=version,
+        topics=topics,
+        user_data=user_data,
+        owned_partitions=tuple(owned),
+        generation_id=generation_id,
+        rack_id=rack_id,
+    )
+
+
+def encode_assignment(assignment: Assignment) -> bytes:
+    """Encode ``assignment``; every version 0-3 has the same layout."""
+    _check_version(assignment.version, _ASSIGNMENT)
+    writer = Writer(_ASSIGNMENT)
+    writer.int16(assignment.version, "version")
+    write_topic_partitions(writer, assignment.partitions, "assigned partitions")
+    writer.nullable_bytes(assignment.user_data, "user data")
+    return writer.getvalue()
+
+
+def decode_assignment(data: bytes | bytearray | memoryview) -> Assignment:
+    """Decode an assignment of any version; trailing bytes (newer fields) are ignored."""
+    reader = Reader(data, _ASSIGNMENT)
+    start = reader.offset
+    version = reader.int16("version")
+    if version < 0:
+        raise CodecError(_ASSIGNMENT, f"version >= 0, got {version}", start)
+    partitions = read_topic_partitions(reader, "assigned partitions")
+    user_data = reader.nullable_bytes("user data")
+    return Assignment(version=version, partitions=tuple(partitions), user_data=user_data)
+
+
+def subscription_of(
+    topics: Iterable[str],
+    *,
+    version: int = CONSUMER_PROTOCOL_LATEST_VERSION,
+    user_data: bytes | None = None,
+    owned_partitions: Iterable[TopicPartitionPair] = (),
+    generation_id: int = -1,
+    rack_id: str | None = None,
+) -> Subscription:
+    """Build a :class:`Subscription` with sorted topics and sorted distinct owned partitions."""
+    return Subscription(
+        version=version,
+        topics=tuple(sorted(set(topics))),
+        user_data=user_data,
+        owned_partitions=tuple(sorted(set(owned_partitions))),
+        generation_id=generation_id,
+        rack_id=rack_id,
+    )

@@ -1,0 +1,124 @@
+"""User data of the ``sticky`` and ``cooperative-sticky`` assignors.
+
+Sticky user data (Java's ``StickyAssignor``, librdkafka's sticky and cooperative-sticky),
+with *no* version header::
+
+    v0  previous_assignment [topic string, partitions [int32]]          (KIP-54, Kafka 0.11)
+    v1  previous_assignment [topic string, partitions [int32]], generation int32
+                                                                         (KIP-341, Kafka 2.3)
+
+A v0 reader that meets v1 bytes reads the assignment and ignores the trailing generation
+(the forward-compatibility path of KIP-341); a v1 reader tells them apart by length, which
+is what :func:`decode_sticky_user_data` does: it tries v1 (the bytes must end exactly after
+the generation), then v0 (the bytes must end exactly after the assignment). Empty user data
+(``b""``, which Java reads as "no history") decodes as no partitions and no generation.
+
+Cooperative user data (Java's ``CooperativeStickyAssignor``, for leaders that only read
+subscription v1 and so cannot see the v2 generation field)::
+
+    v0  generation int32                                                 (KIP-429, Kafka 2.4)
+
+A generation of -1 means "none" on the wire; any other negative generation is read as
+``None`` too (a generation is never negative); ``None`` on encode writes -1 in cooperative
+user data and selects sticky v0 (no generation field) in sticky user data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import CodecError
+from ._topic_partitions import TopicPartitionPair, read_topic_partitions, write_topic_partitions
+from ._wire import INT32_MAX, Reader, Writer
+
+__all__ = [
+    "decode_cooperative_user_data",
+    "decode_sticky_user_data",
+    "encode_cooperative_user_data",
+    "encode_sticky_user_data",
+]
+
+_STICKY = "sticky assignor user data"
+_COOPERATIVE = "cooperative-sticky assignor user data"
+
+
+def _generation_or_none(value: int) -> int | None:
+    return value if value >= 0 else None
+
+
+def _check_generation(generation: int | None, what: str) -> None:
+    if generation is None:
+        return
+    if isinstance(generation, bool) or not isinstance(generation, int):
+        raise CodecError(what, f"generation as int or None, got {generation!r}", 0)
+    if not -1 <= generation <= INT32_MAX:
+        raise CodecError(what, f"generation in [-1, {INT32_MAX}], got {generation}", 0)
+
+
+def encode_sticky_user_data(
+    partitions: Iterable[TopicPartitionPair], generation: int | None
+) -> bytes:
+    """Java's sticky user data: v1 with ``generation``, v0 when it is ``None`` (or -1).
+
+    Topics are written sorted, each with its distinct partitions sorted.
+    """
+    _check_generation(generation, _STICKY)
+    writer = Writer(_STICKY)
+    write_topic_partitions(writer, partitions, "previous assignment")
+    if generation is not None and generation >= 0:
+        writer.int32(generation, "generation")
+    return writer.getvalue()
+
+
+def _decode_sticky_v1(data: bytes) -> tuple[list[TopicPartitionPair], int | None]:
+    reader = Reader(data, _STICKY + " v1")
+    partitions = read_topic_partitions(reader, "previous assignment")
+    generation = reader.int32("generation")
+    if not reader.at_end():
+        raise CodecError(reader.what, f"end of data ({reader.remaining} bytes left)", reader.offset)
+    return partitions, _generation_or_none(generation)
+
+
+def _decode_sticky_v0(data: bytes) -> list[TopicPartitionPair]:
+    reader = Reader(data, _STICKY + " v0")
+    partitions = read_topic_partitions(reader, "previous assignment")
+    if not reader.at_end():
+        raise CodecError(reader.what, f"end of data ({reader.remaining} bytes left)", reader.offset)
+    return partitions
+
+
+def decode_sticky_user_data(
+    data: bytes | bytearray | memoryview,
+) -> tuple[list[TopicPartitionPair], int | None]:
+    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``.
+
+    Tries v1 then v0 (see the module docstring); raises the v0 attempt's
+    :class:`~kafka_sticky_plugin.errors.CodecError` when neither reads all the bytes.
+    """
+    raw = bytes(data)
+    if not raw:
+        return [], None
+    try:
+        return _decode_sticky_v1(raw)
+    except CodecError:
+        pass
+    return _decode_sticky_v0(raw), None
+
+
+def encode_cooperative_user_data(generation: int | None) -> bytes:
+    """Java's cooperative-sticky user data: the int32 generation, -1 for ``None``."""
+    _check_generation(generation, _COOPERATIVE)
+    writer = Writer(_COOPERATIVE)
+    writer.int32(-1 if generation is None else generation, "generation")
+    return writer.getvalue()
+
+
+def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | None:
+    """Decode cooperative-sticky user data: exactly one int32 generation (negative: ``None``)."""
+    reader = Reader(data, _COOPERATIVE)
+    generation = reader.int32("generation")
+    if not reader.at_end():
+        raise CodecError(
+            _COOPERATIVE, f"end of data ({reader.remaining} bytes left)", reader.offset
+        )
+    return _generation_or_none(generation)
