@@ -1,29 +1,70 @@
-"""TEMPORARY placeholder: being replaced by the real engine (same signatures)."""
+"""The engine's entry points: a dispatcher over components and builders.
+
+``sticky_assign`` resolves claims (:mod:`.claims`), splits the group into independent
+components (:mod:`.components`), plans each with the quota builder when its subscriptions are
+all equal and with the balancing builder otherwise, and converts the dense plan back to
+``(topic, partition)`` tuples. ``cooperative_assign`` applies the KIP-429 post-pass
+(:mod:`.cooperative`) to the same plan.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from .balance_builder import build_balanced_plan
+from .claims import Claims, resolve_claims
+from .components import split_components
+from .cooperative import withhold_transfers
+from .layout import Layout, build_layout
+from .quota_builder import build_quota_plan
 from .spec import MemberSpec, TopicPartitionTuple
 
+__all__ = ["cooperative_assign", "plan_dense", "sticky_assign"]
 
-def sticky_assign(
+Plan = dict[str, list[TopicPartitionTuple]]
+
+
+def plan_dense(
     partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]
-) -> dict[str, list[TopicPartitionTuple]]:
-    specs = sorted({m.member_id: m for m in members}.values(), key=lambda m: m.member_id)
-    plan: dict[str, list[TopicPartitionTuple]] = {m.member_id: [] for m in specs}
-    load = dict.fromkeys(plan, 0)
-    for topic in sorted(partitions_per_topic):
-        subs = [m.member_id for m in specs if topic in m.topics]
-        for p in range(partitions_per_topic[topic]):
-            if subs:
-                best = min(subs, key=lambda m: (load[m], m))
-                plan[best].append((topic, p))
-                load[best] += 1
-    return plan
+) -> tuple[Layout, Claims, dict[int, list[int]]]:
+    """Plan on dense indices: returns the layout, the validated claims and the eager plan
+    ``{member index: ascending global partition indices}`` (every member index present)."""
+    layout = build_layout(partitions_per_topic, members)
+    claims = resolve_claims(layout)
+    plan: dict[int, list[int]] = {m: [] for m in range(len(layout.member_ids))}
+    for comp in split_components(layout):
+        if comp.homogeneous:
+            part = build_quota_plan(layout, claims, comp)
+        else:
+            part = build_balanced_plan(layout, claims, comp)
+        plan.update(part)
+    return layout, claims, plan
+
+
+def _to_tuples(layout: Layout, plan: dict[int, list[int]]) -> Plan:
+    tuples = layout.partition_tuples()
+    out: Plan = {}
+    for m, member_id in enumerate(layout.member_ids):
+        qs = plan[m]
+        qs.sort()
+        out[member_id] = [tuples[q] for q in qs]
+    return out
+
+
+def sticky_assign(partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]) -> Plan:
+    """The eager sticky plan (KIP-54 goals, KIP-341 claims).
+
+    Every input member id is a key; each list is sorted by ``(topic, partition)``; every
+    partition of a subscribed known topic is assigned to exactly one subscriber.
+    """
+    layout, _, plan = plan_dense(partitions_per_topic, members)
+    return _to_tuples(layout, plan)
 
 
 def cooperative_assign(
     partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]
-) -> dict[str, list[TopicPartitionTuple]]:
-    return sticky_assign(partitions_per_topic, members)
+) -> Plan:
+    """One KIP-429 round: the sticky plan minus every partition whose validated current owner
+    is another member (and every partition whose ownership is tied)."""
+    layout, claims, plan = plan_dense(partitions_per_topic, members)
+    return _to_tuples(layout, withhold_transfers(plan, claims))

@@ -25,7 +25,9 @@ INT32_MAX = 2**31 - 1
 TopicPartitionTuple = tuple[str, int]
 
 
-def _normalise_owned(member_id: str, owned: Iterable[tuple[str, int]]) -> tuple[TopicPartitionTuple, ...]:
+def _normalise_owned(
+    member_id: str, owned: Iterable[tuple[str, int]]
+) -> tuple[TopicPartitionTuple, ...]:
     out: set[TopicPartitionTuple] = set()
     for item in owned:
         try:
@@ -34,7 +36,11 @@ def _normalise_owned(member_id: str, owned: Iterable[tuple[str, int]]) -> tuple[
             raise InvalidSpecError(
                 f"member {member_id!r}: owned partition {item!r} is not a (topic, partition) pair"
             ) from None
-        if not isinstance(topic, str) or isinstance(partition, bool) or not isinstance(partition, int):
+        if (
+            not isinstance(topic, str)
+            or isinstance(partition, bool)
+            or not isinstance(partition, int)
+        ):
             raise InvalidSpecError(
                 f"member {member_id!r}: owned partition {item!r} must be (str, int)"
             )

@@ -1,0 +1,207 @@
+"""Plan for a heterogeneous component: members subscribe to different topic sets.
+
+Goals, in order:
+
+1. load optimality: when the plan is done, no chain of moves along subscriptions
+   (member A gives a partition of topic t1 to B, who subscribes t1, B gives one of t2 to C,
+   ...) can lower a member of load L while raising a member of load <= L - 2. This is the
+   condition under which the load vector is lexicographically minimal, so max load is minimal
+   and no member is needlessly starved;
+2. stickiness: every validly owned partition starts with its owner; free partitions go to
+   the least loaded eligible member; the balancing moves partitions that were free before
+   this plan first, and moves along shortest chains.
+
+The balancing runs level by level: at the current maximum load H every member at H looks
+for a chain (breadth-first over topics, each topic expanded once) to a member at <= H - 2.
+A member that finds none, together with everything it can reach, is *frozen*: nothing
+reachable from it can ever go below H - 1 again, so later chains neither start in, pass
+through, nor end in frozen members. The loop ends when the non-frozen members are within
+one of each other, which together with the freezing argument gives goal 1.
+
+Members and topics are dense indices; per member the held partitions are kept per topic, split
+into "kept" (validly owned before) and "fresh" (given in this plan), so that a move can take a
+fresh partition first.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+
+from .claims import Claims
+from .components import Component
+from .layout import Layout
+
+__all__ = ["build_balanced_plan"]
+
+# A source whose chain search fails freezes what it reaches; below this many low members
+# a cheap pre-check (does a low member subscribe to this topic?) runs before expanding.
+_LOW_PRECHECK = 64
+
+
+class _State:
+    """Mutable holdings of one component; see the module docstring."""
+
+    def __init__(self, layout: Layout, claims: Claims, comp: Component) -> None:
+        self.layout = layout
+        self.owner = claims.owner
+        self.hints = claims.hints
+        self.subs = layout.subscriptions
+        self.load: dict[int, int] = {m: 0 for m in comp.members}
+        self.kept: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
+        self.fresh: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
+        self.subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
+        for m in comp.members:
+            for t in self.subs[m]:
+                self.subscribers[t].append(m)
+
+    def held_topics(self, m: int) -> list[int]:
+        """Topics of which ``m`` holds at least one partition, ascending."""
+        topics = {t for t, qs in self.kept[m].items() if qs}
+        topics.update(t for t, qs in self.fresh[m].items() if qs)
+        return sorted(topics)
+
+    def give(self, m: int, t: int, q: int) -> None:
+        bucket = self.kept if self.owner[q] == m else self.fresh
+        bucket[m].setdefault(t, []).append(q)
+        self.load[m] += 1
+
+    def take(self, m: int, t: int, receiver: int) -> int:
+        """Remove one partition of topic ``t`` from ``m``: a fresh one first, else the kept
+        one whose previous-owner hint is the receiver, else the highest kept one."""
+        fresh = self.fresh[m].get(t)
+        if fresh:
+            q = fresh.pop()
+        else:
+            kept = self.kept[m][t]
+            q = kept[-1]
+            for i in range(len(kept) - 1, -1, -1):
+                if self.hints.get(kept[i]) == receiver:
+                    q = kept[i]
+                    break
+            kept.remove(q)
+        self.load[m] -= 1
+        return q
+
+
+def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
+    """Return ``{member index: [global partition index, ...]}`` for any component."""
+    state = _State(layout, claims, comp)
+    offsets, counts = layout.offsets, layout.counts
+    owner = claims.owner
+
+    for m in comp.members:
+        for q in claims.owned[m]:
+            state.give(m, layout.topic_of(q), q)
+
+    # Free partitions, most constrained topics first, each to the least loaded subscriber
+    # (the previous owner named by a hint wins ties).
+    order = sorted(comp.topics, key=lambda t: (len(state.subscribers[t]), t))
+    for t in order:
+        free = [q for q in range(offsets[t], offsets[t] + counts[t]) if owner[q] < 0]
+        if not free:
+            continue
+        heap = [(state.load[m], m) for m in state.subscribers[t]]
+        heapq.heapify(heap)
+        for q in free:
+            load, m = heap[0]
+            h = claims.hints.get(q)
+            if h is not None and h in state.load and t in state.subs[h] and state.load[h] == load:
+                m = h
+                state.give(m, t, q)
+                heap = [(state.load[x], x) for x in state.subscribers[t]]
+                heapq.heapify(heap)
+                continue
+            state.give(m, t, q)
+            heapq.heapreplace(heap, (load + 1, m))
+
+    _balance(state, comp)
+
+    plan: dict[int, list[int]] = {}
+    for m in comp.members:
+        qs = [q for qs in state.kept[m].values() for q in qs]
+        qs.extend(q for qs in state.fresh[m].values() for q in qs)
+        qs.sort()
+        plan[m] = qs
+    return plan
+
+
+def _balance(state: _State, comp: Component) -> None:
+    frozen: set[int] = set()
+    load = state.load
+    while True:
+        active = [m for m in comp.members if m not in frozen]
+        if not active:
+            return
+        high = max(load[m] for m in active)
+        low_set = {m for m in active if load[m] <= high - 2}
+        if not low_set:
+            return
+        for source in [m for m in active if load[m] == high]:
+            if source in frozen or load[source] != high:
+                continue
+            if not low_set:
+                break
+            path, reached = _find_chain(state, source, high, low_set, frozen)
+            if path is None:
+                frozen.update(reached)
+                continue
+            target = path[-1][0]
+            for (giver, t), receiver in _hops(path):
+                q = state.take(giver, t, receiver)
+                state.give(receiver, t, q)
+            if load[target] > high - 2:
+                low_set.discard(target)
+
+
+def _hops(path: list[tuple[int, int]]) -> list[tuple[tuple[int, int], int]]:
+    """``path`` is ``[(source, -1), (m1, t1), (m2, t2), ...]``: m_i receives topic t_i from
+    m_{i-1}. Returns ``[((giver, topic), receiver), ...]`` in path order."""
+    return [((path[i - 1][0], path[i][1]), path[i][0]) for i in range(1, len(path))]
+
+
+def _find_chain(
+    state: _State, source: int, high: int, low_set: set[int], frozen: set[int]
+) -> tuple[list[tuple[int, int]] | None, list[int]]:
+    """Breadth-first search for a chain from ``source`` to a member in ``low_set``.
+
+    Returns ``(path, reached)``: the path as ``[(source, -1), (m1, t1), ...]`` or ``None``,
+    and the members reached (the closure to freeze when no path exists).
+    """
+    parent: dict[int, tuple[int, int]] = {source: (-1, -1)}
+    queue = deque([source])
+    expanded: set[int] = set()
+    subs = state.subs
+    low_sorted = sorted(low_set) if len(low_set) <= _LOW_PRECHECK else None
+    while queue:
+        x = queue.popleft()
+        topics = [t for t in state.held_topics(x) if t not in expanded]
+        if low_sorted is not None:
+            for t in topics:
+                for c in low_sorted:
+                    if t in subs[c] and c not in parent:
+                        parent[c] = (x, t)
+                        return _path(parent, c), []
+        for t in topics:
+            if t in expanded:
+                continue
+            expanded.add(t)
+            for y in state.subscribers[t]:
+                if y in parent or y in frozen:
+                    continue
+                parent[y] = (x, t)
+                if y in low_set:
+                    return _path(parent, y), []
+                queue.append(y)
+    return None, list(parent)
+
+
+def _path(parent: dict[int, tuple[int, int]], end: int) -> list[tuple[int, int]]:
+    path = []
+    node = end
+    while node != -1:
+        prev, t = parent[node]
+        path.append((node, t))
+        node = prev
+    path.reverse()
+    return path
