@@ -1,0 +1,106 @@
+"""Translate kafka-python's protocol objects into this package's codec values.
+
+kafka-python 3.x decodes each member's JoinGroup metadata with its own
+``ConsumerProtocolSubscription.decode`` before calling ``assign()``, and hands
+``on_assignment()`` a decoded ``ConsumerProtocolAssignment``; kafka-python 2.x uses older
+classes with the same attribute names. These helpers read the attributes (never the
+classes, so no kafka import is needed) and validate every value as strictly as the byte
+decoder does: a value of the wrong type or outside int32 raises
+:class:`~kafka_sticky_plugin.errors.CodecError` (offset -1: there are no bytes to point at).
+Raw ``bytes`` go straight to the byte decoders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...codec import Assignment, Subscription, decode_assignment, decode_subscription
+from ...codec._wire import INT32_MAX, INT32_MIN
+from ...errors import CodecError
+
+__all__ = ["assigned_partitions", "to_subscription"]
+
+_SUBSCRIPTION = "kafka-python subscription object"
+_ASSIGNMENT = "kafka-python assignment object"
+_NO_OFFSET = -1
+
+
+def _int32(value: Any, what: str, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not INT32_MIN <= value <= INT32_MAX:
+        raise CodecError(what, f"{field} as an int32, got {value!r}", _NO_OFFSET)
+    return value
+
+
+def _text(value: Any, what: str, field: str) -> str:
+    if not isinstance(value, str):
+        raise CodecError(what, f"{field} as a str, got {value!r}", _NO_OFFSET)
+    return value
+
+
+def _grouped_pairs(groups: Any, what: str, field: str) -> tuple[tuple[str, int], ...]:
+    """Flatten ``[obj(topic=..., partitions=[...])]`` or ``[(topic, [partitions])]``."""
+    out: list[tuple[str, int]] = []
+    for group in groups or ():
+        if hasattr(group, "topic"):
+            topic, partitions = group.topic, group.partitions
+        else:
+            try:
+                topic, partitions = group
+            except (TypeError, ValueError):
+                raise CodecError(what, f"{field} as (topic, partitions)", _NO_OFFSET) from None
+        name = _text(topic, what, f"{field} topic")
+        out.extend((name, _int32(p, what, f"{field} partition")) for p in partitions or ())
+    return tuple(out)
+
+
+def to_subscription(metadata: Any) -> Subscription:
+    """A :class:`Subscription` from raw bytes, one of ours, or a kafka-python object."""
+    if isinstance(metadata, Subscription):
+        return metadata
+    if isinstance(metadata, (bytes, bytearray, memoryview)):
+        return decode_subscription(metadata)
+    try:
+        version = getattr(metadata, "version", None)
+        topics = metadata.topics
+        user_data = getattr(metadata, "user_data", None)
+        owned = getattr(metadata, "owned_partitions", None)
+        generation = getattr(metadata, "generation_id", -1)
+        rack = getattr(metadata, "rack_id", None)
+    except AttributeError as exc:
+        raise CodecError(_SUBSCRIPTION, f"an attribute ({exc})", _NO_OFFSET) from None
+    if version is None:
+        version = 0
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise CodecError(_SUBSCRIPTION, f"version >= 0, got {version!r}", _NO_OFFSET)
+    if user_data is not None and not isinstance(user_data, (bytes, bytearray, memoryview)):
+        raise CodecError(_SUBSCRIPTION, f"user data as bytes, got {user_data!r}", _NO_OFFSET)
+    if rack is not None:
+        rack = _text(rack, _SUBSCRIPTION, "rack id")
+    return Subscription(
+        version=version,
+        topics=tuple(_text(t, _SUBSCRIPTION, "topic") for t in topics or ()),
+        user_data=None if user_data is None else bytes(user_data),
+        owned_partitions=_grouped_pairs(owned, _SUBSCRIPTION, "owned partitions"),
+        generation_id=-1 if generation is None else _int32(generation, _SUBSCRIPTION, "generation"),
+        rack_id=rack,
+    )
+
+
+def assigned_partitions(assignment: Any) -> tuple[tuple[str, int], ...]:
+    """The ``(topic, partition)`` pairs of an assignment in any of the accepted forms."""
+    if isinstance(assignment, Assignment):
+        return assignment.partitions
+    if isinstance(assignment, (bytes, bytearray, memoryview)):
+        return decode_assignment(assignment).partitions
+    partitions = getattr(assignment, "partitions", None)
+    if callable(partitions):
+        return tuple(
+            (_text(tp.topic, _ASSIGNMENT, "topic"), _int32(tp.partition, _ASSIGNMENT, "partition"))
+            for tp in partitions()
+        )
+    groups = getattr(assignment, "assigned_partitions", None)
+    if groups is None:
+        groups = getattr(assignment, "assignment", None)
+    if groups is None:
+        raise CodecError(_ASSIGNMENT, "partitions() or assigned_partitions", _NO_OFFSET)
+    return _grouped_pairs(groups, _ASSIGNMENT, "assigned partitions")
