@@ -1,0 +1,102 @@
+"""Build and subscribe confluent-kafka consumers whose rebalance protocol is known.
+
+confluent-kafka exposes no ``rebalance_protocol()``; the protocol follows from the
+configuration (see :mod:`.config`), so :func:`create_consumer` checks the configuration and
+returns a consumer that carries its protocol. For a consumer built elsewhere, pass the
+protocol (``rebalance_protocol(config)``) to :func:`subscribe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import confluent_kafka
+
+from ...errors import ConfigurationError
+from .config import RebalanceProtocol, check_config
+from .listener import RebalanceBridge, RebalanceListener
+
+__all__ = ["CheckedConsumer", "create_consumer", "rebalance_protocol", "subscribe"]
+
+
+class CheckedConsumer(confluent_kafka.Consumer):
+    """A ``confluent_kafka.Consumer`` whose configuration passed :func:`check_config`.
+
+    Invariant: :attr:`rebalance_protocol` is the protocol librdkafka uses for this consumer.
+    Only the protocol is kept, not the configuration (which may hold credentials).
+    """
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        protocol = check_config(config)
+        super().__init__(dict(config))
+        self._rebalance_protocol = protocol
+
+    @property
+    def rebalance_protocol(self) -> RebalanceProtocol:
+        """EAGER or COOPERATIVE, fixed by the configuration."""
+        return self._rebalance_protocol
+
+
+def create_consumer(config: Mapping[str, Any]) -> CheckedConsumer:
+    """Check ``config`` (raising :class:`ConfigurationError` with the fix) and build a consumer."""
+    return CheckedConsumer(config)
+
+
+def rebalance_protocol(
+    consumer_or_config: confluent_kafka.Consumer | Mapping[str, Any],
+) -> RebalanceProtocol:
+    """The rebalance protocol of a configuration or of a consumer from :func:`create_consumer`.
+
+    A configuration is checked first (:func:`check_config`). A plain ``confluent_kafka.Consumer``
+    does not reveal its configuration, so it is refused with the two ways around that.
+    """
+    if isinstance(consumer_or_config, CheckedConsumer):
+        return consumer_or_config.rebalance_protocol
+    if isinstance(consumer_or_config, Mapping):
+        return check_config(consumer_or_config)
+    raise ConfigurationError(
+        f"cannot tell the rebalance protocol of {type(consumer_or_config).__name__}: "
+        "confluent-kafka does not expose it. Pass the consumer's configuration dict to "
+        "rebalance_protocol(), or build the consumer with "
+        "kafka_sticky_plugin.confluent.create_consumer(config)"
+    )
+
+
+def subscribe(
+    consumer: confluent_kafka.Consumer,
+    topics: Iterable[str],
+    listener: RebalanceListener,
+    *,
+    commit_on_revoke: bool = False,
+    protocol: RebalanceProtocol | None = None,
+) -> RebalanceBridge:
+    """Subscribe ``consumer`` to ``topics`` with a kafka-python-style rebalance ``listener``.
+
+    ``protocol`` is needed only for a consumer not built by :func:`create_consumer` (and must
+    then match its configuration); for a :class:`CheckedConsumer` it must be omitted or equal.
+    With ``commit_on_revoke`` the positions of revoked partitions are committed synchronously
+    after ``on_partitions_revoked`` returns; lost partitions are never committed. Returns the
+    bridge whose methods are the consumer's ``on_assign``/``on_revoke``/``on_lost``.
+    """
+    known = consumer.rebalance_protocol if isinstance(consumer, CheckedConsumer) else None
+    if known is not None and protocol is not None and protocol is not known:
+        raise ConfigurationError(
+            f"protocol={protocol.value} contradicts the consumer's configuration, which gives "
+            f"{known.value}; omit protocol= for consumers from create_consumer()"
+        )
+    chosen = known or protocol
+    if chosen is None:
+        raise ConfigurationError(
+            "subscribe() needs the rebalance protocol of a plain confluent_kafka.Consumer: pass "
+            "protocol=rebalance_protocol(config) with the dict the consumer was built from, or "
+            "build it with kafka_sticky_plugin.confluent.create_consumer(config)"
+        )
+    topic_list = [topics] if isinstance(topics, str) else list(topics)
+    if not topic_list or any(not isinstance(t, str) or not t for t in topic_list):
+        raise ConfigurationError(f"topics must be non-empty topic names, got {topic_list!r}")
+    bridge = RebalanceBridge(listener, chosen, commit_on_revoke=commit_on_revoke)
+    consumer.subscribe(
+        topic_list, on_assign=bridge.on_assign, on_revoke=bridge.on_revoke, on_lost=bridge.on_lost
+    )
+    return bridge

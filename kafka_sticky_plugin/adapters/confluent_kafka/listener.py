@@ -1,0 +1,149 @@
+"""Translate librdkafka's rebalance callbacks into a kafka-python-style rebalance listener.
+
+librdkafka calls ``on_assign`` / ``on_revoke`` / ``on_lost`` from inside ``poll()``; each call
+must end with exactly one assignment change of the kind the group's protocol demands:
+``assign`` / ``unassign`` under EAGER, ``incremental_assign`` / ``incremental_unassign`` under
+COOPERATIVE (the wrong kind fails, and confluent-kafka then skips its own fallback, leaving
+the assignment stale). :class:`RebalanceBridge` makes that call itself, in a ``finally``, so a
+listener that raises still leaves librdkafka consistent; the listener's exception then comes
+out of ``poll()``.
+
+Listener contract (Java's ``ConsumerRebalanceListener`` semantics, kafka-python's names):
+
+- ``on_partitions_revoked(revoked)`` runs while the member still owns ``revoked``; with
+  ``commit_on_revoke`` the bridge then commits their positions synchronously. EAGER: called at
+  every rebalance with the whole assignment (possibly empty). COOPERATIVE: called only when
+  something is revoked, with just those partitions.
+- ``on_partitions_assigned(assigned)`` runs after the partitions are added to the consumer's
+  assignment, at every completed rebalance (possibly with an empty set). EAGER: the whole new
+  assignment; COOPERATIVE: only the added partitions.
+- ``on_partitions_lost(lost)`` runs when the membership was lost (session timeout, poll
+  interval exceeded, fenced): another member may already own ``lost``, so nothing is ever
+  committed for them. A listener without this method gets ``on_partitions_revoked`` instead
+  (the Java and kafka-python default) - do not commit there yourself if you rely on that.
+
+Values are :class:`TopicPartition` named tuples, equal to kafka-python's ``TopicPartition``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import NamedTuple, Protocol
+
+import confluent_kafka
+
+from .config import RebalanceProtocol
+
+__all__ = ["RebalanceBridge", "RebalanceListener", "TopicPartition"]
+
+
+class TopicPartition(NamedTuple):
+    """A partition as the listener sees it; compares equal to kafka-python's namedtuple."""
+
+    topic: str
+    partition: int
+
+
+class RebalanceListener(Protocol):
+    """The two required listener methods; ``on_partitions_lost`` is optional (see module doc)."""
+
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> object:
+        """The member is about to give up ``revoked``; it still owns them."""
+
+    def on_partitions_assigned(self, assigned: set[TopicPartition]) -> object:
+        """The member now owns ``assigned`` (added to its assignment already)."""
+
+
+def _as_set(partitions: Iterable[confluent_kafka.TopicPartition]) -> set[TopicPartition]:
+    return {TopicPartition(tp.topic, tp.partition) for tp in partitions}
+
+
+class RebalanceBridge:
+    """One subscription's callbacks. State: the listener, the protocol and the commit choice.
+
+    Invariant: every callback ends with one assignment change of the protocol's kind, also when
+    the listener or the commit raises; lost partitions are never committed.
+    """
+
+    def __init__(
+        self,
+        listener: RebalanceListener,
+        protocol: RebalanceProtocol,
+        *,
+        commit_on_revoke: bool,
+    ) -> None:
+        self._listener = listener
+        self._protocol = protocol
+        self._commit_on_revoke = commit_on_revoke
+
+    @property
+    def protocol(self) -> RebalanceProtocol:
+        """The rebalance protocol whose assignment calls this bridge makes."""
+        return self._protocol
+
+    def on_assign(
+        self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
+    ) -> None:
+        """librdkafka's ``on_assign``: add the partitions, then tell the listener."""
+        if self._protocol is RebalanceProtocol.COOPERATIVE:
+            consumer.incremental_assign(partitions)
+        else:
+            consumer.assign(partitions)
+        self._listener.on_partitions_assigned(_as_set(partitions))
+
+    def on_revoke(
+        self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
+    ) -> None:
+        """librdkafka's ``on_revoke``: listener, then commit (if asked and it succeeded)."""
+        revoked = _as_set(partitions)
+        try:
+            if revoked or self._protocol is RebalanceProtocol.EAGER:
+                self._listener.on_partitions_revoked(revoked)
+            if self._commit_on_revoke and revoked:
+                commit_positions(consumer, partitions)
+        finally:
+            self._remove(consumer, partitions)
+
+    def on_lost(
+        self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
+    ) -> None:
+        """librdkafka's ``on_lost``: tell the listener, never commit, drop the partitions."""
+        lost = _as_set(partitions)
+        try:
+            if lost or self._protocol is RebalanceProtocol.EAGER:
+                handler: Callable[[set[TopicPartition]], object] = getattr(
+                    self._listener, "on_partitions_lost", self._listener.on_partitions_revoked
+                )
+                handler(lost)
+        finally:
+            self._remove(consumer, partitions)
+
+    def _remove(
+        self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
+    ) -> None:
+        if self._protocol is RebalanceProtocol.COOPERATIVE:
+            consumer.incremental_unassign(partitions)
+        else:
+            consumer.unassign()
+
+
+def commit_positions(
+    consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
+) -> list[confluent_kafka.TopicPartition]:
+    """Commit, synchronously, the next offset to read of each partition that has one.
+
+    Partitions with no position yet (nothing consumed since assignment) are skipped: there is
+    nothing new to commit. Raises ``confluent_kafka.KafkaException`` if the commit or any
+    partition's commit fails. Returns the committed offsets.
+    """
+    positions = consumer.position(
+        [confluent_kafka.TopicPartition(tp.topic, tp.partition) for tp in partitions]
+    )
+    to_commit = [tp for tp in positions if tp.offset >= 0]
+    if not to_commit:
+        return []
+    committed = consumer.commit(offsets=to_commit, asynchronous=False)
+    for tp in committed or []:
+        if tp.error is not None:
+            raise confluent_kafka.KafkaException(tp.error)
+    return to_commit
