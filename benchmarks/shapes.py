@@ -1,0 +1,94 @@
+"""The fixed benchmark shapes (issue: engine) and the three phases measured on each.
+
+- H-1M: 500 topics x 2,000 partitions, 2,000 members, all subscribed.
+- H-1M-odd: the same with the last member subscribed to one topic only.
+- HET-100k: 100 topics x 1,000 partitions, 1,000 members in 5 disjoint buckets.
+- NESTED-10k: 100 topics x 100 partitions, 100 members, member i subscribes topic t iff
+  (i*31 + t*17) % 7 < 4.
+
+Phases: ``fresh`` (nobody owns anything); ``rejoin`` (every member owns its fresh partitions at
+generation 1, one new member joins with the first member's subscription); ``leave`` (every
+member owns its fresh partitions, the last member leaves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kafka_sticky_plugin.core import MemberSpec
+
+Subscriptions = dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    partitions: dict[str, int]
+    subscriptions: Callable[[], Subscriptions]
+
+
+def _topics(n: int) -> list[str]:
+    return [f"topic-{i:04d}" for i in range(n)]
+
+
+def _homogeneous(n_topics: int, n_members: int, odd: bool = False) -> Callable[[], Subscriptions]:
+    def build() -> Subscriptions:
+        topics = _topics(n_topics)
+        subs = {f"member-{i:05d}": topics for i in range(n_members)}
+        if odd:
+            subs[f"member-{n_members - 1:05d}"] = topics[:1]
+        return subs
+
+    return build
+
+
+def _buckets(n_topics: int, n_members: int, buckets: int) -> Callable[[], Subscriptions]:
+    def build() -> Subscriptions:
+        topics = _topics(n_topics)
+        per_t, per_m = n_topics // buckets, n_members // buckets
+        return {
+            f"member-{i:05d}": topics[(i // per_m) * per_t : (i // per_m + 1) * per_t]
+            for i in range(n_members)
+        }
+
+    return build
+
+
+def _nested() -> Subscriptions:
+    topics = _topics(100)
+    return {
+        f"member-{i:05d}": [t for j, t in enumerate(topics) if (i * 31 + j * 17) % 7 < 4]
+        for i in range(100)
+    }
+
+
+SHAPES = {
+    "H-1M": Shape("H-1M", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000)),
+    "H-1M-odd": Shape("H-1M-odd", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000, True)),
+    "HET-100k": Shape("HET-100k", dict.fromkeys(_topics(100), 1000), _buckets(100, 1000, 5)),
+    "NESTED-10k": Shape("NESTED-10k", dict.fromkeys(_topics(100), 100), _nested),
+}
+
+
+def members(
+    subs: Subscriptions, owned: dict[str, list[tuple[str, int]]] | None = None, generation: int = -1
+) -> list[MemberSpec]:
+    owned = owned or {}
+    return [
+        MemberSpec(member_id=m, topics=ts, owned=owned.get(m, ()), generation=generation)
+        for m, ts in subs.items()
+    ]
+
+
+def phase_inputs(
+    subs: Subscriptions, fresh_plan: dict[str, list[tuple[str, int]]], phase: str
+) -> list[MemberSpec]:
+    """Members for ``rejoin`` or ``leave`` given the fresh plan."""
+    if phase == "rejoin":
+        first = next(iter(subs.values()))
+        return [*members(subs, fresh_plan, 1), MemberSpec(member_id="member-new", topics=first)]
+    if phase == "leave":
+        last = sorted(subs)[-1]
+        return members({m: t for m, t in subs.items() if m != last}, fresh_plan, 1)
+    raise ValueError(phase)
