@@ -79,7 +79,11 @@ def config_value(config: Mapping[str, object], name: str) -> object | None:
 
 
 def strategy_list(config: Mapping[str, object]) -> tuple[str, ...]:
-    """The configured strategies in preference order (librdkafka's default when unset)."""
+    """The configured strategies in preference order (librdkafka's default when unset).
+
+    Like librdkafka, only leading spaces are dropped from each entry: ``"range "`` stays a
+    different (unknown) name, which :func:`check_config` then refuses with the reason.
+    """
     raw = config_value(config, "partition.assignment.strategy")
     if raw is None:
         return _DEFAULT_STRATEGIES
@@ -88,7 +92,7 @@ def strategy_list(config: Mapping[str, object]) -> tuple[str, ...]:
             f"partition.assignment.strategy must be a comma-separated string, got {raw!r}; "
             "for example 'cooperative-sticky'"
         )
-    return tuple(name.strip() for name in raw.split(","))
+    return tuple(name.lstrip(" ") for name in raw.split(","))
 
 
 def check_config(config: Mapping[str, object]) -> RebalanceProtocol:
@@ -151,6 +155,11 @@ def _check_known(name: str) -> None:
             "list strategy names separated by commas, for example 'cooperative-sticky'"
         )
     known = ", ".join(sorted(EAGER_STRATEGIES | COOPERATIVE_STRATEGIES))
+    if name.strip() != name or any(c.isspace() for c in name):
+        raise ConfigurationError(
+            f"partition.assignment.strategy entry {name!r} contains whitespace that librdkafka "
+            f"keeps as part of the name; write the names without it ({known})"
+        )
     reason = _FOREIGN_NAMES.get(name.lower())
     if reason is not None and "sticky" in name.lower() and "cooperative" not in name.lower():
         raise ConfigurationError(
