@@ -1,0 +1,216 @@
+"""Round trips, canonical encoding and hostile input for the codecs (Hypothesis, derandomized).
+
+The invariants: decode(encode(x)) is x with its fields normalised (sorted, de-duplicated,
+fields the version lacks at their defaults); permuting inputs never changes bytes; any
+prefix, any garbage and any huge count raise :class:`CodecError` or decode, never anything
+else, and never allocate more than the input can describe.
+"""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given
+from hypothesis import strategies as st
+from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+
+from kafka_sticky_plugin.codec import (
+    Assignment,
+    Subscription,
+    decode_assignment,
+    decode_cooperative_user_data,
+    decode_sticky_user_data,
+    decode_subscription,
+    encode_assignment,
+    encode_cooperative_user_data,
+    encode_sticky_user_data,
+    encode_subscription,
+)
+from kafka_sticky_plugin.errors import CodecError
+
+INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
+topic_names = st.text(min_size=0, max_size=12)
+pairs = st.lists(st.tuples(topic_names, INT32), max_size=12)
+generations = st.one_of(st.none(), st.integers(min_value=0, max_value=2**31 - 1))
+user_datas = st.one_of(st.none(), st.binary(max_size=40))
+
+
+@st.composite
+def subscriptions(draw: st.DrawFn) -> Subscription:
+    return Subscription(
+        version=draw(st.integers(min_value=0, max_value=3)),
+        topics=tuple(draw(st.lists(topic_names, max_size=8))),
+        user_data=draw(user_datas),
+        owned_partitions=tuple(draw(pairs)),
+        generation_id=draw(INT32),
+        rack_id=draw(st.one_of(st.none(), topic_names)),
+    )
+
+
+def normalised(sub: Subscription) -> Subscription:
+    v = sub.version
+    return Subscription(
+        version=v,
+        topics=tuple(sorted(set(sub.topics))),
+        user_data=sub.user_data,
+        owned_partitions=tuple(sorted(set(sub.owned_partitions))) if v >= 1 else (),
+        generation_id=sub.generation_id if v >= 2 else -1,
+        rack_id=sub.rack_id if v >= 3 else None,
+    )
+
+
+@given(subscriptions())
+def test_subscription_round_trip(sub: Subscription) -> None:
+    """decode(encode(s)) is s normalised for its version."""
+    assert decode_subscription(encode_subscription(sub)) == normalised(sub)
+
+
+@given(subscriptions(), st.randoms(use_true_random=False))
+def test_subscription_bytes_ignore_input_order(sub: Subscription, rnd: object) -> None:
+    """Shuffling topics and owned partitions never changes the encoded bytes."""
+    topics, owned = list(sub.topics), list(sub.owned_partitions)
+    rnd.shuffle(topics)  # type: ignore[attr-defined]
+    rnd.shuffle(owned)  # type: ignore[attr-defined]
+    shuffled = Subscription(
+        sub.version, tuple(topics), sub.user_data, tuple(owned), sub.generation_id, sub.rack_id
+    )
+    assert encode_subscription(shuffled) == encode_subscription(sub)
+
+
+@given(subscriptions())
+def test_subscription_agrees_with_kafka_python_schema_codec(sub: Subscription) -> None:
+    """kafka-python's schema-generated decoder reads the same fields from our bytes."""
+    raw = encode_subscription(sub)
+    theirs = ConsumerProtocolSubscription.decode(raw)
+    ours = decode_subscription(raw)
+    assert list(theirs.topics) == list(ours.topics)
+    assert theirs.user_data == ours.user_data
+    if ours.version >= 1:
+        flat = tuple((tp.topic, p) for tp in theirs.owned_partitions for p in tp.partitions)
+        assert flat == ours.owned_partitions
+    if ours.version >= 3:
+        assert (theirs.generation_id, theirs.rack_id) == (ours.generation_id, ours.rack_id)
+
+
+@given(st.integers(min_value=0, max_value=3), pairs, user_datas)
+def test_assignment_round_trip(
+    version: int, parts: list[tuple[str, int]], ud: bytes | None
+) -> None:
+    """decode(encode(a)) has the sorted distinct partitions and the same user data."""
+    raw = encode_assignment(Assignment(version, tuple(parts), ud))
+    assert decode_assignment(raw) == Assignment(version, tuple(sorted(set(parts))), ud)
+
+
+@given(pairs, generations)
+def test_sticky_user_data_round_trip(parts: list[tuple[str, int]], gen: int | None) -> None:
+    """decode(encode(p, g)) is (sorted distinct p, g), whether v1 (g given) or v0."""
+    decoded, generation = decode_sticky_user_data(encode_sticky_user_data(parts, gen))
+    assert (decoded, generation) == (sorted(set(parts)), gen)
+
+
+@given(generations)
+def test_cooperative_user_data_round_trip(gen: int | None) -> None:
+    """The int32 generation survives a round trip; None is written as -1."""
+    assert decode_cooperative_user_data(encode_cooperative_user_data(gen)) == gen
+
+
+def _decode_all(raw: bytes) -> None:
+    for decoder in (
+        decode_subscription,
+        decode_assignment,
+        decode_sticky_user_data,
+        decode_cooperative_user_data,
+    ):
+        try:
+            decoder(raw)
+        except CodecError as exc:
+            assert exc.offset >= 0
+            assert exc.expected
+
+
+@given(subscriptions())
+def test_every_prefix_decodes_or_raises_codec_error(sub: Subscription) -> None:
+    """Truncated bytes at any length raise CodecError or decode; nothing else escapes."""
+    raw = encode_subscription(sub)
+    for end in range(len(raw)):
+        _decode_all(raw[:end])
+
+
+@given(st.binary(max_size=200))
+def test_garbage_decodes_or_raises_codec_error(raw: bytes) -> None:
+    """Random bytes never raise anything but CodecError."""
+    _decode_all(raw)
+
+
+@given(pairs, generations)
+def test_sticky_user_data_prefixes(parts: list[tuple[str, int]], gen: int | None) -> None:
+    """Only two proper prefixes decode: empty (no history) and v1 minus its generation (v0)."""
+    raw = encode_sticky_user_data(parts, gen)
+    for end in range(len(raw)):
+        try:
+            decoded = decode_sticky_user_data(raw[:end])
+        except CodecError:
+            continue
+        if end == 0:
+            assert decoded == ([], None)
+        else:
+            assert gen is not None and end == len(raw) - 4
+            assert decoded == (sorted(set(parts)), None)
+
+
+HUGE = "7fffffff"
+
+
+def test_huge_counts_fail_fast_without_allocating() -> None:
+    """A count of 2**31-1 elements in a short message is rejected before any allocation."""
+    hostile = [
+        ("subscription topics", decode_subscription, "0000" + HUGE),
+        ("subscription owned", decode_subscription, "0001 00000000 ffffffff" + HUGE),
+        (
+            "owned partitions int32 array",
+            decode_subscription,
+            "0001 00000000 ffffffff 00000001 0002 7431" + HUGE,
+        ),
+        ("assignment", decode_assignment, "0000" + HUGE),
+        ("sticky user data", decode_sticky_user_data, HUGE + "00000000"),
+        ("user data bytes", decode_subscription, "0000 00000000" + HUGE),
+        ("topic string", decode_subscription, "0000 00000001 7fff"),
+    ]
+    for name, decoder, hexed in hostile:
+        raw = bytes.fromhex(hexed.replace(" ", ""))
+        started = time.perf_counter()
+        try:
+            decoder(raw)
+        except CodecError as exc:
+            assert "left" in exc.expected, name
+        else:  # pragma: no cover - the assertion explains the failure
+            raise AssertionError(f"{name}: hostile count was accepted")
+        assert time.perf_counter() - started < 0.05, name
+
+
+def test_codec_error_is_a_value_error_with_offset() -> None:
+    """CodecError carries what/expected/offset and is also a ValueError."""
+    try:
+        decode_assignment(b"\x00")
+    except ValueError as exc:
+        assert isinstance(exc, CodecError)
+        assert (exc.what, exc.offset) == ("consumer protocol assignment", 0)
+    else:  # pragma: no cover
+        raise AssertionError("one byte decoded as an assignment")
+
+
+def test_encoders_refuse_values_the_wire_cannot_hold() -> None:
+    """Out-of-range ints and over-long strings raise CodecError, not struct.error."""
+    bad = [
+        lambda: encode_subscription(Subscription(2, ("t",), None, (), 2**31)),
+        lambda: encode_subscription(Subscription(0, ("x" * 40000,), None)),
+        lambda: encode_assignment(Assignment(0, (("t", 2**31),))),
+        lambda: encode_sticky_user_data([("t", 0)], 2**31),
+        lambda: encode_subscription(Subscription(-1, (), None)),
+    ]
+    for make in bad:
+        try:
+            make()
+        except CodecError:
+            continue
+        raise AssertionError("an unencodable value was encoded")
