@@ -1,102 +1,63 @@
-"""Invariant checks the simulator runs after every round, each raising ``InvariantViolation``.
+"""Which invariant checks the simulator runs after each round, and how it counts failures.
 
-- validity: every assigned partition exists, its member subscribes to its topic, and no
-  partition goes to two members;
-- completeness: every partition of a subscribed topic is assigned (eager rounds, and the
-  last round of a converged cooperative rebalance);
-- balance: no member holds two or more partitions more than another member that could take
-  one of them (the KIP-54 balance goal, stated so that it also holds for unequal
-  subscriptions);
-- cooperative contract (KIP-429): no round gives a member a partition that another member
-  of the group was still consuming when the round started.
+The checkers are the project's shared ones (:mod:`kafka_sticky_plugin.invariants`), fed
+with what members reported (:class:`MemberSpec` built from each member's owned partitions
+and generation). On top of them, :func:`check_consuming_contract` checks the cooperative
+contract against the ground truth (who was actually consuming when the round started).
 
-These are the simulator's own, written against the same definitions as
-:mod:`kafka_sticky_plugin.invariants`; ``count_violations`` runs them all and counts.
+What is checked (a failure is counted as one violation each):
+
+- every round of every strategy: validity;
+- eager round: completeness; for our strategies also load balance and stickiness;
+- cooperative round: the KIP-429 contract against claims and against the ground truth;
+  after the last round, completeness, and for our strategies load balance.
+
+Balance and stickiness are goals only our strategies promise: a baseline's imbalance is
+reported through ``max_min_load`` and ``topic_spread`` rather than as a violation.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
+from ..core import MemberSpec
 from ..core.spec import TopicPartitionTuple
 from ..errors import InvariantViolation
+from ..invariants import (
+    check_balanced,
+    check_complete,
+    check_cooperative,
+    check_sticky,
+    check_valid,
+)
 from .group import Member
 
 __all__ = [
-    "check_balance",
-    "check_completeness",
-    "check_cooperative_contract",
-    "check_validity",
+    "check_consuming_contract",
     "count_violations",
+    "eager_checks",
+    "final_cooperative_checks",
+    "loads_by_topic",
+    "round_cooperative_checks",
+    "specs_of",
 ]
 
 Plan = Mapping[str, Sequence[TopicPartitionTuple]]
+Check = Callable[[], None]
 
 
-def check_validity(
-    partitions_per_topic: Mapping[str, int], members: Sequence[Member], plan: Plan
-) -> None:
-    topics_of = {m.member_id: set(m.topics) for m in members}
-    missing = sorted(set(topics_of) - set(plan))
-    if missing:
-        raise InvariantViolation(f"member {missing[0]!r} has no entry in the plan")
-    owner: dict[TopicPartitionTuple, str] = {}
-    for member_id in sorted(plan):
-        if member_id not in topics_of:
-            raise InvariantViolation(f"plan names {member_id!r}, who is not in the group")
-        for topic, partition in plan[member_id]:
-            if not 0 <= partition < partitions_per_topic.get(topic, 0):
-                raise InvariantViolation(
-                    f"member {member_id!r} got {topic}-{partition}, which does not exist"
-                )
-            if topic not in topics_of[member_id]:
-                raise InvariantViolation(
-                    f"member {member_id!r} got {topic}-{partition} without subscribing to {topic}"
-                )
-            other = owner.setdefault((topic, partition), member_id)
-            if other != member_id:
-                raise InvariantViolation(
-                    f"{topic}-{partition} is assigned to both {other!r} and {member_id!r}"
-                )
+def specs_of(members: Sequence[Member]) -> list[MemberSpec]:
+    """What each member reported at its join, as the engine's typed spec."""
+    return [
+        MemberSpec(member_id=m.member_id, topics=m.topics, owned=m.owned, generation=m.generation)
+        for m in members
+    ]
 
 
-def check_completeness(
-    partitions_per_topic: Mapping[str, int], members: Sequence[Member], plan: Plan
-) -> None:
-    assigned = {tp for tps in plan.values() for tp in tps}
-    for topic in sorted({t for m in members for t in m.topics}):
-        for partition in range(partitions_per_topic.get(topic, 0)):
-            if (topic, partition) not in assigned:
-                raise InvariantViolation(
-                    f"{topic}-{partition} is subscribed to but assigned to nobody"
-                )
-
-
-def check_balance(
-    partitions_per_topic: Mapping[str, int], members: Sequence[Member], plan: Plan
-) -> None:
-    load = {m.member_id: len(plan.get(m.member_id, ())) for m in members}
-    least_loaded: dict[str, tuple[int, str]] = {}
-    for m in members:
-        for topic in m.topics:
-            candidate = (load[m.member_id], m.member_id)
-            if topic not in least_loaded or candidate < least_loaded[topic]:
-                least_loaded[topic] = candidate
-    for member_id in sorted(plan):
-        for topic, partition in plan[member_id]:
-            low, low_member = least_loaded.get(topic, (load.get(member_id, 0), member_id))
-            if load.get(member_id, 0) > low + 1:
-                raise InvariantViolation(
-                    f"unbalanced: {member_id!r} holds {load[member_id]} partitions including "
-                    f"{topic}-{partition}, while {low_member!r} subscribes to {topic} and "
-                    f"holds {low}"
-                )
-
-
-def check_cooperative_contract(
-    consuming: Mapping[str, set[TopicPartitionTuple]], plan: Plan
-) -> None:
+def check_consuming_contract(consuming: Mapping[str, set[TopicPartitionTuple]], plan: Plan) -> None:
+    """No member is given a partition another member was consuming when the round started."""
     owner = {tp: m for m, tps in consuming.items() for tp in tps}
     for member_id in sorted(plan):
         for tp in plan[member_id]:
@@ -107,7 +68,44 @@ def check_cooperative_contract(
                 )
 
 
-def count_violations(checks: Sequence[Callable[[], None]], messages: list[str]) -> int:
+def eager_checks(
+    topics: Mapping[str, int], specs: Sequence[MemberSpec], plan: Plan, ours: bool
+) -> list[Check]:
+    checks: list[Check] = [
+        partial(check_valid, topics, specs, plan),
+        partial(check_complete, topics, specs, plan),
+    ]
+    if ours:
+        checks += [
+            partial(check_balanced, topics, specs, plan),
+            partial(check_sticky, topics, specs, plan),
+        ]
+    return checks
+
+
+def round_cooperative_checks(
+    topics: Mapping[str, int],
+    specs: Sequence[MemberSpec],
+    plan: Plan,
+    consuming: Mapping[str, set[TopicPartitionTuple]],
+) -> list[Check]:
+    return [
+        partial(check_valid, topics, specs, plan),
+        partial(check_cooperative, topics, specs, plan),
+        partial(check_consuming_contract, consuming, plan),
+    ]
+
+
+def final_cooperative_checks(
+    topics: Mapping[str, int], specs: Sequence[MemberSpec], plan: Plan, ours: bool
+) -> list[Check]:
+    checks: list[Check] = [partial(check_complete, topics, specs, plan)]
+    if ours:
+        checks.append(partial(check_balanced, topics, specs, plan))
+    return checks
+
+
+def count_violations(checks: Sequence[Check], messages: list[str]) -> int:
     """Run each check; append each violation's message to ``messages``; return the count."""
     found = 0
     for check in checks:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from ..errors import InvalidSpecError
 from .model import EVENT_KINDS, SHAPES, Event, Scenario
 from .strategies import STRATEGY_NAMES
 
-__all__ = ["Grid", "load_grid", "load_trace", "parse_grid"]
+__all__ = ["Grid", "load_grid", "load_trace", "parse_grid", "scenario_rows"]
 
 _DEFAULT_MIX = {kind: 1.0 for kind in EVENT_KINDS}
 
@@ -210,15 +210,26 @@ def load_grid(path: Path | str) -> Grid:
     return parse_grid(data, path.parent)
 
 
-def scenario_rows(grid: Grid) -> Sequence[dict[str, Any]]:
-    """One plain row per (scenario, strategy): what the Spark job distributes."""
-    return [
-        {
-            "scenario_id": s.scenario_id,
-            "strategy": strategy,
-            "cost": s.cost,
-            "scenario_json": json.dumps(s.to_json(), separators=(",", ":")),
-        }
-        for s in grid.scenarios
-        for strategy in grid.strategies
-    ]
+def scenario_rows(grid: Grid) -> list[dict[str, Any]]:
+    """One plain row per (scenario, strategy): what the Spark job distributes.
+
+    ``time_cap_s`` and ``size_cap`` are set for baseline strategies only (NaN otherwise).
+    """
+    nan = float("nan")
+    rows = []
+    for s in grid.scenarios:
+        for strategy in grid.strategies:
+            baseline = strategy.startswith("kafka-python-")
+            cap = grid.time_cap_s if baseline and grid.time_cap_s is not None else nan
+            rows.append(
+                {
+                    "scenario_id": s.scenario_id,
+                    "strategy": strategy,
+                    "size": s.members * s.partitions,
+                    "events": len(s.events) + 1,
+                    "time_cap_s": cap,
+                    "size_cap": grid.size_caps.get(strategy, nan) if baseline else nan,
+                    "scenario_json": json.dumps(s.to_json(), separators=(",", ":")),
+                }
+            )
+    return rows

@@ -70,6 +70,17 @@ class GroupState:
         self.members.pop(member_id, None)
         return self.consuming.pop(member_id, set())
 
+    def drop_unsubscribed(self, member: Member) -> int:
+        """What a real client does before rejoining after its subscription changed: revoke the
+        partitions of topics it no longer subscribes to. Returns how many it revoked."""
+        keep = frozenset(tp for tp in member.owned if tp[0] in member.topics)
+        dropped = len(member.owned) - len(keep)
+        member.owned = keep
+        consuming = self.consuming.get(member.member_id)
+        if consuming is not None:
+            consuming.intersection_update(keep)
+        return dropped
+
     def delete_topic(self, topic: str, rng: random.Random) -> None:
         """Delete a topic; members lose it from subscriptions, claims and consumption.
 

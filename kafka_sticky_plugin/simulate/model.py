@@ -106,13 +106,6 @@ class Scenario:
     def partitions(self) -> int:
         return sum(count for _, count in self.topics)
 
-    @property
-    def cost(self) -> float:
-        """A rough relative cost (members x partitions x events), used to balance tasks."""
-        return (
-            float(max(self.members, 1)) * float(max(self.partitions, 1)) * max(len(self.events), 1)
-        )
-
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario_id": self.scenario_id,

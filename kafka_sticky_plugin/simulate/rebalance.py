@@ -16,22 +16,20 @@ member's ``owned`` is its assignment and its ``generation`` the group generation
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 
 from .checks import (
-    check_balance,
-    check_completeness,
-    check_cooperative_contract,
-    check_validity,
     count_violations,
+    eager_checks,
+    final_cooperative_checks,
+    round_cooperative_checks,
+    specs_of,
 )
 from .group import GroupState
 from .strategies import Plan, Strategy
 
 __all__ = ["MAX_ROUNDS", "RebalanceOutcome", "rebalance"]
 
-#: A cooperative rebalance still withholding or revoking after this many rounds has not
-#: converged.
+#: A cooperative rebalance still revoking after this many rounds has not converged.
 MAX_ROUNDS = 10
 
 
@@ -58,40 +56,27 @@ def _apply(group: GroupState, plan: Plan) -> None:
         group.consuming[member_id] = set(assigned)
 
 
-def _final_checks(
-    group: GroupState, strategy: Strategy, plan: Plan, outcome: RebalanceOutcome
-) -> None:
-    members = [group.members[m] for m in sorted(group.members)]
-    topics = group.topics
-    checks = [partial(check_completeness, topics, members, plan)]
-    if not strategy.baseline:
-        # Balance is a goal only our strategies promise; baselines' imbalance is reported
-        # through max_min_load and topic_spread instead.
-        checks.append(partial(check_balance, topics, members, plan))
-    outcome.violations += count_violations(checks, outcome.messages)
-
-
-def rebalance(group: GroupState, strategy: Strategy) -> RebalanceOutcome:
-    """Run one rebalance of ``group`` under ``strategy``; mutates ``group``."""
-    outcome = RebalanceOutcome()
+def _eager(group: GroupState, strategy: Strategy, outcome: RebalanceOutcome) -> None:
     topics = dict(group.topics)
-    if not strategy.cooperative:
-        members = [group.members[m] for m in sorted(group.members)]
-        outcome.revoked = sum(len(tps) for tps in group.consuming.values())
-        outcome.paused_partition_rounds = len(group.assignable())
-        plan, seconds = strategy.assign(topics, members)
-        outcome.rounds = 1
-        outcome.compute_s = outcome.max_compute_s = seconds
-        outcome.violations += count_violations(
-            [partial(check_validity, topics, members, plan)], outcome.messages
-        )
-        _apply(group, plan)
-        _final_checks(group, strategy, plan, outcome)
-        return outcome
+    members = [group.members[m] for m in sorted(group.members)]
+    specs = specs_of(members)
+    outcome.revoked = sum(len(tps) for tps in group.consuming.values())
+    outcome.paused_partition_rounds = len(group.assignable())
+    plan, seconds = strategy.assign(topics, members)
+    outcome.rounds = 1
+    outcome.compute_s = outcome.max_compute_s = seconds
+    checks = eager_checks(topics, specs, plan, ours=not strategy.baseline)
+    outcome.violations += count_violations(checks, outcome.messages)
+    _apply(group, plan)
 
-    plan = {}
+
+def _cooperative(group: GroupState, strategy: Strategy, outcome: RebalanceOutcome) -> None:
+    topics = dict(group.topics)
+    plan: Plan = {}
+    specs = specs_of([])
     for _ in range(MAX_ROUNDS):
         members = [group.members[m] for m in sorted(group.members)]
+        specs = specs_of(members)
         assignable = group.assignable()
         consumed = {tp for tps in group.consuming.values() for tp in tps}
         outcome.paused_partition_rounds += len(assignable - consumed)
@@ -99,14 +84,8 @@ def rebalance(group: GroupState, strategy: Strategy) -> RebalanceOutcome:
         outcome.rounds += 1
         outcome.compute_s += seconds
         outcome.max_compute_s = max(outcome.max_compute_s, seconds)
-        consuming = {m: set(tps) for m, tps in group.consuming.items()}
-        outcome.violations += count_violations(
-            [
-                partial(check_validity, topics, members, plan),
-                partial(check_cooperative_contract, consuming, plan),
-            ],
-            outcome.messages,
-        )
+        checks = round_cooperative_checks(topics, specs, plan, group.consuming)
+        outcome.violations += count_violations(checks, outcome.messages)
         # A member revokes what it owned (as it reported it) and was not given back.
         revoked = sum(len(m.owned - set(plan.get(m.member_id, ()))) for m in members)
         outcome.revoked += revoked
@@ -121,5 +100,19 @@ def rebalance(group: GroupState, strategy: Strategy) -> RebalanceOutcome:
         outcome.converged = False
         outcome.violations += 1
         outcome.messages.append(f"cooperative rebalance still revoking after {MAX_ROUNDS} rounds")
-    _final_checks(group, strategy, plan, outcome)
+    checks = final_cooperative_checks(topics, specs, plan, ours=not strategy.baseline)
+    outcome.violations += count_violations(checks, outcome.messages)
+
+
+def rebalance(group: GroupState, strategy: Strategy) -> RebalanceOutcome:
+    """Run one rebalance of ``group`` under ``strategy``; mutates ``group``.
+
+    An empty group (e.g. every member of a one-member group restarting) has no rebalance."""
+    outcome = RebalanceOutcome()
+    if not group.members:
+        return outcome  # nobody left to lead or to join: no rebalance happens
+    if strategy.cooperative:
+        _cooperative(group, strategy, outcome)
+    else:
+        _eager(group, strategy, outcome)
     return outcome

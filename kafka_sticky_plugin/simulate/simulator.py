@@ -194,6 +194,7 @@ class _EventRunner:
                 member.topics = tuple(sorted(t for t in event.topics if t in self.group.topics))
             else:
                 member.topics = initial_topics_for("random", 0, 1, topics, rng)
+            self.result.revoked += self.group.drop_unsubscribed(member)
         self.rebalance()
 
 
