@@ -55,10 +55,12 @@ class _State:
             for t in self.subs[m]:
                 self.subscribers[t].append(m)
 
-    def held_topics(self, m: int) -> list[int]:
-        """Topics of which ``m`` holds at least one partition, ascending."""
-        topics = {t for t, qs in self.kept[m].items() if qs}
-        topics.update(t for t, qs in self.fresh[m].items() if qs)
+    def held_topics(self, m: int, fresh_only: bool = False) -> list[int]:
+        """Topics of which ``m`` holds at least one partition (only partitions given in this
+        plan when ``fresh_only``), ascending."""
+        topics = {t for t, qs in self.fresh[m].items() if qs}
+        if not fresh_only:
+            topics.update(t for t, qs in self.kept[m].items() if qs)
         return sorted(topics)
 
     def give(self, m: int, t: int, q: int) -> None:
@@ -116,6 +118,7 @@ def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict
             heapq.heapreplace(heap, (load + 1, m))
 
     _balance(state, comp)
+    _restore_owners(state, comp)
 
     plan: dict[int, list[int]] = {}
     for m in comp.members:
@@ -142,7 +145,12 @@ def _balance(state: _State, comp: Component) -> None:
                 continue
             if not low_set:
                 break
-            path, reached = _find_chain(state, source, high, low_set, frozen)
+            # A chain that only moves partitions given in this plan costs no stickiness: try
+            # it first; only a failed unrestricted search proves the source is stuck.
+            path, _ = _find_chain(state, source, low_set, frozen, fresh_only=True)
+            reached: list[int] = []
+            if path is None:
+                path, reached = _find_chain(state, source, low_set, frozen, fresh_only=False)
             if path is None:
                 frozen.update(reached)
                 continue
@@ -154,6 +162,37 @@ def _balance(state: _State, comp: Component) -> None:
                 low_set.discard(target)
 
 
+def _restore_owners(state: _State, comp: Component) -> None:
+    """Stickiness repair at equal loads.
+
+    For a partition ``q`` that its valid owner ``o`` lost to ``x``, look for a chain from ``o``
+    to ``x`` that moves only partitions given in this plan; if one exists, run it and hand
+    ``q`` back to ``o``. Loads do not change (so load optimality is kept) and the number of
+    partitions that stay with their owner grows by at least one per repair, so this ends.
+    """
+    owner = state.owner
+    displaced = [
+        (x, t, q)
+        for x in comp.members
+        for t, qs in state.fresh[x].items()
+        for q in qs
+        if owner[q] >= 0
+    ]
+    for x, t, q in displaced:
+        o = owner[q]
+        if q not in state.fresh[x].get(t, ()) or not state.fresh[o]:
+            continue
+        path, _ = _find_chain(state, o, {x}, set(), fresh_only=True)
+        if path is None:
+            continue
+        for (giver, topic), receiver in _hops(path):
+            moved = state.take(giver, topic, receiver)
+            state.give(receiver, topic, moved)
+        state.fresh[x][t].remove(q)
+        state.load[x] -= 1
+        state.give(o, t, q)
+
+
 def _hops(path: list[tuple[int, int]]) -> list[tuple[tuple[int, int], int]]:
     """``path`` is ``[(source, -1), (m1, t1), (m2, t2), ...]``: m_i receives topic t_i from
     m_{i-1}. Returns ``[((giver, topic), receiver), ...]`` in path order."""
@@ -161,21 +200,25 @@ def _hops(path: list[tuple[int, int]]) -> list[tuple[tuple[int, int], int]]:
 
 
 def _find_chain(
-    state: _State, source: int, high: int, low_set: set[int], frozen: set[int]
+    state: _State, source: int, low_set: set[int], frozen: set[int], fresh_only: bool
 ) -> tuple[list[tuple[int, int]] | None, list[int]]:
-    """Breadth-first search for a chain from ``source`` to a member in ``low_set``.
+    """Breadth-first search for a chain from ``source`` to a member in ``low_set``; with
+    ``fresh_only`` every hop must move a partition that was given in this plan.
 
     Returns ``(path, reached)``: the path as ``[(source, -1), (m1, t1), ...]`` or ``None``,
     and the members reached (the closure to freeze when no path exists).
     """
+    subs = state.subs
     parent: dict[int, tuple[int, int]] = {source: (-1, -1)}
     queue = deque([source])
     expanded: set[int] = set()
-    subs = state.subs
-    low_sorted = sorted(low_set) if len(low_set) <= _LOW_PRECHECK else None
+    # Most constrained low members first: a member with few topics has few other ways in.
+    low_sorted = (
+        sorted(low_set, key=lambda c: (len(subs[c]), c)) if len(low_set) <= _LOW_PRECHECK else None
+    )
     while queue:
         x = queue.popleft()
-        topics = [t for t in state.held_topics(x) if t not in expanded]
+        topics = [t for t in state.held_topics(x, fresh_only) if t not in expanded]
         if low_sorted is not None:
             for t in topics:
                 for c in low_sorted:
