@@ -13,6 +13,7 @@ How a member's claim is read (``protocol`` is the group's selected assignor name
   back to sticky-format user data); generation = the higher of the subscription's (v2+) and
   the user data's: 4 bytes are Java's int32 generation, anything else is tried as sticky user
   data (what librdkafka's cooperative-sticky sends).
+- A rack id of ``""`` (what librdkafka sends when ``client.rack`` is unset) means no rack.
 - Unreadable user data means "no history" plus one warning line naming the member; an
   unreadable subscription means an empty assignment plus one error line naming the member;
   the rest of the group is assigned normally either way.
@@ -125,7 +126,7 @@ def member_spec(
         topics=topics,
         owned=owned,
         generation=max(generation, ud_generation, -1),
-        rack=subscription.rack_id,
+        rack=subscription.rack_id or None,
         instance_id=instance_id,
     )
 
