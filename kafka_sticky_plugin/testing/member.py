@@ -1,0 +1,287 @@
+"""One consumer-group member: a kafka-python ``KafkaConsumer`` loop that records what it sees.
+
+:func:`consume_loop` subscribes, polls until told to stop, and reports through an
+:class:`EventSink`: every rebalance callback (with the member's assignment after it), every
+generation change, every commit, every delivered record. Offsets are committed by hand
+(``enable_auto_commit=False``): periodically from the poll loop, and for revoked partitions in
+``on_partitions_revoked`` (commit-on-revoke); never for lost partitions.
+
+Why the listener commits its own tracked positions and not ``consumer.position()``:
+kafka-python 3.0.12 (cooperative mode) removes revoked partitions from the subscription
+*before* calling ``on_partitions_revoked``, so ``position()`` raises there; and the listener
+runs on the client's IO thread, where only non-blocking calls are allowed, so it awaits
+``commit_async`` from an ``AsyncConsumerRebalanceListener``.
+
+Invariants: positions are last-delivered-offset + 1 and are forgotten when a partition is
+revoked or lost (a partition that comes back starts from the committed offset); the member's
+``owned`` set is only changed by the listener callbacks.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from .assignor_names import make_assignor
+from .events import Delivery, OwnershipEvent, Partition
+
+__all__ = [
+    "EventSink",
+    "MemberConfig",
+    "consume_loop",
+    "decode_sequence",
+    "encode_sequence",
+]
+
+
+class EventSink(Protocol):
+    """Where a member reports (an :class:`~.events.EventLog` or a JSON-lines pipe)."""
+
+    def add(self, event: OwnershipEvent) -> None: ...
+
+    def add_deliveries(self, deliveries: list[Delivery]) -> None: ...
+
+
+@dataclass(frozen=True)
+class MemberConfig:
+    """Everything a member needs; plain data so it can be sent to a child process as JSON.
+
+    The timeouts default to values that keep groups fast on the embedded broker and are also
+    valid on Apache Kafka (see BROKER_NOTES.md).
+    """
+
+    bootstrap: str
+    group_id: str
+    topics: tuple[str, ...]
+    member: str
+    incarnation: int = 0
+    assignors: tuple[str, ...] = ("cooperative-sticky",)
+    group_instance_id: str | None = None
+    session_timeout_ms: int = 6000
+    heartbeat_interval_ms: int = 1000
+    max_poll_interval_ms: int = 10000
+    poll_timeout_ms: int = 100
+    commit_interval_s: float = 1.0
+    install_hooks: bool = False
+    client_id: str = field(default="")
+
+    def to_json(self) -> str:
+        """This configuration as one JSON object."""
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> MemberConfig:
+        """Inverse of :meth:`to_json`."""
+        raw: dict[str, Any] = json.loads(text)
+        raw["topics"] = tuple(raw["topics"])
+        raw["assignors"] = tuple(raw["assignors"])
+        return cls(**raw)
+
+
+def encode_sequence(sequence: int) -> bytes:
+    """The record value the test producer writes: the sequence number in ASCII."""
+    return str(sequence).encode("ascii")
+
+
+def decode_sequence(value: bytes | None) -> int:
+    """Inverse of :func:`encode_sequence`; -1 for a value that is not one."""
+    try:
+        return int((value or b"").decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return -1
+
+
+def _partitions(tps: Any) -> tuple[Partition, ...]:
+    return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
+
+
+def _make_listener(
+    consumer: Any,
+    config: MemberConfig,
+    sink: EventSink,
+    positions: dict[Any, int],
+    owned: set[Partition],
+) -> Any:
+    from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
+    from kafka.structs import OffsetAndMetadata
+
+    def generation() -> int:
+        try:
+            return int(consumer.group_metadata().generation_id)
+        except Exception:  # the snapshot is best effort; -1 means unknown
+            return -1
+
+    def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
+        sink.add(
+            OwnershipEvent(
+                t=time.monotonic(),
+                member=config.member,
+                incarnation=config.incarnation,
+                kind=kind,
+                partitions=parts,
+                owned_after=tuple(sorted(owned)),
+                generation=generation(),
+                **extra,
+            )
+        )
+
+    class RecordingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
+        """Commit-on-revoke listener that reports every callback."""
+
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            parts = _partitions(revoked)
+            to_commit = {tp: positions[tp] for tp in revoked if tp in positions}
+            if to_commit:
+                offsets = {tp: OffsetAndMetadata(off, "", -1) for tp, off in to_commit.items()}
+                committed = _partitions(to_commit)
+                by_partition = {(tp.topic, tp.partition): off for tp, off in to_commit.items()}
+                try:
+                    await consumer.commit_async(offsets)
+                except Exception as exc:  # reported, the rebalance goes on
+                    report("commit_failed", committed, detail=repr(exc))
+                else:
+                    report(
+                        "committed", committed, offsets=tuple(by_partition[p] for p in committed)
+                    )
+            for tp in revoked:
+                positions.pop(tp, None)
+            owned.difference_update(parts)
+            report("revoked", parts)
+
+        async def on_partitions_assigned(self, assigned: Any) -> None:
+            parts = _partitions(assigned)
+            for tp in assigned:
+                positions.pop(tp, None)
+            owned.update(parts)
+            report("assigned", parts)
+
+        async def on_partitions_lost(self, lost: Any) -> None:
+            parts = _partitions(lost)
+            for tp in lost:
+                positions.pop(tp, None)
+            owned.difference_update(parts)
+            report("lost", parts)
+
+    return RecordingListener()
+
+
+def _commit_positions(
+    consumer: Any, config: MemberConfig, sink: EventSink, positions: dict[Any, int]
+) -> None:
+    from kafka.structs import OffsetAndMetadata
+
+    assigned = set(consumer.assignment())
+    snapshot = {tp: off for tp, off in list(positions.items()) if tp in assigned}
+    if not snapshot:
+        return
+    parts = _partitions(snapshot)
+    by_partition = {(tp.topic, tp.partition): off for tp, off in snapshot.items()}
+    kind, detail = "committed", ""
+    try:
+        consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in snapshot.items()})
+    except Exception as exc:  # CommitFailedError during a rebalance is expected and reported
+        kind, detail = "commit_failed", repr(exc)
+    sink.add(
+        OwnershipEvent(
+            t=time.monotonic(),
+            member=config.member,
+            incarnation=config.incarnation,
+            kind=kind,
+            partitions=parts,
+            offsets=tuple(by_partition[p] for p in parts) if kind == "committed" else (),
+            detail=detail,
+        )
+    )
+
+
+def consume_loop(
+    config: MemberConfig,
+    sink: EventSink,
+    should_stop: Callable[[], bool],
+    ready: threading.Event | None = None,
+) -> None:
+    """Run one member until ``should_stop()``; then close the consumer (leaving the group).
+
+    ``ready`` is set once the consumer is subscribed. Exceptions from the client are reported
+    as an ``error`` event and re-raised.
+    """
+    from kafka import KafkaConsumer
+
+    def event(kind: str, **extra: Any) -> None:
+        sink.add(
+            OwnershipEvent(
+                t=time.monotonic(),
+                member=config.member,
+                incarnation=config.incarnation,
+                kind=kind,
+                **extra,
+            )
+        )
+
+    consumer = KafkaConsumer(
+        bootstrap_servers=config.bootstrap,
+        group_id=config.group_id,
+        group_instance_id=config.group_instance_id,
+        client_id=config.client_id or f"{config.member}-{config.incarnation}",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=config.session_timeout_ms,
+        heartbeat_interval_ms=config.heartbeat_interval_ms,
+        max_poll_interval_ms=config.max_poll_interval_ms,
+        metadata_max_age_ms=5000,
+        partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
+    )
+    positions: dict[Any, int] = {}
+    owned: set[Partition] = set()
+    try:
+        if config.install_hooks:
+            from ..hooks import install_hooks
+
+            install_hooks(consumer)
+        consumer.subscribe(
+            list(config.topics), listener=_make_listener(consumer, config, sink, positions, owned)
+        )
+        event("started")
+        if ready is not None:
+            ready.set()
+        last_generation = -1
+        last_commit = time.monotonic()
+        while not should_stop():
+            records = consumer.poll(timeout_ms=config.poll_timeout_ms)
+            now = time.monotonic()
+            batch: list[Delivery] = []
+            for tp, recs in records.items():
+                for rec in recs:
+                    batch.append(
+                        Delivery(
+                            t=now,
+                            member=config.member,
+                            incarnation=config.incarnation,
+                            topic=tp.topic,
+                            partition=tp.partition,
+                            offset=rec.offset,
+                            sequence=decode_sequence(rec.value),
+                        )
+                    )
+                if recs:
+                    positions[tp] = recs[-1].offset + 1
+            sink.add_deliveries(batch)
+            generation = int(consumer.group_metadata().generation_id)
+            if generation != last_generation and generation >= 0:
+                last_generation = generation
+                event("generation", generation=generation, owned_after=tuple(sorted(owned)))
+            if now - last_commit >= config.commit_interval_s:
+                _commit_positions(consumer, config, sink, positions)
+                last_commit = now
+    except Exception as exc:
+        event("error", detail=repr(exc))
+        raise
+    finally:
+        try:
+            consumer.close()
+        finally:
+            event("stopped")

@@ -1,0 +1,228 @@
+"""Members as threads or as child processes, with one interface.
+
+:class:`ThreadMember` runs :func:`~.member.consume_loop` in a thread of this process (cheap:
+use it by default). :class:`ProcessMember` runs it in a child Python process that reports
+JSON lines on its stdout; the parent can then freeze it exactly like a debugger does
+(``SIGSTOP``: no poll, no heartbeat, sockets left open), thaw it (``SIGCONT``) or crash it
+(``SIGKILL``), which a thread cannot do.
+
+Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
+SIGTERM asks it to stop cleanly (close the consumer, leave the group).
+
+Invariant: every incarnation ends with a ``stopped`` event (clean close) or a ``killed``
+event (written by the parent), so ownership intervals always close.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict
+from typing import IO, Any
+
+from .events import Delivery, EventLog, OwnershipEvent
+from .member import MemberConfig, consume_loop
+
+__all__ = ["MemberHandle", "ProcessMember", "ThreadMember", "main"]
+
+
+class MemberHandle:
+    """What a group runner needs from a running member."""
+
+    config: MemberConfig
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        raise NotImplementedError
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        raise NotImplementedError
+
+    @property
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+
+class ThreadMember(MemberHandle):
+    """A member running in a thread of this process."""
+
+    def __init__(self, config: MemberConfig, log: EventLog) -> None:
+        self.config = config
+        self._log = log
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, name=f"member-{config.member}#{config.incarnation}", daemon=True
+        )
+
+    def _run(self) -> None:
+        try:
+            consume_loop(self.config, self._log, self._stop.is_set, self._ready)
+        except BaseException as exc:  # kept for stop() to re-raise in the test thread
+            self._error = exc
+            self._ready.set()
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        self._thread.start()
+        if not self._ready.wait(timeout_s):
+            raise TimeoutError(f"member {self.config.member} not subscribed after {timeout_s}s")
+        if self._error is not None:
+            raise RuntimeError(f"member {self.config.member} failed to start") from self._error
+
+    def request_stop(self) -> None:
+        """Ask the loop to stop without waiting (see :meth:`stop`)."""
+        self._stop.set()
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            raise TimeoutError(f"member {self.config.member} did not stop within {timeout_s}s")
+        if self._error is not None:
+            raise RuntimeError(f"member {self.config.member} failed") from self._error
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+
+def _event_from_json(raw: dict[str, Any]) -> OwnershipEvent:
+    raw["partitions"] = tuple((t, p) for t, p in raw["partitions"])
+    raw["owned_after"] = tuple((t, p) for t, p in raw["owned_after"])
+    raw["offsets"] = tuple(raw["offsets"])
+    return OwnershipEvent(**raw)
+
+
+class ProcessMember(MemberHandle):
+    """A member in a child process that can be frozen, thawed and killed."""
+
+    def __init__(self, config: MemberConfig, log: EventLog) -> None:
+        self.config = config
+        self._log = log
+        self._process: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stderr_tail: list[str] = []
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if message.get("type") == "event":
+                event = _event_from_json(message["event"])
+                self._log.add(event)
+                if event.kind in ("started", "error"):
+                    self._ready.set()
+            elif message.get("type") == "deliveries":
+                self._log.add_deliveries(Delivery(**d) for d in message["deliveries"])
+
+    def _parent_event(self, kind: str) -> None:
+        self._log.add(
+            OwnershipEvent(
+                t=time.monotonic(),
+                member=self.config.member,
+                incarnation=self.config.incarnation,
+                kind=kind,
+            )
+        )
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        self._process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kafka_sticky_plugin.testing.member_process",
+                self.config.to_json(),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        stdout = self._process.stdout
+        if stdout is None:  # pragma: no cover - PIPE always gives a stream
+            raise RuntimeError("child process has no stdout")
+        self._reader = threading.Thread(target=self._read, args=(stdout,), daemon=True)
+        self._reader.start()
+        if not self._ready.wait(timeout_s):
+            self.kill()
+            raise TimeoutError(
+                f"member process {self.config.member} not subscribed in {timeout_s}s"
+            )
+
+    def pause(self) -> None:
+        """Freeze the process (SIGSTOP), as a debugger breakpoint would."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGSTOP)
+            self._parent_event("paused")
+
+    def resume(self) -> None:
+        """Thaw a frozen process (SIGCONT)."""
+        if self._process is not None:
+            self._parent_event("resumed")
+            self._process.send_signal(signal.SIGCONT)
+
+    def kill(self) -> None:
+        """Crash the process (SIGKILL): no LeaveGroup, no commit."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(10)
+            self._parent_event("killed")
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        if self._process is None or self._process.poll() is not None:
+            return
+        self._process.send_signal(signal.SIGCONT)
+        self._process.send_signal(signal.SIGTERM)
+        try:
+            self._process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise TimeoutError(f"member process {self.config.member} ignored SIGTERM") from None
+        if self._reader is not None:
+            self._reader.join(5)
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+
+class _JsonLinesSink:
+    """Child side: writes events and deliveries to stdout, one JSON object a line."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def _write(self, message: dict[str, Any]) -> None:
+        line = json.dumps(message)
+        with self._lock:
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def add(self, event: OwnershipEvent) -> None:
+        self._write({"type": "event", "event": asdict(event)})
+
+    def add_deliveries(self, deliveries: list[Delivery]) -> None:
+        if deliveries:
+            self._write({"type": "deliveries", "deliveries": [asdict(d) for d in deliveries]})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Child entry point: run one member until SIGTERM."""
+    args = sys.argv[1:] if argv is None else argv
+    config = MemberConfig.from_json(args[0])
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+    consume_loop(config, _JsonLinesSink(sys.stdout), stop.is_set)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

