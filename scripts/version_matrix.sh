@@ -1,4 +1,78 @@
 #!/usr/bin/env bash
-# Runs the hooks' tests once per supported kafka-python version (filled in by the hooks work).
+# The client-version matrix: one virtual environment per supported Kafka client version,
+# each created from its pinned file in requirements/matrix/, then the hooks' unit tests
+# (tests/hooks) and real-broker tests (integration_tests/hooks) run inside it.
+#
+# - A venv lives in .venvs/<name> (name = the pins file's base name) and is reused while the
+#   sha256 of its pins file is unchanged (recorded in .venvs/<name>/.pins.sha256).
+# - The project itself is not installed into the matrix venvs: PYTHONPATH points at the
+#   checkout, so the code under test is always the working tree.
+# - Exit status: non-zero if any version fails; every version runs even after a failure.
+#
+# Environment:
+#   PYTHON            interpreter used to create the venvs (default: python3)
+#   MATRIX_ONLY       space-separated names to run (default: every requirements/matrix/*.txt)
+#   MATRIX_PYTEST_ARGS extra pytest arguments (default: -q)
 set -euo pipefail
-echo "version matrix: no client versions configured yet"
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PYTHON="${PYTHON:-python3}"
+PIP_FLAGS=(--quiet --disable-pip-version-check)
+read -r -a PYTEST_EXTRA <<<"${MATRIX_PYTEST_ARGS:--q}"
+
+ensure_venv() {
+    local name="$1" pins="$2" venv=".venvs/$1"
+    local want have=""
+    want="$(sha256sum "$pins" | cut -d' ' -f1)"
+    [[ -f "$venv/.pins.sha256" ]] && have="$(cat "$venv/.pins.sha256")"
+    if [[ -x "$venv/bin/python" && "$want" == "$have" ]]; then
+        return 0
+    fi
+    echo "== $name: creating $venv from $pins"
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv"
+    "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" -r "$pins"
+    echo "$want" >"$venv/.pins.sha256"
+}
+
+run_one() {
+    local name="$1" venv=".venvs/$1"
+    local version
+    version="$("$venv/bin/python" -c 'import kafka; print(kafka.__version__)')"
+    echo "== $name: kafka client $version"
+    local paths=()
+    [[ -d tests/hooks ]] && paths+=(tests/hooks)
+    [[ -d integration_tests/hooks ]] && paths+=(integration_tests/hooks)
+    if [[ ${#paths[@]} -eq 0 ]]; then
+        echo "== $name: no hook tests found" >&2
+        return 1
+    fi
+    # -p no:cacheprovider: the matrix venvs share the checkout; keep their runs independent.
+    PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
+        "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" "${paths[@]}"
+}
+
+mkdir -p .venvs
+names=()
+if [[ -n "${MATRIX_ONLY:-}" ]]; then
+    read -r -a names <<<"$MATRIX_ONLY"
+else
+    for f in requirements/matrix/*.txt; do
+        names+=("$(basename "$f" .txt)")
+    done
+fi
+
+failed=()
+start=$SECONDS
+for name in "${names[@]}"; do
+    t0=$SECONDS
+    if ensure_venv "$name" "requirements/matrix/$name.txt" && run_one "$name"; then
+        echo "== $name: ok in $((SECONDS - t0)) s"
+    else
+        echo "== $name: FAILED in $((SECONDS - t0)) s"
+        failed+=("$name")
+    fi
+done
+echo "version matrix: ${#names[@]} versions in $((SECONDS - start)) s; failed: ${failed[*]:-none}"
+[[ ${#failed[@]} -eq 0 ]]

@@ -1,0 +1,28 @@
+"""Coordinator hooks for every supported kafka-python version (one module per family).
+
+- :mod:`.versions`: which client is installed and which family drives it;
+- :mod:`.protocols`: KIP-429 protocol selection; :mod:`.plan`: pure rebalance decisions;
+- :mod:`.contract`, :mod:`.members`, :mod:`.listener`, :mod:`.common`: shared plumbing;
+- :mod:`.v2` (kafka-python 2.0.2 / 2.2.x / 2.3.x, kafka-python-ng 2.2.x), :mod:`.v3` (3.0.x).
+
+The public entry point is :func:`kafka_sticky_plugin.hooks.install_hooks`.
+"""
+
+from __future__ import annotations
+
+from .plan import CompleteDecision, PrepareDecision, decide_complete, decide_prepare
+from .protocols import RebalanceProtocol, select_protocol
+from .versions import SUPPORTED_CLIENTS, ClientVersion, classify, detect_client
+
+__all__ = [
+    "SUPPORTED_CLIENTS",
+    "ClientVersion",
+    "CompleteDecision",
+    "PrepareDecision",
+    "RebalanceProtocol",
+    "classify",
+    "decide_complete",
+    "decide_prepare",
+    "detect_client",
+    "select_protocol",
+]

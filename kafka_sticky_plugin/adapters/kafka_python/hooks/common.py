@@ -1,0 +1,161 @@
+"""What the hooks of every client family share: assignor binding, protocol selection, the
+JoinGroup metadata, the leader path and fetch-state-preserving assignment updates.
+
+A :class:`HooksBase` belongs to exactly one consumer; all its state is per instance. The
+client-family subclasses (:mod:`.v2`, :mod:`.v3`) add the methods whose shape differs
+(sync vs async coordinator) and decide what to patch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ....errors import ConfigurationError
+from .contract import BoundAssignor, bind_assignor, is_hookable
+from .members import normalise_members, subscribed_topics, with_owned_partitions
+from .protocols import RebalanceProtocol, select_protocol
+
+__all__ = ["HooksBase", "instantiate_assignor", "protocols_of"]
+
+log = logging.getLogger("kafka_sticky_plugin.hooks")
+
+
+def instantiate_assignor(assignor: Any) -> Any:
+    """Our assignor classes become per-consumer instances; foreign ones stay as configured."""
+    if isinstance(assignor, type) and is_hookable(assignor):
+        return assignor()
+    return assignor
+
+
+def protocols_of(assignor: Any) -> list[int]:
+    """Protocol ids an assignor supports; classes and 2.x assignors support EAGER only."""
+    supported = getattr(assignor, "supported_protocols", None)
+    if callable(supported) and not isinstance(assignor, type):
+        return [int(p) for p in supported()]
+    return [int(RebalanceProtocol.EAGER)]
+
+
+class HooksBase:
+    """Per-consumer hook state common to every client family.
+
+    Invariants: ``assignors`` lists the instances the coordinator uses, in the configured
+    (preference) order; at least one of them is ours; ``protocol`` is selected once, at
+    install, by KIP-429's rule; ``_patched`` names exactly the attributes set on the
+    coordinator instance, so ``uninstall`` restores the class behaviour.
+    """
+
+    family = "base"
+
+    def __init__(self, consumer: Any, assignors: Sequence[Any]) -> None:
+        self._consumer = consumer
+        self._coordinator = consumer._coordinator
+        self._subscription = consumer._subscription
+        self.assignors: list[Any] = list(assignors)
+        self._bound: dict[str, BoundAssignor] = {}
+        for assignor in self.assignors:
+            bound = bind_assignor(assignor)
+            if bound is not None:
+                self._bound[bound.name] = bound
+        if not self._bound:
+            raise ConfigurationError(
+                "none of the configured partition_assignment_strategy assignors is one of "
+                "kafka-sticky-plugin's (StickyAssignor, CooperativeStickyAssignor); "
+                "the hooks have nothing to drive"
+            )
+        self.protocol = select_protocol([(str(a.name), protocols_of(a)) for a in self.assignors])
+        for bound in self._bound.values():
+            bound.use_protocol(int(self.protocol))
+        self._patched: dict[str, Callable[..., Any]] = {}
+        self._originals: dict[str, Callable[..., Any]] = {}
+
+    # -- installation -------------------------------------------------------------------
+    def _patch(self, target: Any, name: str, replacement: Callable[..., Any]) -> None:
+        self._originals[f"{id(target)}:{name}"] = getattr(target, name)
+        vars(target)[name] = replacement
+        self._patched[f"{id(target)}:{name}"] = replacement
+
+    def original(self, target: Any, name: str) -> Callable[..., Any]:
+        """The method ``name`` of ``target`` as it was before the hooks were installed."""
+        return self._originals[f"{id(target)}:{name}"]
+
+    def install(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def uninstall(self) -> None:
+        """Remove every instance patch; the client's class methods apply again."""
+        for target in (self._coordinator, self._subscription):
+            for key in list(self._patched):
+                prefix, name = key.split(":", 1)
+                if prefix == str(id(target)):
+                    vars(target).pop(name, None)
+                    del self._patched[key]
+
+    @property
+    def installed(self) -> bool:
+        return bool(self._patched)
+
+    # -- shared helpers -----------------------------------------------------------------
+    @property
+    def group_id(self) -> str:
+        return str(self._coordinator.group_id)
+
+    def bound(self, protocol_name: str | None) -> BoundAssignor | None:
+        return self._bound.get(str(protocol_name))
+
+    def reset_assignors(self) -> None:
+        """Lost membership: every assignor forgets what it owned (next claim: nothing, -1)."""
+        for bound in self._bound.values():
+            bound.reset_owned()
+
+    def _owned_pairs(self) -> list[tuple[str, int]]:
+        return [(tp.topic, tp.partition) for tp in self._subscription.assigned_partitions()]
+
+    def build_group_protocols(self, topics: Iterable[str]) -> list[tuple[str, Any]]:
+        """JoinGroup protocols in preference order; ours as bytes, foreign as the client's."""
+        topic_set = set(topics)
+        owned = self._owned_pairs()
+        protocols: list[tuple[str, Any]] = []
+        for assignor in self.assignors:
+            bound = self._bound.get(str(assignor.name))
+            if bound is None:
+                protocols.append((assignor.name, assignor.metadata(topic_set)))
+                continue
+            metadata = bound.subscription(topic_set)
+            if self.protocol is RebalanceProtocol.COOPERATIVE:
+                metadata = with_owned_partitions(metadata, owned)
+            protocols.append((bound.name, metadata))
+        return protocols
+
+    def leader_assign(self, bound: BoundAssignor, members: Any) -> dict[str, bytes]:
+        """The leader path: raw metadata of every member -> our assignor -> bytes per member.
+
+        Mirrors the client's bookkeeping: the group subscription widens to every member's
+        topics, metadata is refreshed, and the snapshot used to detect partition changes is
+        recorded.
+        """
+        coordinator = self._coordinator
+        metas = normalise_members(members)
+        topics = subscribed_topics(metas)
+        self._subscription.group_subscribe(topics)
+        cluster = coordinator._cluster
+        set_topics = getattr(cluster, "set_topics", None)
+        if not callable(set_topics):
+            set_topics = coordinator._client.set_topics
+        set_topics(self._subscription.group_subscription())
+        cluster.request_update()
+        coordinator._is_leader = True
+        coordinator._assignment_snapshot = coordinator._metadata_snapshot
+        partitions_per_topic = {
+            topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
+        }
+        plan = bound.assign(partitions_per_topic, metas)
+        for member in metas:
+            if member.member_id not in plan:
+                raise ConfigurationError(
+                    f"assignor {bound.name!r} returned no assignment for member "
+                    f"{member.member_id!r}"
+                )
+        log.debug("group %s: leader plan over %s", self.group_id, partitions_per_topic)
+        return plan

@@ -1,0 +1,236 @@
+"""Coordinator hooks for the kafka-python 2.x family (2.0.2, 2.2.x, 2.3.x, kafka-python-ng 2.2.x).
+
+These coordinators know only the EAGER protocol and subscription v0. The hooks replace, on
+*one coordinator instance* (never its class: two consumers in a process do not affect each
+other), the methods where a rebalance is decided:
+
+- ``group_protocols``: our assignors' JoinGroup metadata (any consumer-protocol version,
+  owned partitions = the current assignment under COOPERATIVE);
+- ``_on_join_prepare``: lost membership (no generation or member id) calls
+  ``on_partitions_lost`` (``on_partitions_revoked`` if the listener lacks it), skips the
+  auto-commit and resets the assignors' owned state; otherwise commit, then revoke
+  everything (EAGER) or only the partitions of dropped topics (COOPERATIVE, KIP-70);
+- ``_perform_assignment``: the leader decodes every member's raw metadata with our codec;
+- ``_on_join_complete``: generation to ``on_assignment(assignment, generation)``; under
+  COOPERATIVE revoke-before-remove, keep fetch state of retained partitions, always call
+  ``on_partitions_assigned`` with the added ones, rejoin when anything was revoked;
+
+and, on the subscription state instance, ``change_subscription`` so that a subscription
+change no longer drops assigned partitions at once (2.0.2 and kafka-python-ng did; KIP-70
+revokes them at the next rebalance, with the callback).
+
+Foreign assignors (the client's own range/roundrobin) keep the client's code paths.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ....codec.consumer_protocol import decode_assignment
+from .common import HooksBase, instantiate_assignor
+from .listener import call_sync, lost_method_name, rebalance_listener
+from .plan import decide_complete, decide_prepare, membership_lost
+from .protocols import RebalanceProtocol
+
+__all__ = ["V2Hooks"]
+
+log = logging.getLogger("kafka_sticky_plugin.hooks")
+
+_MEMBER_ID_REQUIRED = 79  # Kafka's MEMBER_ID_REQUIRED error code (KIP-394)
+
+
+class V2Hooks(HooksBase):
+    """The hooks installed on one kafka-python 2.x consumer (see the module docstring).
+
+    Invariant: the coordinator's ``config['assignors']`` is this object's ``assignors``
+    list (our classes instantiated once per consumer).
+    """
+
+    family = "v2"
+
+    def __init__(self, consumer: Any) -> None:
+        configured = consumer._coordinator.config["assignors"]
+        super().__init__(consumer, [instantiate_assignor(a) for a in configured])
+
+    def install(self) -> None:
+        """Patch the coordinator and subscription *instances* (idempotent)."""
+        if self.installed:
+            return
+        self._coordinator.config["assignors"] = list(self.assignors)
+        self._patch(self._coordinator, "group_protocols", self.group_protocols)
+        self._patch(self._coordinator, "_on_join_prepare", self.on_join_prepare)
+        self._patch(self._coordinator, "_on_join_complete", self.on_join_complete)
+        self._patch(self._coordinator, "_perform_assignment", self.perform_assignment)
+        self._patch(self._subscription, "change_subscription", self.change_subscription)
+        self._patch(
+            self._coordinator, "_handle_join_group_response", self.handle_join_group_response
+        )
+
+    # -- helpers --------------------------------------------------------------------------
+    def _listener(self) -> Any | None:
+        return rebalance_listener(self._subscription)
+
+    def _set_assignment_keeping_state(self, partitions: Iterable[Any]) -> None:
+        """Make ``partitions`` the assignment; kept partitions keep their fetch state."""
+        from kafka.consumer.subscription_state import TopicPartitionState
+
+        wanted = set(partitions)
+        assignment = self._subscription.assignment
+        for tp in list(assignment):
+            if tp not in wanted:
+                del assignment[tp]
+        for tp in sorted(wanted - set(assignment)):
+            assignment[tp] = TopicPartitionState()
+        if hasattr(self._subscription, "needs_fetch_committed_offsets"):
+            self._subscription.needs_fetch_committed_offsets = True
+
+    def _auto_commit_sync(self, timeout_ms: int | None) -> None:
+        commit = self._coordinator._maybe_auto_commit_offsets_sync
+        if timeout_ms is None:
+            commit()
+        else:
+            commit(timeout_ms=timeout_ms)
+
+    # -- patched methods ------------------------------------------------------------------
+    def group_protocols(self) -> list[tuple[str, Any]]:
+        """JoinGroup protocols, in configured order (the client's preference order)."""
+        import kafka.errors as kafka_errors
+
+        topics = self._subscription.subscription
+        if topics is None:
+            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
+        self._coordinator._joined_subscription = set(topics)
+        return self.build_group_protocols(topics)
+
+    def on_join_prepare(
+        self, generation: int, member_id: str, timeout_ms: int | None = None
+    ) -> None:
+        """Before JoinGroup: lost, or commit then revoke (all, or dropped topics only)."""
+        sub = self._subscription
+        owned = set(sub.assigned_partitions())
+        topics = set(sub.subscription or ())
+        decision = decide_prepare(
+            owned,
+            {tp: tp.topic in topics for tp in owned},
+            self.protocol,
+            membership_lost(generation, member_id),
+        )
+        listener = self._listener()
+        if decision.lost:
+            log.info(
+                "group %s: membership lost; partitions lost: %s",
+                self.group_id,
+                sorted(decision.lost),
+            )
+            if listener is not None:
+                call_sync(listener, lost_method_name(listener), decision.lost, self.group_id)
+        if decision.reset_assignors:
+            self.reset_assignors()
+            self._set_assignment_keeping_state(())
+        if decision.commit:
+            self._auto_commit_sync(timeout_ms)
+        if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
+            log.info("group %s: revoking %s", self.group_id, sorted(decision.revoked))
+            if listener is not None:
+                call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+        elif decision.revoked:
+            log.info("group %s: revoking unsubscribed %s", self.group_id, sorted(decision.revoked))
+            if listener is not None:
+                call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            self._set_assignment_keeping_state(decision.kept)
+        self._coordinator._is_leader = False
+        sub.reset_group_subscription()
+
+    def perform_assignment(self, leader_id: str, protocol: str, members: Any) -> dict[str, Any]:
+        """Leader: decode every member with our codec and run our assignor's leader path."""
+        bound = self.bound(protocol)
+        if bound is None:
+            original = self.original(self._coordinator, "_perform_assignment")
+            return dict(original(leader_id, protocol, members))
+        return dict(self.leader_assign(bound, members))
+
+    def on_join_complete(
+        self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
+    ) -> None:
+        """After SyncGroup: apply the assignment (see the module docstring)."""
+        from kafka.structs import TopicPartition
+
+        bound = self.bound(protocol)
+        if bound is None:
+            original = self.original(self._coordinator, "_on_join_complete")
+            original(generation, member_id, protocol, assignment_bytes)
+            return
+        coordinator = self._coordinator
+        sub = self._subscription
+        if not coordinator._is_leader:
+            coordinator._assignment_snapshot = None
+        assignment = decode_assignment(assignment_bytes)
+        assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
+        topics = set(sub.subscription or ())
+        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
+        if unsubscribed:
+            log.warning(
+                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
+                self.group_id,
+                sorted(unsubscribed),
+            )
+            assigned -= unsubscribed
+            coordinator.request_rejoin()
+        owned = set(sub.assigned_partitions())
+        decision = decide_complete(owned, assigned, self.protocol)
+        listener = self._listener()
+        if self.protocol is RebalanceProtocol.COOPERATIVE:
+            if decision.revoked and listener is not None:
+                call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            self._set_assignment_keeping_state(assigned)
+        else:
+            sub.assign_from_subscribed(sorted(assigned))
+        bound.on_assignment(assignment, generation)
+        coordinator.next_auto_commit_deadline = time.time() + coordinator.auto_commit_interval
+        log.info(
+            "group %s generation %s: assigned %s (added %s, revoked %s)",
+            self.group_id,
+            generation,
+            sorted(assigned),
+            sorted(decision.added),
+            sorted(decision.revoked),
+        )
+        if listener is not None:
+            call_sync(listener, "on_partitions_assigned", decision.assigned_callback, self.group_id)
+        if decision.rejoin:
+            coordinator.request_rejoin()
+
+    def handle_join_group_response(self, future: Any, send_time: float, response: Any) -> None:
+        """Accept MEMBER_ID_REQUIRED (KIP-394) on any JoinGroup version, then delegate.
+
+        Apache Kafka sends error 79 only to JoinGroup v4+, but some brokers (the embedded
+        Tansu among them) send it to v0-v3 too; 2.0.2 and kafka-python-ng know no code 79 and
+        give up with ``UnknownError``. Here the member id from the response is kept and the
+        join retried at once, exactly what 2.2+ do. A broker that never sends it is unaffected.
+        """
+        if getattr(response, "error_code", 0) == _MEMBER_ID_REQUIRED:
+            import kafka.errors as kafka_errors
+            from kafka.coordinator.base import Generation
+
+            coordinator = self._coordinator
+            with coordinator._lock:
+                coordinator._generation = Generation(-1, str(response.member_id), None)
+                coordinator.rejoin_needed = True
+            log.debug(
+                "group %s: member id %s required; rejoining", self.group_id, response.member_id
+            )
+            future.failure(kafka_errors.UnknownMemberIdError(str(response.member_id)))
+            return
+        self.original(self._coordinator, "_handle_join_group_response")(future, send_time, response)
+
+    def change_subscription(self, topics: Any) -> None:
+        """KIP-70: change the subscription but keep the assignment until the next rebalance."""
+        sub = self._subscription
+        before = dict(sub.assignment)
+        self.original(sub, "change_subscription")(topics)
+        for tp, state in before.items():
+            if tp not in sub.assignment:
+                sub.assignment[tp] = state

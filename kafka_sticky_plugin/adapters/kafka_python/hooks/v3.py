@@ -1,0 +1,230 @@
+"""Coordinator hooks for kafka-python 3.0.x.
+
+3.0 has KIP-429 (protocol selection, COOPERATIVE, ``on_partitions_lost``) but breaks it in
+three places, which these hooks fix on *one coordinator instance* (never the class):
+
+1. **Revoke ordering.** Its cooperative ``_on_join_complete_async`` removes the revoked
+   partitions from the assignment *before* calling ``on_partitions_revoked``, so the
+   listener cannot commit their offsets (``consumer.position`` / ``commit`` on them fail).
+   Here the callback runs while they are still assigned, then they leave.
+2. **Lost-state claims.** After ``on_partitions_lost`` the assignor's memory still holds
+   the lost partitions and generation, so the next JoinGroup claims them again. Here every
+   assignor is reset (``on_partitions_lost()``) whenever membership is lost.
+3. **Discarded join results.** ``join_group_async`` keeps the in-flight JoinGroup/SyncGroup
+   task across ``poll`` calls, but if that task *finishes* between two polls the next poll
+   sees ``is_done`` and starts a new JoinGroup, throwing the finished assignment away; a
+   consumer that works about a second between polls never completes a join. Here a task
+   that finished successfully is completed instead of replaced.
+
+Also: ``on_partitions_assigned`` is called with the added partitions even when none were
+added (Java does; 3.0 skips it), the generation reaches ``on_assignment``, and the leader
+decodes every member's raw metadata with our codec (v0-v3).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from ....codec.consumer_protocol import decode_assignment
+from .common import HooksBase
+from .listener import lost_method_name, rebalance_listener
+from .plan import decide_complete, decide_prepare, membership_lost
+from .protocols import RebalanceProtocol
+
+__all__ = ["V3Hooks"]
+
+log = logging.getLogger("kafka_sticky_plugin.hooks")
+
+
+class V3Hooks(HooksBase):
+    """The hooks installed on one kafka-python 3.0.x consumer (see the module docstring).
+
+    Listener exceptions follow 3.0's contract: bookkeeping completes, then the last
+    exception is re-raised as ``kafka.errors.KafkaError`` from ``poll``.
+    """
+
+    family = "v3"
+
+    def __init__(self, consumer: Any) -> None:
+        super().__init__(consumer, list(consumer._coordinator._assignors.values()))
+
+    def install(self) -> None:
+        """Patch the coordinator *instance* (idempotent)."""
+        if self.installed:
+            return
+        from kafka.coordinator.assignors.abstract import RebalanceProtocol as KafkaProtocol
+
+        coordinator = self._coordinator
+        coordinator._rebalance_protocol = KafkaProtocol(int(self.protocol))
+        self._patch(coordinator, "group_protocols", self.group_protocols)
+        self._patch(coordinator, "_perform_assignment", self.perform_assignment)
+        self._patch(coordinator, "_on_join_prepare_async", self.on_join_prepare_async)
+        self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
+        self._patch(coordinator, "join_group_async", self.join_group_async)
+
+    # -- helpers --------------------------------------------------------------------------
+    async def _call(self, name: str, partitions: Any) -> BaseException | None:
+        """Invoke listener method ``name`` (sync or async); return what it raised."""
+        if rebalance_listener(self._subscription) is None:
+            return None
+        try:
+            await self._coordinator._invoke_rebalance_listener_async(name, set(partitions))
+        except Exception as exc:
+            log.exception("rebalance listener failed in %s for group %s", name, self.group_id)
+            return exc
+        return None
+
+    @staticmethod
+    def _raise_listener_error(exc: BaseException | None) -> None:
+        if exc is not None:
+            import kafka.errors as kafka_errors
+
+            raise kafka_errors.KafkaError("User rebalance callback throws an error") from exc
+
+    # -- patched methods ------------------------------------------------------------------
+    def group_protocols(self) -> list[tuple[str, Any]]:
+        """JoinGroup protocols: our subscriptions as bytes, owned = current assignment."""
+        import kafka.errors as kafka_errors
+
+        topics = self._subscription.subscription
+        if topics is None:
+            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
+        self._coordinator._joined_subscription = set(topics)
+        return self.build_group_protocols(topics)
+
+    def perform_assignment(self, leader_id: str, protocol_name: str, members: Any) -> Any:
+        """Leader: our codec on every member's raw metadata, then our assignor."""
+        bound = self.bound(protocol_name)
+        if bound is None:
+            original = self.original(self._coordinator, "_perform_assignment")
+            return original(leader_id, protocol_name, members)
+        return self.leader_assign(bound, members)
+
+    async def on_join_prepare_async(
+        self, generation: int, member_id: str, timeout_ms: int | None = None
+    ) -> None:
+        """Before JoinGroup: lost (no commit, assignors reset), or commit then revoke."""
+        import kafka.errors as kafka_errors
+
+        coordinator = self._coordinator
+        sub = self._subscription
+        owned = set(sub.assigned_partitions())
+        topics = set(sub.subscription or ())
+        decision = decide_prepare(
+            owned,
+            {tp: tp.topic in topics for tp in owned},
+            self.protocol,
+            membership_lost(generation, member_id),
+        )
+        error: BaseException | None = None
+        if decision.reset_assignors:
+            self.reset_assignors()
+        if decision.lost:
+            log.info("group %s: membership lost; partitions lost: %s", self.group_id, decision.lost)
+            sub.mark_pending_revocation(decision.lost)
+            listener = rebalance_listener(sub)
+            if listener is not None:
+                error = await self._call(lost_method_name(listener), decision.lost)
+            sub.assign_from_subscribed([])
+        if decision.commit and coordinator.config["enable_auto_commit"]:
+            try:
+                await coordinator._commit_offsets_sync_async(
+                    sub.all_consumed_offsets(), timeout_ms=timeout_ms
+                )
+            except (
+                kafka_errors.UnknownMemberIdError,
+                kafka_errors.IllegalGenerationError,
+                kafka_errors.RebalanceInProgressError,
+            ):
+                log.warning(
+                    "group %s: pre-rebalance commit failed: membership out of date", self.group_id
+                )
+            except Exception:
+                log.exception("group %s: pre-rebalance commit failed", self.group_id)
+        if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
+            sub.mark_pending_revocation(decision.revoked)
+            error = await self._call("on_partitions_revoked", decision.revoked) or error
+        elif decision.revoked:
+            sub.mark_pending_revocation(decision.revoked)
+            error = await self._call("on_partitions_revoked", decision.revoked) or error
+            sub.assign_from_subscribed(sorted(decision.kept))
+        coordinator._is_leader = False
+        sub.reset_group_subscription()
+        self._raise_listener_error(error)
+
+    async def on_join_complete_async(
+        self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
+    ) -> None:
+        """After SyncGroup: revoke (still assigned), apply, record, then report added."""
+        from kafka.structs import TopicPartition
+
+        bound = self.bound(protocol)
+        coordinator = self._coordinator
+        if bound is None:
+            original = self.original(coordinator, "_on_join_complete_async")
+            await original(generation, member_id, protocol, assignment_bytes)
+            return
+        sub = self._subscription
+        if not coordinator._is_leader:
+            coordinator._assignment_snapshot = None
+        assignment = decode_assignment(assignment_bytes)
+        assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
+        topics = set(sub.subscription or ())
+        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
+        if unsubscribed:
+            log.warning(
+                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
+                self.group_id,
+                sorted(unsubscribed),
+            )
+            assigned -= unsubscribed
+            coordinator.request_rejoin()
+        owned = set(sub.assigned_partitions())
+        decision = decide_complete(owned, assigned, self.protocol)
+        error: BaseException | None = None
+        if decision.revoked:
+            sub.mark_pending_revocation(decision.revoked)
+            error = await self._call("on_partitions_revoked", decision.revoked)
+        sub.assign_from_subscribed(sorted(assigned))
+        bound.on_assignment(assignment, generation)
+        coordinator.next_auto_commit_deadline = time.monotonic() + coordinator.auto_commit_interval
+        log.info(
+            "group %s generation %s: assigned %s (added %s, revoked %s)",
+            self.group_id,
+            generation,
+            sorted(assigned),
+            sorted(decision.added),
+            sorted(decision.revoked),
+        )
+        error = await self._call("on_partitions_assigned", decision.assigned_callback) or error
+        if decision.rejoin:
+            coordinator.request_rejoin()
+        self._raise_listener_error(error)
+
+    async def join_group_async(self, timeout_ms: int | None = None) -> bool:
+        """Complete a JoinGroup/SyncGroup task that finished between polls, else delegate."""
+        coordinator = self._coordinator
+        task = coordinator._join_task
+        if task is not None and task.is_done and task.succeeded() and coordinator.rejoining:
+            from kafka.coordinator.base import MemberState
+
+            coordinator._join_task = None
+            with coordinator._lock:
+                coordinator.rejoining = False
+                coordinator.rejoin_needed = False
+                coordinator.state = MemberState.STABLE
+                coordinator._enable_heartbeat()
+            generation = coordinator._generation
+            log.info(
+                "group %s: completing the join that finished between polls (generation %s)",
+                self.group_id,
+                generation.generation_id,
+            )
+            await coordinator._on_join_complete_async(
+                generation.generation_id, generation.member_id, generation.protocol, task.value
+            )
+            return True
+        original = self.original(coordinator, "join_group_async")
+        return bool(await original(timeout_ms=timeout_ms))
