@@ -159,10 +159,10 @@ def test_subscription_negative_version_is_an_error_at_offset_0() -> None:
 
 
 def test_subscription_truncated_inside_a_topic_names_the_offset() -> None:
-    """A string cut short reports where its bytes should have been."""
+    """A string cut short reports the offset where that string starts."""
     with pytest.raises(CodecError) as info:
         decode_subscription(hx("0000", "00000001", "0005 7431"))
-    assert info.value.offset == 8
+    assert info.value.offset == 6
     assert "topic" in info.value.expected
 
 

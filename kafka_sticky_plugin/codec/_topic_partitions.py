@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer
+from ._wire import Reader, Writer
 
 __all__ = [
     "TopicPartitionPair",
@@ -21,12 +21,30 @@ __all__ = [
 
 TopicPartitionPair = tuple[str, int]
 
-#: The smallest ``topic [partition]`` element: an empty string and an empty array.
-_MIN_TOPIC_ELEMENT = MIN_STRING_SIZE + MIN_INT32_SIZE
-
 
 def group_by_topic(pairs: Iterable[TopicPartitionPair]) -> list[tuple[str, list[int]]]:
-    """Sorted topics, each with its sorted distinct partitions."""
+    """Sorted topics, each with its sorted distinct partitions.
+
+    Linear when ``pairs`` is already strictly increasing (the engine's plans are); falls back
+    to a set-and-sort otherwise.
+    """
+    items = pairs if isinstance(pairs, (list, tuple)) else list(pairs)
+    grouped: list[tuple[str, list[int]]] = []
+    previous: TopicPartitionPair | None = None
+    current: list[int] = []
+    for pair in items:
+        if previous is not None and not previous < pair:
+            return _group_unsorted(items)
+        topic, partition = pair
+        if previous is None or topic != previous[0]:
+            current = []
+            grouped.append((topic, current))
+        current.append(partition)
+        previous = pair
+    return grouped
+
+
+def _group_unsorted(pairs: Iterable[TopicPartitionPair]) -> list[tuple[str, list[int]]]:
     by_topic: dict[str, set[int]] = {}
     for topic, partition in pairs:
         by_topic.setdefault(topic, set()).add(partition)
@@ -46,9 +64,8 @@ def write_topic_partitions(
 
 def read_topic_partitions(reader: Reader, expected: str) -> list[TopicPartitionPair]:
     """Read a ``[topic [partition]]`` array as flat ``(topic, partition)`` pairs."""
-    count = reader.array_count(_MIN_TOPIC_ELEMENT, expected)
     out: list[TopicPartitionPair] = []
-    for _ in range(count):
-        topic = reader.string(f"{expected} topic")
-        out.extend((topic, partition) for partition in reader.int32_array(f"{expected} partitions"))
+    extend = out.extend
+    for topic, partitions in reader.keyed_int32_arrays(expected):
+        extend([(topic, partition) for partition in partitions])
     return out

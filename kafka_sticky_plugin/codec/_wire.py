@@ -20,7 +20,15 @@ from collections.abc import Sequence
 
 from ..errors import CodecError
 
-__all__ = ["INT16_MAX", "INT32_MAX", "INT32_MIN", "Reader", "Writer"]
+__all__ = [
+    "INT16_MAX",
+    "INT32_MAX",
+    "INT32_MIN",
+    "MIN_INT32_SIZE",
+    "MIN_STRING_SIZE",
+    "Reader",
+    "Writer",
+]
 
 INT16_MAX = 2**15 - 1
 INT32_MIN = -(2**31)
@@ -91,6 +99,87 @@ class Reader:
         if length < 0:
             raise CodecError(self.what, f"{expected} length >= 0, got {length}", start)
         return self._text(length, start, expected)
+
+    def string_array(self, expected: str = "strings") -> list[str]:
+        """Read an int32 count followed by that many non-null strings.
+
+        One tight loop with the same checks as :meth:`string` (the hot path of a
+        subscription: hundreds of topic names per member).
+        """
+        count = self.array_count(MIN_STRING_SIZE, expected)
+        data, pos, end = self._data, self._pos, len(self._data)
+        unpack_int16 = _INT16.unpack_from
+        out: list[str] = []
+        append = out.append
+        for _ in range(count):
+            if end - pos < 2:
+                self._pos = pos
+                raise CodecError(self.what, f"{expected} element length (2 bytes)", pos)
+            length = unpack_int16(data, pos)[0]
+            start, pos = pos, pos + 2
+            if length < 0 or end - pos < length:
+                self._pos = start
+                raise CodecError(
+                    self.what, f"{expected} element of {length} bytes ({end - pos} left)", start
+                )
+            try:
+                append(data[pos : pos + length].decode("utf-8"))
+            except UnicodeDecodeError:
+                self._pos = start
+                raise CodecError(self.what, f"{expected} element in UTF-8", start) from None
+            pos += length
+        self._pos = pos
+        return out
+
+    def keyed_int32_arrays(self, expected: str) -> list[tuple[str, tuple[int, ...]]]:
+        """Read ``[key string, values [int32]]``: an int32 count of (string, int32 array).
+
+        One tight loop with the same checks as :meth:`string` and :meth:`int32_array`: the
+        hot path of owned and assigned partitions.
+        """
+        count = self.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
+        data, pos, end = self._data, self._pos, len(self._data)
+        unpack_int16 = _INT16.unpack_from
+        unpack_int32 = _INT32.unpack_from
+        unpack_from = struct.unpack_from
+        out: list[tuple[str, tuple[int, ...]]] = []
+        append = out.append
+        for _ in range(count):
+            start = pos
+            if end - pos < 2:
+                self._pos = pos
+                raise CodecError(self.what, f"{expected} topic length (2 bytes)", pos)
+            length = unpack_int16(data, pos)[0]
+            pos += 2
+            if length < 0 or end - pos < length:
+                self._pos = start
+                raise CodecError(
+                    self.what, f"{expected} topic of {length} bytes ({end - pos} left)", start
+                )
+            try:
+                key = data[pos : pos + length].decode("utf-8")
+            except UnicodeDecodeError:
+                self._pos = start
+                raise CodecError(self.what, f"{expected} topic in UTF-8", start) from None
+            pos += length
+            if end - pos < 4:
+                self._pos = pos
+                raise CodecError(self.what, f"{expected} count (4 bytes)", pos)
+            n = unpack_int32(data, pos)[0]
+            if n == -1:
+                n = 0
+            if n < 0 or (end - pos - 4) < 4 * n:
+                self._pos = pos
+                raise CodecError(
+                    self.what,
+                    f"{expected} of {n} int32 values ({end - pos - 4} bytes left)",
+                    pos,
+                )
+            pos += 4
+            append((key, unpack_from(f">{n}i", data, pos)))
+            pos += 4 * n
+        self._pos = pos
+        return out
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from ..errors import CodecError
 from ._topic_partitions import TopicPartitionPair, read_topic_partitions, write_topic_partitions
-from ._wire import MIN_STRING_SIZE, Reader, Writer
+from ._wire import Reader, Writer
 
 __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
@@ -114,8 +114,7 @@ def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
     version = reader.int16("version")
     if version < 0:
         raise CodecError(_SUBSCRIPTION, f"version >= 0, got {version}", start)
-    count = reader.array_count(MIN_STRING_SIZE, "topics")
-    topics = tuple(reader.string("topic") for _ in range(count))
+    topics = tuple(reader.string_array("topics"))
     user_data = reader.nullable_bytes("user data")
     owned: list[TopicPartitionPair] = []
     generation_id = -1

@@ -104,26 +104,24 @@ def member_spec(
     protocol: str,
     *,
     instance_id: str | None = None,
-    known_topics: Mapping[str, int] | None = None,
 ) -> MemberSpec:
     """The engine's view of one decoded member (claim rules in the module docstring).
 
-    Topics missing from ``known_topics`` (when given) are left out of the subscription.
+    Topics unknown to the cluster are kept: the engine ignores them by contract.
     """
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
     ud_partitions, ud_generation = _user_data_claim(member_id, subscription.user_data, protocol)
-    owned: Iterable[tuple[str, int]]
-    if protocol == COOPERATIVE_STICKY and version >= 1:
-        owned = subscription.owned_partitions
-    else:
-        owned = [*subscription.owned_partitions, *ud_partitions]
-    topics: Iterable[str] = subscription.topics
-    if known_topics is not None:
-        topics = [t for t in topics if t in known_topics]
+    owned: Iterable[tuple[str, int]] = subscription.owned_partitions
+    if (protocol != COOPERATIVE_STICKY or version < 1) and ud_partitions:
+        if owned:
+            # Our members and librdkafka's write the same list twice: unite only if needed.
+            owned = owned if ud_partitions == list(owned) else [*owned, *ud_partitions]
+        else:
+            owned = ud_partitions
     return MemberSpec(
         member_id=member_id,
-        topics=topics,
+        topics=subscription.topics,
         owned=owned,
         generation=max(generation, ud_generation, -1),
         rack=subscription.rack_id or None,
@@ -165,7 +163,6 @@ def assign_group(
                 subscription,
                 protocol,
                 instance_id=member.instance_id,
-                known_topics=partitions_per_topic,
             )
         )
     engine = cooperative_assign if protocol == COOPERATIVE_STICKY else sticky_assign

@@ -1,0 +1,175 @@
+"""The leader's whole ``assign()`` (decode, engine, encode) against the engine alone.
+
+For each phase of a shape (``fresh``: nobody owns anything; ``rejoin``: every member owns
+its fresh partitions at generation 1 and one new member joins), every member's JoinGroup
+metadata is produced by a real assignor instance (``metadata(topics)`` after
+``on_assignment``), exactly the bytes the leader would receive. Timed:
+
+- ``engine``: ``sticky_assign``/``cooperative_assign`` on the equivalent ``MemberSpec``s;
+- ``leader``: ``assign_from_bytes`` on the raw metadata (decode + engine + encode);
+- ``leader_3x`` (with ``--kafka-python-objects``): ``assign(cluster, members)`` with each
+  member's metadata already decoded by kafka-python 3.x's own decoder, as its coordinator
+  passes it (that decode happens before ``assign()`` and is not timed).
+
+The ratio ``leader / engine`` is the cost of the wire layer (target: at most 2).
+
+Importable: :func:`leader_rows` returns the rows for ``benchmarks/run.py``; runnable alone:
+``python benchmarks/bench_leader.py --shapes H-1M``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from shapes import SHAPES  # noqa: E402
+
+from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor  # noqa: E402
+from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec  # noqa: E402
+from kafka_sticky_plugin.codec import Assignment, decode_subscription  # noqa: E402
+from kafka_sticky_plugin.core import cooperative_assign, sticky_assign  # noqa: E402
+
+PHASES = ("fresh", "rejoin")
+ASSIGNORS: dict[str, type[StickyAssignor] | type[CooperativeStickyAssignor]] = {
+    "sticky": StickyAssignor,
+    "cooperative-sticky": CooperativeStickyAssignor,
+}
+
+
+def _timed(fn: Any, *args: Any) -> tuple[Any, float]:
+    gc.collect()
+    start = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - start
+
+
+def _member_metadata(
+    protocol: str,
+    subs: Mapping[str, list[str]],
+    previous: Mapping[str, list[tuple[str, int]]] | None,
+) -> dict[str, bytes]:
+    """What each member sends: a fresh assignor instance, fed its previous assignment."""
+    out: dict[str, bytes] = {}
+    for member_id, topics in subs.items():
+        assignor = ASSIGNORS[protocol]()
+        if previous is not None and member_id in previous:
+            assignor.on_assignment(Assignment(3, tuple(previous[member_id])), 1)
+        out[member_id] = assignor.metadata(topics)
+    return out
+
+
+class _Cluster:
+    """Partition counts the way kafka-python's ClusterMetadata answers (a set per topic)."""
+
+    def __init__(self, partitions: Mapping[str, int]) -> None:
+        self._sets = {t: set(range(n)) for t, n in partitions.items()}
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return self._sets.get(topic)
+
+
+def leader_rows(
+    shapes: list[str] | None = None,
+    protocols: tuple[str, ...] = ("sticky", "cooperative-sticky"),
+    kafka_python_objects: bool = False,
+) -> list[dict[str, object]]:
+    """One row per (shape, protocol, phase): engine and leader seconds and their ratio."""
+    rows: list[dict[str, object]] = []
+    for shape_name in shapes or ["H-1M"]:
+        shape = SHAPES[shape_name]
+        subs = shape.subscriptions()
+        for protocol in protocols:
+            engine = cooperative_assign if protocol == "cooperative-sticky" else sticky_assign
+            assignor = ASSIGNORS[protocol]()
+            fresh_plan: dict[str, list[tuple[str, int]]] | None = None
+            for phase in PHASES:
+                phase_subs = dict(subs)
+                if phase == "rejoin":
+                    phase_subs["member-new"] = next(iter(subs.values()))
+                metadata = _member_metadata(protocol, phase_subs, fresh_plan)
+                specs = [
+                    member_spec(m, decode_subscription(raw), protocol)
+                    for m, raw in metadata.items()
+                ]
+                plan, engine_s = _timed(engine, shape.partitions, specs)
+                del plan
+                result, leader_s = _timed(assignor.assign_from_bytes, shape.partitions, metadata)
+                row: dict[str, object] = {
+                    "shape": shape_name,
+                    "protocol": protocol,
+                    "phase": phase,
+                    "engine_s": round(engine_s, 3),
+                    "leader_s": round(leader_s, 3),
+                    "ratio": round(leader_s / engine_s, 2) if engine_s else None,
+                    "metadata_mb": round(sum(map(len, metadata.values())) / 2**20, 1),
+                }
+                if kafka_python_objects:
+                    from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+
+                    members = [
+                        _JoinMember(m, ConsumerProtocolSubscription.decode(raw))
+                        for m, raw in metadata.items()
+                    ]
+                    _, leader_3x_s = _timed(assignor.assign, _Cluster(shape.partitions), members)
+                    row["leader_3x_s"] = round(leader_3x_s, 3)
+                    row["ratio_3x"] = round(leader_3x_s / engine_s, 2) if engine_s else None
+                rows.append(row)
+                if phase == "fresh":
+                    fresh_plan = {
+                        m: [tuple(tp) for tp in _decode_assignment_partitions(v)]
+                        for m, v in result.items()
+                    }
+    return rows
+
+
+class _JoinMember:
+    """The two attributes kafka-python's JoinGroup member carries into ``assign()``."""
+
+    def __init__(self, member_id: str, metadata: object) -> None:
+        self.member_id = member_id
+        self.metadata = metadata
+        self.group_instance_id = None
+
+
+def _decode_assignment_partitions(raw: bytes) -> tuple[tuple[str, int], ...]:
+    from kafka_sticky_plugin.codec import decode_assignment
+
+    return decode_assignment(raw).partitions
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", default="H-1M", help=f"comma-separated, from {list(SHAPES)}")
+    parser.add_argument("--protocols", default="sticky,cooperative-sticky")
+    parser.add_argument("--kafka-python-objects", action="store_true")
+    args = parser.parse_args(argv)
+    print(
+        f"{'shape':<11} {'protocol':<19} {'phase':<7} {'engine s':>9} {'leader s':>9} "
+        f"{'ratio':>6} {'meta MB':>8}"
+        + (f" {'3.x s':>8} {'ratio':>6}" if args.kafka_python_objects else "")
+    )
+    for row in leader_rows(
+        args.shapes.split(","), tuple(args.protocols.split(",")), args.kafka_python_objects
+    ):
+        line = (
+            f"{row['shape']!s:<11} {row['protocol']!s:<19} {row['phase']!s:<7} "
+            f"{row['engine_s']!s:>9} {row['leader_s']!s:>9} {row['ratio']!s:>6} "
+            f"{row['metadata_mb']!s:>8}"
+        )
+        if args.kafka_python_objects:
+            line += f" {row['leader_3x_s']!s:>8} {row['ratio_3x']!s:>6}"
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
