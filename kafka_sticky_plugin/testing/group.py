@@ -71,7 +71,9 @@ class ConsumerGroupRunner:
 
     # -- membership ----------------------------------------------------------------------
 
-    def _config(self, name: str, instance_id: str | None) -> MemberConfig:
+    def _config(
+        self, name: str, instance_id: str | None, assignors: tuple[str, ...] | None
+    ) -> MemberConfig:
         incarnation = self._incarnations.get(name, -1) + 1
         self._incarnations[name] = incarnation
         base = MemberConfig(
@@ -80,18 +82,23 @@ class ConsumerGroupRunner:
             topics=tuple(sorted(self.partitions_per_topic)),
             member=name,
             incarnation=incarnation,
-            assignors=self.assignors,
+            assignors=assignors if assignors is not None else self.assignors,
             group_instance_id=instance_id,
         )
         return replace(base, **self._member_settings)  # type: ignore[arg-type]
 
     def start_member(
-        self, name: str, process: bool = False, instance_id: str | None = None
+        self,
+        name: str,
+        process: bool = False,
+        instance_id: str | None = None,
+        assignors: Iterable[str] | None = None,
     ) -> MemberHandle:
-        """Start (a new incarnation of) member ``name``."""
+        """Start (a new incarnation of) member ``name``; ``assignors`` overrides the group's
+        assignor list for this incarnation (a rolling upgrade changes it member by member)."""
         if name in self._members and self._members[name].alive:
             raise RuntimeError(f"member {name} is already running")
-        config = self._config(name, instance_id)
+        config = self._config(name, instance_id, tuple(assignors) if assignors else None)
         handle: MemberHandle = (
             ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
         )
@@ -108,13 +115,36 @@ class ConsumerGroupRunner:
         """Close member ``name`` cleanly (commit on revoke, LeaveGroup)."""
         self._members[name].stop(timeout_s)
 
-    def restart_member(self, name: str, timeout_s: float = 30.0) -> MemberHandle:
-        """Stop member ``name`` and start its next incarnation with the same settings."""
+    def restart_member(
+        self, name: str, timeout_s: float = 30.0, assignors: Iterable[str] | None = None
+    ) -> MemberHandle:
+        """Stop member ``name`` and start its next incarnation with the same settings (and
+        the same assignors unless ``assignors`` is given)."""
         old = self._members[name]
         process = isinstance(old, ProcessMember)
         instance_id = old.config.group_instance_id
         old.stop(timeout_s)
-        return self.start_member(name, process=process, instance_id=instance_id)
+        return self.start_member(
+            name,
+            process=process,
+            instance_id=instance_id,
+            assignors=tuple(assignors) if assignors else old.config.assignors,
+        )
+
+    def wait_delivered(
+        self, acknowledged: Mapping[Partition, set[int]], timeout_s: float = 30.0
+    ) -> bool:
+        """Wait until every acknowledged offset was delivered to some member (True), or
+        ``timeout_s`` passed (False: the caller's delivery analysis will show what is lost)."""
+        wanted = {(t, p, o) for (t, p), offsets in acknowledged.items() for o in offsets}
+        deadline = time.monotonic() + timeout_s
+        while True:
+            seen = {(d.topic, d.partition, d.offset) for d in self.log.deliveries()}
+            if wanted <= seen:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)
 
     def member(self, name: str) -> MemberHandle:
         """The handle of member ``name``'s current incarnation."""

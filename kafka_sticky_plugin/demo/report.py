@@ -1,0 +1,84 @@
+"""The demo's end-of-run table: one row per strategy, the same columns for each.
+
+Columns:
+
+- ``restarts``: member restarts performed (members x bounces);
+- ``revoked/restart``: mean partitions revoked from members that were *not* restarting
+  (the restarting member always gives up its own partitions when it closes);
+- ``moved/restart``: mean partitions whose owner changed across a restart;
+- ``paused p*s``: partition-seconds during which a partition had no owner (nobody fetched
+  it), over the whole rolling restart; ``longest``: the longest single such pause;
+- ``rounds``: rebalance generations during the rolling restart;
+- ``consumed``, ``dups``, ``lost``: distinct acknowledged records delivered, re-deliveries,
+  and acknowledged records never delivered (must be 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .scenario import StrategyResult
+
+__all__ = ["format_table", "problems"]
+
+_HEADERS = (
+    "strategy",
+    "restarts",
+    "revoked/restart",
+    "moved/restart",
+    "paused p*s",
+    "longest s",
+    "rounds",
+    "consumed",
+    "dups",
+    "lost",
+)
+
+
+def _row(result: StrategyResult) -> tuple[str, ...]:
+    return (
+        result.strategy,
+        str(len(result.restarts)),
+        f"{result.revoked_per_restart:.1f}",
+        f"{result.moved_per_restart:.1f}",
+        f"{result.pause.partition_seconds:.1f}",
+        f"{result.pause.longest_pause_s:.1f}",
+        str(result.rounds),
+        str(result.deliveries.consumed),
+        str(result.deliveries.duplicates),
+        str(len(result.deliveries.lost)),
+    )
+
+
+def format_table(results: Sequence[StrategyResult]) -> str:
+    """A Markdown table (readable as plain text too) of ``results``."""
+    rows = [_HEADERS, *(_row(r) for r in results)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
+
+    def line(cells: Sequence[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in pairs]
+        return "| " + " | ".join(padded) + " |"
+
+    separator = (
+        "|"
+        + "|".join(
+            ("-" * (w + 2)) if i == 0 else ("-" * (w + 1) + ":") for i, w in enumerate(widths)
+        )
+        + "|"
+    )
+    return "\n".join([line(rows[0]), separator, *(line(r) for r in rows[1:])])
+
+
+def problems(result: StrategyResult) -> list[str]:
+    """What went wrong in a run (empty: every guarantee held)."""
+    found = list(result.errors)
+    if result.deliveries.lost:
+        found.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
+    if result.deliveries.unjustified_duplicates:
+        found.append(
+            f"{len(result.deliveries.unjustified_duplicates)} re-deliveries of committed offsets"
+        )
+    if result.overlaps:
+        found.append(f"{result.overlaps} times a partition had two owners at once")
+    return [f"[{result.strategy}] {text}" for text in found]

@@ -1,0 +1,221 @@
+"""One demo run: a group rolls through a restart of every member while a producer writes.
+
+:func:`run_rolling_restart` creates a fresh topic and a fresh group id (the embedded broker
+fixes a group's protocol forever), starts a steady keyed producer, starts the members, waits
+for a stable group, then restarts each member in turn (stop: commit on revoke and LeaveGroup;
+start: a new consumer with the same name), waiting for a stable group after each. It then
+drains the topic, closes the group and measures everything from the event log.
+
+A *strategy* is a list of bounces: ``sticky`` and ``cooperative-sticky`` are one bounce with
+the same assignor throughout; ``upgrade-from-range`` starts on ``range`` and performs KIP-429's
+two bounces (``[cooperative-sticky, range]`` then ``[cooperative-sticky]``), which only means
+something on a broker that votes on the protocol (Apache Kafka).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..testing.admin import create_topic, unique_name
+from ..testing.analysis import (
+    DeliveryReport,
+    Interval,
+    PauseReport,
+    analyse_deliveries,
+    find_overlaps,
+    ownership_intervals,
+    pause_report,
+    rebalance_rounds,
+    revoked_partitions,
+)
+from ..testing.events import EventLog, Partition, member_key
+from ..testing.group import ConsumerGroupRunner, StableGroup
+from ..testing.producer import KeyedProducer
+
+__all__ = ["STRATEGIES", "RestartRecord", "Strategy", "StrategyResult", "run_rolling_restart"]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """Assignors the group starts with, and the assignor list of each rolling bounce."""
+
+    name: str
+    initial: tuple[str, ...]
+    bounces: tuple[tuple[str, ...], ...]
+    needs_protocol_vote: bool = False
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "sticky": Strategy("sticky", ("sticky",), (("sticky",),)),
+    "cooperative-sticky": Strategy(
+        "cooperative-sticky", ("cooperative-sticky",), (("cooperative-sticky",),)
+    ),
+    "upgrade-from-range": Strategy(
+        "upgrade-from-range",
+        ("range",),
+        (("cooperative-sticky", "range"), ("cooperative-sticky",)),
+        needs_protocol_vote=True,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class RestartRecord:
+    """One member restart: when it began, when the group was stable again, what moved."""
+
+    member: str
+    old_key: str
+    t_start: float
+    t_stable: float
+    before: StableGroup
+    after: StableGroup
+    revoked: int
+    rounds: int
+
+    @property
+    def moved(self) -> int:
+        """Partitions whose owner (by logical member name) changed across the restart."""
+        old, new = self.before.owner_of(), self.after.owner_of()
+        return sum(1 for p in new if old.get(p) != new[p])
+
+
+@dataclass(frozen=True)
+class StrategyResult:
+    """Everything measured for one strategy."""
+
+    strategy: str
+    group_id: str
+    topic: str
+    partitions: tuple[Partition, ...]
+    t_origin: float
+    t_end: float
+    restarts: tuple[RestartRecord, ...]
+    pause: PauseReport
+    deliveries: DeliveryReport
+    intervals: tuple[Interval, ...]
+    overlaps: int
+    rounds: int
+    produced: int
+    errors: tuple[str, ...] = field(default=())
+
+    @property
+    def revoked_per_restart(self) -> float:
+        """Mean partitions revoked from members that were *not* restarting."""
+        return sum(r.revoked for r in self.restarts) / max(1, len(self.restarts))
+
+    @property
+    def moved_per_restart(self) -> float:
+        """Mean partitions that changed owner per restart."""
+        return sum(r.moved for r in self.restarts) / max(1, len(self.restarts))
+
+
+Reporter = Callable[[str], None]
+
+
+def _member_names(count: int) -> list[str]:
+    return [f"m{i}" for i in range(count)]
+
+
+def run_rolling_restart(
+    bootstrap: str,
+    strategy: Strategy,
+    members: int,
+    partitions: int,
+    rate_per_s: float = 200.0,
+    say: Reporter = print,
+    watch: Callable[[ConsumerGroupRunner, str], object] | None = None,
+    stable_timeout_s: float = 90.0,
+) -> StrategyResult:
+    """Run the scenario of the module docstring and measure it.
+
+    ``watch(runner, label)`` is called once the group exists and may return a context
+    manager (the live view) that is exited when the run ends.
+    """
+    topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
+    group_id = unique_name(f"demo-{strategy.name}")
+    log = EventLog()
+    producer = KeyedProducer(bootstrap, topic, keys=max(64, partitions * 4))
+    producer.send_burst(partitions * 10)
+    producer.start(rate_per_s)
+    names = _member_names(members)
+    restarts: list[RestartRecord] = []
+    errors: list[str] = []
+    t_origin = time.monotonic()
+    runner = ConsumerGroupRunner(
+        bootstrap, group_id, {topic: partitions}, strategy.initial, log=log
+    )
+
+    def wait_stable() -> StableGroup:
+        return runner.wait_stable(timeout_s=stable_timeout_s, quiet_s=1.0)
+
+    view = watch(runner, strategy.name) if watch is not None else None
+    stack = contextlib.ExitStack()
+    if isinstance(view, contextlib.AbstractContextManager):
+        stack.enter_context(view)
+    try:
+        say(f"[{strategy.name}] starting {members} members on {topic} ({partitions} partitions)")
+        for name in names:
+            runner.start_member(name)
+        stable = wait_stable()
+        say(f"[{strategy.name}] stable at generation {stable.generation}")
+        t_rolling = time.monotonic()
+        for bounce, assignors in enumerate(strategy.bounces, start=1):
+            for name in names:
+                old_key = member_key(name, runner.member(name).config.incarnation)
+                say(f"[{strategy.name}] bounce {bounce}: restarting {name} with {list(assignors)}")
+                t_start = time.monotonic()
+                runner.restart_member(name, assignors=assignors)
+                after = wait_stable()
+                events = log.events()
+                restarts.append(
+                    RestartRecord(
+                        member=name,
+                        old_key=old_key,
+                        t_start=t_start,
+                        t_stable=after.t,
+                        before=stable,
+                        after=after,
+                        revoked=revoked_partitions(
+                            events, t_start, after.t, exclude_keys=[old_key]
+                        ),
+                        rounds=len(rebalance_rounds(events, t_start, after.t)),
+                    )
+                )
+                say(
+                    f"[{strategy.name}] {name} back: stable at generation {after.generation}"
+                    f" after {after.t - t_start:.1f}s, {restarts[-1].moved} partitions moved,"
+                    f" {restarts[-1].revoked} revoked from the others"
+                )
+                stable = after
+        t_rolled = time.monotonic()
+        producer.stop()
+        if not runner.wait_delivered(producer.acknowledged(), timeout_s=30.0):
+            errors.append("not every acknowledged record was delivered within 30 s")
+    finally:
+        stack.close()
+        producer.close()
+        runner.close()
+    t_end = time.monotonic()
+    events = log.events()
+    intervals = ownership_intervals(events, t_end)
+    all_partitions = tuple((topic, p) for p in range(partitions))
+    errors.extend(e.detail for e in events if e.kind == "error")
+    return StrategyResult(
+        strategy=strategy.name,
+        group_id=group_id,
+        topic=topic,
+        partitions=all_partitions,
+        t_origin=t_origin,
+        t_end=t_end,
+        restarts=tuple(restarts),
+        pause=pause_report(intervals, all_partitions, t_rolling, t_rolled),
+        deliveries=analyse_deliveries(producer.acknowledged(), log.deliveries(), events),
+        intervals=tuple(intervals),
+        overlaps=len(find_overlaps(intervals)),
+        rounds=len(rebalance_rounds(events, t_rolling, t_rolled)),
+        produced=producer.sent,
+        errors=tuple(errors),
+    )
