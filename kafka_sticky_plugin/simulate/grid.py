@@ -226,6 +226,7 @@ def scenario_rows(grid: Grid) -> list[dict[str, Any]]:
                     "scenario_id": s.scenario_id,
                     "strategy": strategy,
                     "size": s.members * s.partitions,
+                    "partitions": s.partitions,
                     "events": len(s.events) + 1,
                     "time_cap_s": cap,
                     "size_cap": grid.size_caps.get(strategy, nan) if baseline else nan,

@@ -48,6 +48,7 @@ _INPUT_SCHEMA = StructType(
         StructField("scenario_id", StringType()),
         StructField("strategy", StringType()),
         StructField("size", LongType()),
+        StructField("partitions", LongType()),
         StructField("events", LongType()),
         StructField("time_cap_s", DoubleType()),
         StructField("size_cap", DoubleType()),

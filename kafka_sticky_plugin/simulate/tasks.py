@@ -14,36 +14,45 @@ from typing import Any
 
 __all__ = ["row_cost", "split_tasks"]
 
-#: Seconds of simulation per member x partition x event for our eager engine (measured on
-#: this project's 2-core machine at 1,000 members x 100,000 partitions, checks included).
-_SECONDS_PER_UNIT = 6e-9
-#: Fixed seconds per event (small groups: Python overhead dominates).
-_SECONDS_PER_EVENT = 2e-3
-#: Cost relative to our eager engine (measured: kafka-python's sticky assignors take about
-#: 100x our engine's time on the same shape; cooperative runs two or more rounds).
-_STRATEGY_WEIGHT = {
+#: Simulated seconds per protocol round of our eager engine, checks included, measured on this
+#: project's 2-core machine: about ``1e-3 + 3e-6 * partitions + 3e-9 * members * partitions``
+#: (0.6 s at 1,000 members x 100,000 partitions, 0.012 s at 100 x 5,000).
+_ROUND_FIXED_S = 1e-3
+_ROUND_PER_PARTITION_S = 3e-6
+_ROUND_PER_MEMBER_PARTITION_S = 3e-9
+#: kafka-python's sticky assignors: about 1.7e-6 s per member x partition per round.
+_KAFKA_PYTHON_STICKY_S = 1.7e-6
+#: Rounds per event (rolling restarts and pauses run several rebalances; cooperative ones
+#: run two or more rounds each).
+_ROUNDS_PER_EVENT = {"eager": 1.8, "cooperative": 3.5}
+_WEIGHT = {
     "sticky": 1.0,
-    "cooperative-sticky": 1.7,
+    "cooperative-sticky": 1.0,
     "kafka-python-range": 0.8,
     "kafka-python-roundrobin": 0.9,
-    "kafka-python-sticky": 100.0,
-    "kafka-python-cooperative-sticky": 150.0,
 }
 
 
 def row_cost(row: Mapping[str, Any]) -> float:
     """Estimated seconds for one row; a baseline above its size cap is not run (~0 s), one
     with a time cap runs at most about that long."""
+    strategy = str(row["strategy"])
     events = float(row["events"])
     size = float(row["size"])
+    partitions = float(row["partitions"])
     size_cap = row.get("size_cap")
     if size_cap is not None and size_cap == size_cap and size > float(size_cap):
-        return _SECONDS_PER_EVENT
-    weight = _STRATEGY_WEIGHT.get(str(row["strategy"]), 1.0)
-    seconds = events * (_SECONDS_PER_EVENT + size * _SECONDS_PER_UNIT * weight)
+        return _ROUND_FIXED_S * events
+    per_round = _ROUND_FIXED_S + _WEIGHT.get(strategy, 1.0) * (
+        _ROUND_PER_PARTITION_S * partitions + _ROUND_PER_MEMBER_PARTITION_S * size
+    )
+    if strategy.endswith("sticky") and strategy.startswith("kafka-python-"):
+        per_round += _KAFKA_PYTHON_STICKY_S * size
+    rounds = _ROUNDS_PER_EVENT["cooperative" if "cooperative" in strategy else "eager"]
+    seconds = events * rounds * per_round
     cap = row.get("time_cap_s")
     if cap is not None and cap == cap:
-        seconds = min(seconds, 1.5 * float(cap))
+        seconds = min(seconds, float(cap) + per_round)
     return seconds
 
 
