@@ -1,0 +1,768 @@
+"""Mixed groups on the real embedded broker: kafka-python members running this package's
+``CooperativeStickyAssignor`` and confluent-kafka members running librdkafka's
+``cooperative-sticky``, subscribed through :func:`kafka_sticky_plugin.confluent.subscribe`.
+
+Each scenario runs the same script with either client as the group leader (on Tansu the
+group's protocol and leader come from the first member to join): join, join, scale out, one
+member stops polling past ``max.poll.interval.ms`` and comes back, one member leaves. Keyed
+records are produced before and during all of it. Members run in threads of this process
+and record every rebalance callback, pause and delivery with ``time.monotonic()``.
+
+Checked after every step: the live members' assignments are disjoint, complete and balanced
+(max - min <= 1). Checked on the whole run: no partition is owned by two members at once
+(ownership intervals from the callbacks; a lost partition's interval ends when its member
+stopped polling, since the broker expelled it then); every delivery happened while its member
+owned the partition; every record was consumed; duplicates are counted and each one was in
+flight (read but not committed by a member that then lost the partition); members that keep
+their place keep their partitions (stickiness across clients). When our assignor leads, the
+subscriptions it decoded from librdkafka are checked too: consumer protocol v1+ carrying the
+partitions and generation librdkafka really owned, and the plan never hands a partition to a
+member while another member's valid claim holds it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import confluent_kafka
+import pytest
+
+from kafka_sticky_plugin import CooperativeStickyAssignor
+from kafka_sticky_plugin.adapters.kafka_python._metadata import to_subscription
+from kafka_sticky_plugin.codec import decode_assignment
+from kafka_sticky_plugin.confluent import (
+    RebalanceProtocol,
+    TopicPartition,
+    commit_positions,
+    create_consumer,
+    rebalance_protocol,
+    subscribe,
+)
+
+pytestmark = [pytest.mark.broker]
+
+PARTITIONS = 12
+GROUP_TIMEOUTS = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000}
+MAX_POLL_MS = 7000  # >= session.timeout.ms (librdkafka refuses less)
+PAUSE_S = 20.0  # long enough for the broker to expel the member and the group to settle
+CONVERGE_TIMEOUT_S = 45.0
+COMMIT_EVERY_S = 1.0
+
+
+# -- the journal ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    """One callback or life event of a member, at monotonic time ``t``."""
+
+    t: float
+    member: str
+    kind: str  # started | assigned | revoked | lost | paused | resumed | stopped | error
+    partitions: tuple[int, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One record handed to the application by a poll() call that ran from ``t0`` to ``t``."""
+
+    t0: float
+    t: float
+    member: str
+    partition: int
+    offset: int
+    sequence: int
+
+
+@dataclass(frozen=True)
+class LeaderInput:
+    """What our leader decoded from one member's JoinGroup metadata, and what it gave it."""
+
+    t: float
+    member_id: str
+    version: int
+    owned: tuple[int, ...]
+    generation: int
+    has_user_data: bool
+    assigned: tuple[int, ...]
+
+
+class Journal:
+    """Thread-safe, append-only record of one group run."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.events: list[Event] = []
+        self.deliveries: list[Delivery] = []
+        self.leader_rounds: list[list[LeaderInput]] = []
+
+    def event(self, member: str, kind: str, partitions: Any = (), detail: str = "") -> None:
+        numbers = tuple(sorted(tp.partition for tp in partitions))
+        with self._lock:
+            self.events.append(Event(time.monotonic(), member, kind, numbers, detail))
+
+    def deliver(self, batch: list[Delivery]) -> None:
+        with self._lock:
+            self.deliveries.extend(batch)
+
+    def leader_round(self, inputs: list[LeaderInput]) -> None:
+        with self._lock:
+            self.leader_rounds.append(inputs)
+
+    def snapshot(self) -> tuple[list[Event], list[Delivery]]:
+        with self._lock:
+            return list(self.events), list(self.deliveries)
+
+
+# -- members -------------------------------------------------------------------------------
+
+
+class RecordingCooperativeSticky(CooperativeStickyAssignor):
+    """This package's assignor, recording each leader round's decoded inputs and outputs."""
+
+    def __init__(self, journal: Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def assign(self, cluster: Any, members: Any) -> dict[str, bytes]:
+        members = list(members)
+        plan = super().assign(cluster, members)
+        inputs = []
+        for member in members:
+            subscription = to_subscription(member.metadata)
+            inputs.append(
+                LeaderInput(
+                    t=time.monotonic(),
+                    member_id=member.member_id,
+                    version=subscription.version,
+                    owned=tuple(sorted(p for _, p in subscription.owned_partitions)),
+                    generation=subscription.generation_id,
+                    has_user_data=bool(subscription.user_data),
+                    assigned=tuple(
+                        sorted(p for _, p in decode_assignment(plan[member.member_id]).partitions)
+                    ),
+                )
+            )
+        self._journal.leader_round(inputs)
+        return plan
+
+
+class Member(threading.Thread):
+    """One group member polling in its own thread until stopped; can stop polling for a while.
+
+    Commits by hand: every second from the poll loop, and on revoke through the listener
+    (commit-on-revoke); never for lost partitions. ``owned`` is the member's own view.
+    """
+
+    kind = ""
+
+    def __init__(self, name: str, bootstrap: str, group: str, topic: str, journal: Journal):
+        super().__init__(name=name, daemon=True)
+        self.member = name
+        self.bootstrap = bootstrap
+        self.group = group
+        self.topic = topic
+        self.journal = journal
+        self.owned: set[int] = set()
+        self.member_id = ""
+        self.subscribed = threading.Event()
+        self._stop_flag = threading.Event()
+        self._pause_s = 0.0
+        self._pause_lock = threading.Lock()
+        self.paused = threading.Event()
+        self.failure: BaseException | None = None
+
+    def pause_polling(self, seconds: float) -> None:
+        """Stop calling poll() for ``seconds`` (from the member's own thread)."""
+        with self._pause_lock:
+            self._pause_s = seconds
+
+    def stop(self) -> None:
+        self._stop_flag.set()
+        self.join(timeout=30)
+
+    def _maybe_pause(self) -> None:
+        with self._pause_lock:
+            seconds, self._pause_s = self._pause_s, 0.0
+        if seconds > 0:
+            self.paused.set()
+            self.journal.event(self.member, "paused")
+            time.sleep(seconds)
+            self.journal.event(self.member, "resumed")
+            self.paused.clear()
+
+    def run(self) -> None:
+        try:
+            self.loop(self._stop_flag.is_set)
+        except BaseException as exc:  # reported to the test through .failure
+            self.failure = exc
+            self.journal.event(self.member, "error", detail=repr(exc))
+        finally:
+            self.owned.clear()
+            self.journal.event(self.member, "stopped")
+
+    def loop(self, should_stop: Callable[[], bool]) -> None:
+        raise NotImplementedError
+
+
+class ConfluentMember(Member):
+    """librdkafka's cooperative-sticky through kafka_sticky_plugin.confluent.subscribe."""
+
+    kind = "confluent"
+
+    def loop(self, should_stop: Callable[[], bool]) -> None:
+        config = {
+            "bootstrap.servers": self.bootstrap,
+            "group.id": self.group,
+            "client.id": self.member,
+            "partition.assignment.strategy": "cooperative-sticky",
+            "max.poll.interval.ms": MAX_POLL_MS,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "log_level": 3,
+            **GROUP_TIMEOUTS,
+        }
+        consumer = create_consumer(config)
+        member = self
+
+        class Listener:
+            def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+                member.owned.difference_update(tp.partition for tp in revoked)
+                member.journal.event(member.member, "revoked", revoked)
+
+            def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+                member.member_id = consumer.memberid() or ""
+                member.owned.update(tp.partition for tp in assigned)
+                member.journal.event(member.member, "assigned", assigned)
+
+            def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
+                member.owned.difference_update(tp.partition for tp in lost)
+                member.journal.event(member.member, "lost", lost)
+
+        try:
+            subscribe(consumer, [self.topic], Listener(), commit_on_revoke=True)
+            self.journal.event(self.member, "started")
+            self.subscribed.set()
+            last_commit = time.monotonic()
+            while not should_stop():
+                self._maybe_pause()
+                polled_at = time.monotonic()
+                message = consumer.poll(0.1)
+                if message is not None and message.error() is None:
+                    self.journal.deliver(
+                        [
+                            Delivery(
+                                polled_at,
+                                time.monotonic(),
+                                self.member,
+                                message.partition() or 0,
+                                message.offset() or 0,
+                                int(message.value() or b"-1"),
+                            )
+                        ]
+                    )
+                if time.monotonic() - last_commit >= COMMIT_EVERY_S:
+                    last_commit = time.monotonic()
+                    try:
+                        commit_positions(consumer, consumer.assignment())
+                    except confluent_kafka.KafkaException as exc:  # mid-rebalance: retried
+                        self.journal.event(self.member, "commit_failed", detail=repr(exc))
+        finally:
+            consumer.close()
+
+
+class KafkaPythonMember(Member):
+    """kafka-python with this package's CooperativeStickyAssignor (recording leader rounds)."""
+
+    kind = "kafka-python"
+
+    def loop(self, should_stop: Callable[[], bool]) -> None:
+        from kafka import KafkaConsumer
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
+        from kafka.errors import KafkaError
+        from kafka.structs import OffsetAndMetadata
+
+        consumer = KafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            group_id=self.group,
+            client_id=self.member,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            session_timeout_ms=GROUP_TIMEOUTS["session.timeout.ms"],
+            heartbeat_interval_ms=GROUP_TIMEOUTS["heartbeat.interval.ms"],
+            max_poll_interval_ms=MAX_POLL_MS,
+            partition_assignment_strategy=[RecordingCooperativeSticky(self.journal)],
+        )
+        positions: dict[Any, int] = {}
+        member = self
+
+        # kafka-python 3.0.12 runs listeners on its IO loop, where only awaiting is allowed,
+        # and (cooperative) drops revoked partitions before the callback, so position() is
+        # gone there: commit the positions this loop tracked.
+        class Listener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
+            async def on_partitions_revoked(self, revoked: Any) -> None:
+                offsets = {
+                    tp: OffsetAndMetadata(positions[tp], "", -1)
+                    for tp in revoked
+                    if tp in positions
+                }
+                if offsets:
+                    await consumer.commit_async(offsets)
+                for tp in revoked:
+                    positions.pop(tp, None)
+                member.owned.difference_update(tp.partition for tp in revoked)
+                member.journal.event(member.member, "revoked", revoked)
+
+            async def on_partitions_assigned(self, assigned: Any) -> None:
+                member.owned.update(tp.partition for tp in assigned)
+                member.journal.event(member.member, "assigned", assigned)
+
+            async def on_partitions_lost(self, lost: Any) -> None:
+                for tp in lost:
+                    positions.pop(tp, None)
+                member.owned.difference_update(tp.partition for tp in lost)
+                member.journal.event(member.member, "lost", lost)
+
+        try:
+            consumer.subscribe([self.topic], listener=Listener())
+            self.journal.event(self.member, "started")
+            self.subscribed.set()
+            last_commit = time.monotonic()
+            while not should_stop():
+                self._maybe_pause()
+                polled_at = time.monotonic()
+                records = consumer.poll(timeout_ms=100)
+                self.member_id = consumer.group_metadata().member_id or self.member_id
+                now = time.monotonic()
+                batch = []
+                for tp, recs in records.items():
+                    for rec in recs:
+                        batch.append(
+                            Delivery(
+                                polled_at,
+                                now,
+                                self.member,
+                                tp.partition,
+                                rec.offset,
+                                int(rec.value),
+                            )
+                        )
+                    if recs:
+                        positions[KafkaTopicPartition(tp.topic, tp.partition)] = recs[-1].offset + 1
+                self.journal.deliver(batch)
+                if now - last_commit >= COMMIT_EVERY_S:
+                    last_commit = now
+                    assigned = set(consumer.assignment())
+                    offsets = {
+                        tp: OffsetAndMetadata(off, "", -1)
+                        for tp, off in list(positions.items())
+                        if tp in assigned
+                    }
+                    if offsets:
+                        try:
+                            consumer.commit(offsets)
+                        except KafkaError as exc:  # mid-rebalance: retried next second
+                            self.journal.event(self.member, "commit_failed", detail=repr(exc))
+        finally:
+            consumer.close()
+
+
+MEMBER_KINDS: dict[str, type[Member]] = {"k": KafkaPythonMember, "c": ConfluentMember}
+
+
+# -- producing -----------------------------------------------------------------------------
+
+
+class KeyedProducer(threading.Thread):
+    """Produces keyed records (value = sequence number) at a steady rate until stopped."""
+
+    def __init__(self, bootstrap: str, topic: str, per_second: float) -> None:
+        super().__init__(name="producer", daemon=True)
+        self._producer = confluent_kafka.Producer(
+            {"bootstrap.servers": bootstrap, "linger.ms": 5, "log_level": 3}
+        )
+        self._topic = topic
+        self._interval = 1.0 / per_second
+        self._stop_flag = threading.Event()
+        self.produced = 0
+        self.failed: list[str] = []
+
+    def produce(self, count: int) -> None:
+        for _ in range(count):
+            self._send()
+        self._producer.flush(10)
+
+    def _send(self) -> None:
+        sequence = self.produced
+        self.produced += 1
+
+        def on_delivery(err: Any, _msg: Any) -> None:
+            if err is not None:
+                self.failed.append(f"{sequence}: {err}")
+
+        self._producer.produce(
+            self._topic,
+            key=f"key-{sequence % 97}".encode(),
+            value=str(sequence).encode(),
+            on_delivery=on_delivery,
+        )
+        self._producer.poll(0)
+
+    def run(self) -> None:
+        while not self._stop_flag.wait(self._interval):
+            self._send()
+        self._producer.flush(10)
+
+    def stop(self) -> None:
+        self._stop_flag.set()
+        self.join(timeout=15)
+
+
+# -- the group and its checks --------------------------------------------------------------
+
+
+class Group:
+    """The members of one run, started and stopped by the scenario script."""
+
+    def __init__(self, bootstrap: str, group: str, topic: str) -> None:
+        self.bootstrap = bootstrap
+        self.group = group
+        self.topic = topic
+        self.journal = Journal()
+        self.members: dict[str, Member] = {}
+        self.history: list[str] = []
+        self.started = time.monotonic()
+
+    def start(self, name: str) -> Member:
+        member = MEMBER_KINDS[name[0]](name, self.bootstrap, self.group, self.topic, self.journal)
+        self.members[name] = member
+        member.start()
+        if not member.subscribed.wait(15):
+            raise AssertionError(f"{name} did not subscribe: {member.failure!r}")
+        return member
+
+    def live(self) -> dict[str, Member]:
+        return {n: m for n, m in self.members.items() if m.is_alive() and not m.paused.is_set()}
+
+    def wait_converged(self, step: str, stable_s: float = 2.0) -> dict[str, set[int]]:
+        """Wait until live members own every partition exactly once, balanced, and stable."""
+        deadline = time.monotonic() + CONVERGE_TIMEOUT_S
+        last_view: dict[str, tuple[int, ...]] = {}
+        stable_since = time.monotonic()
+        while time.monotonic() < deadline:
+            for member in self.members.values():
+                if member.failure is not None:
+                    raise AssertionError(f"{member.member} failed: {member.failure!r}")
+            view = {n: tuple(sorted(m.owned)) for n, m in self.live().items()}
+            if view != last_view:
+                last_view, stable_since = view, time.monotonic()
+            owned = [p for parts in view.values() for p in parts]
+            sizes = [len(parts) for parts in view.values()]
+            settled = sorted(owned) == list(range(PARTITIONS)) and max(sizes) - min(sizes) <= 1
+            if settled and time.monotonic() - stable_since >= stable_s:
+                owners = ", ".join(f"{n}={list(p)}" for n, p in view.items())
+                elapsed = time.monotonic() - self.started
+                self.history.append(f"{elapsed:6.1f}s {step}: {owners}")
+                return {n: set(p) for n, p in view.items()}
+            time.sleep(0.1)
+        raise AssertionError(f"no convergence after {step}: {last_view}")
+
+    def stop_all(self) -> None:
+        for member in self.members.values():
+            if member.is_alive():
+                member.stop()
+
+
+@dataclass
+class Interval:
+    member: str
+    partition: int
+    start: float
+    end: float = float("inf")
+    ended_by: str = ""
+
+
+def ownership_intervals(events: list[Event]) -> list[Interval]:
+    """Per member and partition: from ``assigned`` to ``revoked``/``lost``/``stopped``.
+
+    An interval ended by ``lost`` ends at the member's last ``paused`` before it, if any:
+    the member stopped processing there and the broker expelled it for that.
+    """
+    open_: dict[tuple[str, int], Interval] = {}
+    done: list[Interval] = []
+    last_pause: dict[str, float] = {}
+    for event in sorted(events, key=lambda e: e.t):
+        if event.kind == "paused":
+            last_pause[event.member] = event.t
+        elif event.kind == "assigned":
+            for p in event.partitions:
+                open_[(event.member, p)] = Interval(event.member, p, event.t)
+        elif event.kind in ("revoked", "lost"):
+            for p in event.partitions:
+                interval = open_.pop((event.member, p), None)
+                if interval is None:
+                    raise AssertionError(f"{event.member} gave up {p} it never got: {event}")
+                end = event.t
+                if event.kind == "lost" and last_pause.get(event.member, -1.0) > interval.start:
+                    end = last_pause[event.member]
+                interval.end, interval.ended_by = end, event.kind
+                done.append(interval)
+        elif event.kind == "stopped":
+            for key in [k for k in open_ if k[0] == event.member]:
+                interval = open_.pop(key)
+                interval.end, interval.ended_by = event.t, "stopped"
+                done.append(interval)
+    return done + list(open_.values())
+
+
+def check_no_double_ownership(intervals: list[Interval]) -> None:
+    by_partition: dict[int, list[Interval]] = defaultdict(list)
+    for interval in intervals:
+        by_partition[interval.partition].append(interval)
+    for partition, items in sorted(by_partition.items()):
+        items.sort(key=lambda i: i.start)
+        holder = items[0]
+        for later in items[1:]:
+            assert later.start >= holder.end, (
+                f"partition {partition} owned by {holder.member} until {holder.end:.3f} "
+                f"and by {later.member} from {later.start:.3f}"
+            )
+            if later.end > holder.end:
+                holder = later
+
+
+def check_deliveries(
+    intervals: list[Interval], deliveries: list[Delivery], produced: int
+) -> dict[str, int]:
+    """Every delivery inside an ownership interval; all records read; duplicates in flight."""
+    by_owner: dict[tuple[str, int], list[Interval]] = defaultdict(list)
+    for interval in intervals:
+        by_owner[(interval.member, interval.partition)].append(interval)
+
+    def interval_of(d: Delivery) -> Interval:
+        for interval in by_owner[(d.member, d.partition)]:
+            if interval.start <= d.t and d.t0 <= interval.end:
+                return interval
+        raise AssertionError(f"{d.member} read {d.partition}@{d.offset} without owning it")
+
+    seen: dict[tuple[int, int], list[Delivery]] = defaultdict(list)
+    for delivery in sorted(deliveries, key=lambda d: d.t):
+        interval_of(delivery)
+        seen[(delivery.partition, delivery.offset)].append(delivery)
+    sequences = {d.sequence for d in deliveries}
+    missing = sorted(set(range(produced)) - sequences)
+    assert not missing, f"{len(missing)} records never consumed, first {missing[:10]}"
+    duplicates = 0
+    for (partition, offset), reads in sorted(seen.items()):
+        for earlier in reads[:-1]:
+            ended_by = interval_of(earlier).ended_by
+            assert ended_by == "lost", (
+                f"{partition}@{offset} read again after {earlier.member} gave it up by "
+                f"{ended_by} (commit-on-revoke should have committed it)"
+            )
+            duplicates += 1
+    return {"deliveries": len(deliveries), "duplicates": duplicates, "records": produced}
+
+
+def check_leader_rounds(group: Group) -> int:
+    """Our leader's view of librdkafka members: v1+ subscriptions with real owned partitions,
+    and a plan that never gives a partition to one member while another validly claims it."""
+    confluent_ids = {m.member_id: n for n, m in group.members.items() if m.kind == "confluent"}
+    checked = 0
+    for inputs in group.journal.leader_rounds:
+        newest = max((i.generation for i in inputs), default=-1)
+        claims = Counter(p for i in inputs for p in i.owned if i.generation == newest)
+        for item in inputs:
+            if item.member_id in confluent_ids:
+                assert item.version >= 1, f"librdkafka sent subscription v{item.version}"
+                checked += 1
+            for p in item.assigned:
+                holders = [
+                    other.member_id
+                    for other in inputs
+                    if other.member_id != item.member_id
+                    and p in other.owned
+                    and other.generation == newest
+                    and claims[p] == 1
+                ]
+                assert not holders, (
+                    f"leader gave {p} to {item.member_id} while {holders} still own it"
+                )
+    return checked
+
+
+# -- the scenario --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def topic(topic_factory: Callable[[int], str]) -> str:
+    """A fresh 12-partition topic (never deleted: librdkafka crashes when it is)."""
+    return topic_factory(PARTITIONS)
+
+
+def run_scenario(bootstrap: str, topic: str, order: str) -> tuple[Group, dict[str, int]]:
+    """``order`` names four members by kind in join order (first is the leader), e.g. 'kckc'.
+
+    The third-joined... member of the non-leader kind pauses (member index 3), and the
+    second-joined member leaves at the end.
+    """
+    names = [f"{kind}{i + 1}" for i, kind in enumerate(order)]
+    group = Group(bootstrap, f"group-{order}-{time.monotonic_ns()}", topic)
+    producer = KeyedProducer(bootstrap, topic, per_second=40)
+    producer.produce(300)
+    producer.start()
+    try:
+        group.start(names[0])
+        group.wait_converged(f"{names[0]} joins (leader)")
+        before = {names[0]: set(group.members[names[0]].owned)}
+        group.start(names[1])
+        after = group.wait_converged(f"{names[1]} joins")
+        assert after[names[0]] <= before[names[0]], "the leader's kept partitions moved"
+        group.start(names[2])
+        group.start(names[3])
+        before = after
+        after = group.wait_converged(f"{names[2]} and {names[3]} join (scale out)")
+        for name in names[:2]:
+            assert after[name] <= before[name], f"{name} was given partitions it did not own"
+            assert len(after[name]) == PARTITIONS // 4, f"{name} unbalanced: {after[name]}"
+        paused = group.members[names[3]]
+        before = after
+        paused.pause_polling(PAUSE_S)
+        if not paused.paused.wait(5):
+            raise AssertionError(f"{names[3]} did not pause")
+        after = group.wait_converged(f"{names[3]} stops polling")
+        assert paused.paused.is_set(), f"the others only settled after {names[3]} came back"
+        for name in names[:3]:
+            assert before[name] <= after[name], f"{name} lost partitions to a pause elsewhere"
+        deadline = time.monotonic() + PAUSE_S + 10
+        while paused.paused.is_set() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        after = group.wait_converged(f"{names[3]} polls again")
+        group.members[names[1]].stop()
+        before = after
+        after = group.wait_converged(f"{names[1]} leaves")
+        for name in (names[0], names[2], names[3]):
+            assert before[name] <= after[name], f"{name} lost partitions when {names[1]} left"
+    finally:
+        producer.stop()
+    try:
+        drained = time.monotonic() + 30
+        while time.monotonic() < drained:
+            if {d.sequence for d in group.journal.snapshot()[1]} >= set(range(producer.produced)):
+                break
+            time.sleep(0.2)
+    finally:
+        group.stop_all()
+    assert not producer.failed, producer.failed[:5]
+    lost_events = [e for e in group.journal.events if e.kind == "lost"]
+    assert any(e.member == names[3] and e.partitions for e in lost_events), (
+        f"{names[3]} paused past max.poll.interval.ms but never saw on_partitions_lost"
+    )
+    events, deliveries = group.journal.snapshot()
+    intervals = ownership_intervals(events)
+    check_no_double_ownership(intervals)
+    counts = check_deliveries(intervals, deliveries, producer.produced)
+    return group, counts
+
+
+def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+    reader = confluent_kafka.Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": group, "log_level": 3}
+    )
+    try:
+        parts = [confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)]
+        return {tp.partition: tp.offset for tp in reader.committed(parts, timeout=10)}
+    finally:
+        reader.close()
+
+
+def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
+    reader = confluent_kafka.Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "watermarks", "log_level": 3}
+    )
+    try:
+        return {
+            p: reader.get_watermark_offsets(confluent_kafka.TopicPartition(topic, p), timeout=10)[1]
+            for p in range(PARTITIONS)
+        }
+    finally:
+        reader.close()
+
+
+@pytest.mark.timeout(180)
+def test_mixed_group_with_our_assignor_leading(broker: Any, topic: str) -> None:
+    """kafka-python (our CooperativeStickyAssignor) leads; librdkafka members follow."""
+    group, counts = run_scenario(broker.bootstrap, topic, "kckc")
+    checked = check_leader_rounds(group)
+    assert checked > 0, "our leader never saw a librdkafka subscription"
+    assert committed_offsets(broker.bootstrap, group.group, topic) == end_offsets(
+        broker.bootstrap, topic
+    ), "the last owners did not commit everything on close (commit-on-revoke)"
+    print("\n".join(group.history), counts, f"librdkafka subscriptions checked: {checked}")
+
+
+@pytest.mark.timeout(180)
+def test_mixed_group_with_librdkafka_leading(broker: Any, topic: str) -> None:
+    """librdkafka's cooperative-sticky leads; our kafka-python members follow."""
+    group, counts = run_scenario(broker.bootstrap, topic, "ckck")
+    assert not group.journal.leader_rounds, "a kafka-python member led although c1 joined first"
+    assert committed_offsets(broker.bootstrap, group.group, topic) == end_offsets(
+        broker.bootstrap, topic
+    ), "the last owners did not commit everything on close (commit-on-revoke)"
+    print("\n".join(group.history), counts)
+
+
+class FirstAssignment:
+    """Remembers the partitions of every on_partitions_assigned call."""
+
+    def __init__(self) -> None:
+        self.assigned: list[set[TopicPartition]] = []
+
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        """Nothing to do."""
+
+    def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self.assigned.append(assigned)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "range"])
+def test_rebalance_protocol_matches_what_librdkafka_enforces(
+    broker: Any, topic: str, strategy: str
+) -> None:
+    """The protocol derived from the config is the one librdkafka enforces once joined:
+    the bridge's calls succeed and the other kind of call is refused."""
+    config = {
+        "bootstrap.servers": broker.bootstrap,
+        "group.id": f"protocol-{strategy}-{time.monotonic_ns()}",
+        "partition.assignment.strategy": strategy,
+        "auto.offset.reset": "earliest",
+        "log_level": 3,
+        **GROUP_TIMEOUTS,
+    }
+    ours = rebalance_protocol(config)
+    consumer = create_consumer(config)
+    listener = FirstAssignment()
+    try:
+        subscribe(consumer, [topic], listener)
+        deadline = time.monotonic() + 20
+        while not listener.assigned and time.monotonic() < deadline:
+            consumer.poll(0.2)
+        assert listener.assigned, f"{strategy}: no assignment"
+        assert {tp.partition for tp in consumer.assignment()} == set(range(PARTITIONS))
+        parts = [confluent_kafka.TopicPartition(topic, 0)]
+        with pytest.raises(confluent_kafka.KafkaException):
+            if ours is RebalanceProtocol.COOPERATIVE:
+                consumer.assign(parts)
+            else:
+                consumer.incremental_unassign(parts)
+        assert {tp.partition for tp in consumer.assignment()} == set(range(PARTITIONS))
+    finally:
+        consumer.close()
