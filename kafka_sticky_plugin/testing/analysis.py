@@ -18,7 +18,7 @@ Definitions (used by the tests and printed by the demo):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .events import Delivery, OwnershipEvent, Partition
@@ -194,6 +194,7 @@ class DeliveryReport:
     duplicates: int
     lost: tuple[tuple[str, int, int], ...]
     unjustified_duplicates: tuple[tuple[str, int, int], ...]
+    stale: int = 0
 
     @property
     def ok(self) -> bool:
@@ -205,8 +206,19 @@ def analyse_deliveries(
     acknowledged: Mapping[Partition, set[int]],
     deliveries: Sequence[Delivery],
     events: Iterable[OwnershipEvent],
+    stale: Callable[[Delivery], bool] | None = None,
 ) -> DeliveryReport:
-    """Compare what the broker acknowledged with what members delivered (module docstring)."""
+    """Compare what the broker acknowledged with what members delivered (module docstring).
+
+    ``stale`` marks deliveries by a member that was no longer a live owner (a frozen member
+    draining records it fetched before the group expelled it): they are counted in
+    ``stale`` and otherwise ignored, so they can neither hide a loss nor count as duplicates.
+    """
+    stale_count = 0
+    if stale is not None:
+        kept = [d for d in deliveries if not stale(d)]
+        stale_count = len(deliveries) - len(kept)
+        deliveries = kept
     commits: dict[Partition, list[tuple[float, int]]] = defaultdict(list)
     for e in events:
         if e.kind == "committed":
@@ -240,4 +252,5 @@ def analyse_deliveries(
         duplicates=duplicates,
         lost=lost,
         unjustified_duplicates=tuple(unjustified),
+        stale=stale_count,
     )

@@ -1,0 +1,93 @@
+"""A group forms, grows and shrinks on a real broker, with records flowing throughout.
+
+After each stable generation every partition is owned by exactly one live member and the
+assignment is balanced; sticky strategies move no more partitions than balance needs
+(growth: only what the newcomers must get; shrink: only the leaver's partitions); under
+cooperative-sticky a member is only ever told to revoke partitions that actually move, so the
+partitions it keeps are fetched without a pause. Processing guarantees are checked on the whole
+run: no partition had two owners at once, nothing acknowledged was lost, duplicates were only
+in flight.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kafka_sticky_plugin.testing.analysis import analyse_deliveries, revoked_partitions
+from kafka_sticky_plugin.testing.checks import (
+    check_deliveries,
+    check_exclusive_ownership,
+    check_stable_assignment,
+)
+from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
+
+PARTITIONS = 12
+
+
+def _moved(before: StableGroup, after: StableGroup) -> list[tuple[str, int]]:
+    old, new = before.owner_of(), after.owner_of()
+    return sorted(p for p in new if old.get(p) != new[p])
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
+def test_group_forms_grows_and_shrinks(
+    strategy: str,
+    topic_factory: Callable[[int], str],
+    group_id: str,
+    group_factory: Callable[..., ConsumerGroupRunner],
+    producer_factory: Callable[[str], Any],
+) -> None:
+    """1 -> 3 -> 2 members: complete, balanced, minimal moves, guarantees kept."""
+    topic = topic_factory(PARTITIONS)
+    producer = producer_factory(topic)
+    producer.send_burst(PARTITIONS * 10)
+    producer.start(100)
+    group = group_factory(group_id, {topic: PARTITIONS}, [strategy])
+    everything = group.all_partitions()
+
+    group.start_member("m0")
+    formed = group.wait_stable(timeout_s=45)
+    check_stable_assignment(formed, everything)
+    assert set(formed.assignment["m0"]) == everything
+
+    t_grow = time.monotonic()
+    group.start_member("m1")
+    group.start_member("m2")
+    grown = group.wait_stable(timeout_s=60)
+    check_stable_assignment(grown, everything)
+    moved = _moved(formed, grown)
+    assert len(moved) == PARTITIONS - PARTITIONS // 3, f"growth moved {moved}"
+    assert set(grown.assignment["m0"]) <= set(formed.assignment["m0"])
+    revoked_on_growth = revoked_partitions(group.log.events(), t_grow, grown.t)
+    if strategy == "cooperative-sticky":
+        assert revoked_on_growth == len(moved), "a kept partition was revoked"
+    else:
+        assert revoked_on_growth == PARTITIONS, "eager revokes everything"
+
+    t_shrink = time.monotonic()
+    leaver_key = group.live_keys()["m1"]
+    group.stop_member("m1")
+    shrunk = group.wait_stable(timeout_s=60)
+    check_stable_assignment(shrunk, everything)
+    moved = _moved(grown, shrunk)
+    assert set(moved) == set(grown.assignment["m1"]), f"shrink moved {moved}"
+    revoked_on_shrink = revoked_partitions(
+        group.log.events(), t_shrink, shrunk.t, exclude_keys=[leaver_key]
+    )
+    if strategy == "cooperative-sticky":
+        assert revoked_on_shrink == 0, "survivors were told to revoke partitions they keep"
+
+    producer.stop()
+    drained = group.wait_delivered(producer.acknowledged(), timeout_s=30)
+    group.close()
+    events = group.log.events()
+    check_exclusive_ownership(events, time.monotonic())
+    report = analyse_deliveries(producer.acknowledged(), group.log.deliveries(), events)
+    print(f"{strategy}: acknowledged {report.acknowledged}, duplicates {report.duplicates}")
+    check_deliveries(report)
+    assert drained
