@@ -318,3 +318,30 @@ def test_protocol_loop_is_stable_and_sticky_when_members_join(
     kept = sum(len(set(plan[m]) & set(final[m])) for m in plan)
     assert kept == 18 - len(final["m3"])
     assert sorted(len(v) for v in final.values()) == [4, 4, 5, 5]
+
+
+def test_assign_restores_the_garbage_collector_state() -> None:
+    """The leader pauses cyclic GC only for the call and restores whatever state it found."""
+    import gc
+
+    assignor = StickyAssignor()
+    raw = {"a": sub(3, T)}
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        assignor.assign_from_bytes({"t1": 1}, raw)
+        assert gc.isenabled()
+        gc.disable()
+        assignor.assign_from_bytes({"t1": 1}, raw)
+        assert not gc.isenabled()
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_reused_owned_bytes_equal_a_fresh_encode() -> None:
+    """A member keeping exactly its owned partitions gets the bytes the encoder would write."""
+    owned = tuple(("t1", p) for p in range(3)) + (("t2", 0),)
+    raw = {"keeper": sub(3, ("t1", "t2"), owned_partitions=owned, generation_id=4)}
+    result = StickyAssignor().assign_from_bytes({"t1": 3, "t2": 1}, raw)
+    assert result["keeper"] == encode_assignment(Assignment(3, owned))

@@ -14,7 +14,9 @@ from __future__ import annotations
 from .consumer_protocol import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Assignment,
+    AssignmentEncoder,
     Subscription,
+    SubscriptionDecoder,
     decode_assignment,
     decode_subscription,
     encode_assignment,
@@ -31,7 +33,9 @@ from .sticky_user_data import (
 __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "Assignment",
+    "AssignmentEncoder",
     "Subscription",
+    "SubscriptionDecoder",
     "decode_assignment",
     "decode_cooperative_user_data",
     "decode_sticky_user_data",

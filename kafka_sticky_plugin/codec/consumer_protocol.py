@@ -34,13 +34,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import CodecError
-from ._topic_partitions import TopicPartitionPair, read_topic_partitions, write_topic_partitions
+from ._topic_partitions import (
+    TopicHeaders,
+    TopicPartitionPair,
+    read_topic_partitions,
+    read_topic_partitions_block,
+    write_topic_partitions,
+)
 from ._wire import Reader, Writer
 
 __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "Assignment",
+    "AssignmentEncoder",
     "Subscription",
+    "SubscriptionDecoder",
     "decode_assignment",
     "decode_subscription",
     "encode_assignment",
@@ -50,6 +58,10 @@ __all__ = [
 
 #: The highest consumer-protocol version this codec knows (rack id, KIP-881).
 CONSUMER_PROTOCOL_LATEST_VERSION = 3
+
+#: Distinct topic arrays a :class:`SubscriptionDecoder` remembers (a group rarely has more
+#: distinct subscriptions; more only costs a few failed prefix compares).
+_TOPIC_MEMO_SIZE = 8
 
 _SUBSCRIPTION = "consumer protocol subscription"
 _ASSIGNMENT = "consumer protocol assignment"
@@ -107,25 +119,46 @@ def encode_subscription(subscription: Subscription) -> bytes:
     return writer.getvalue()
 
 
-def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
-    """Decode a subscription of any version (see the module's reading rules)."""
+def _read_topics(
+    reader: Reader,
+    memo: list[tuple[bytes, tuple[str, ...]]] | None,
+    names: dict[bytes, str] | None,
+) -> tuple[str, ...]:
+    if memo is not None:
+        for block, topics in memo:
+            if reader.take_prefix(block):
+                return topics
+    start = reader.offset
+    topics = tuple(reader.string_array("topics", names))
+    if memo is not None:
+        memo.insert(0, (reader.bytes_since(start), topics))
+        del memo[_TOPIC_MEMO_SIZE:]
+    return topics
+
+
+def _decode_subscription(
+    data: bytes | bytearray | memoryview,
+    memo: list[tuple[bytes, tuple[str, ...]]] | None,
+    names: dict[bytes, str] | None,
+) -> tuple[Subscription, bytes | None]:
     reader = Reader(data, _SUBSCRIPTION)
     start = reader.offset
     version = reader.int16("version")
     if version < 0:
         raise CodecError(_SUBSCRIPTION, f"version >= 0, got {version}", start)
-    topics = tuple(reader.string_array("topics"))
+    topics = _read_topics(reader, memo, names)
     user_data = reader.nullable_bytes("user data")
     owned: list[TopicPartitionPair] = []
+    owned_block: bytes | None = None
     generation_id = -1
     rack_id: str | None = None
     if version >= 1 and not reader.at_end():
-        owned = read_topic_partitions(reader, "owned partitions")
+        owned, owned_block = read_topic_partitions_block(reader, "owned partitions", names)
         if version >= 2 and not reader.at_end():
             generation_id = reader.int32("generation id")
             if version >= 3 and not reader.at_end():
                 rack_id = reader.nullable_string("rack id")
-    return Subscription(
+    subscription = Subscription(
         version=version,
         topics=topics,
         user_data=user_data,
@@ -133,16 +166,74 @@ def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
         generation_id=generation_id,
         rack_id=rack_id,
     )
+    return subscription, owned_block
+
+
+def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
+    """Decode a subscription of any version (see the module's reading rules)."""
+    return _decode_subscription(data, None, None)[0]
+
+
+class SubscriptionDecoder:
+    """Decodes the subscriptions of one group, sharing work between its members.
+
+    Create one per leader assignment (state is per instance, never module-wide). It keeps the
+    raw bytes of the last few distinct topic arrays, so members that subscribe to the same
+    topics decode that list once (a prefix compare instead of a parse), interns topic names,
+    and
+    :meth:`decode_with_owned_block` also returns the raw bytes of the owned-partitions array
+    when the sender wrote it canonically (sorted, grouped): equal bytes, equal claims, which
+    lets the leader skip decoding sticky user data that repeats it. Results are exactly those
+    of :func:`decode_subscription`.
+    """
+
+    __slots__ = ("_memo", "_names")
+
+    def __init__(self) -> None:
+        self._memo: list[tuple[bytes, tuple[str, ...]]] = []
+        self._names: dict[bytes, str] = {}
+
+    def decode(self, data: bytes | bytearray | memoryview) -> Subscription:
+        """Same as :func:`decode_subscription`."""
+        return _decode_subscription(data, self._memo, self._names)[0]
+
+    def decode_with_owned_block(
+        self, data: bytes | bytearray | memoryview
+    ) -> tuple[Subscription, bytes | None]:
+        """The subscription and its canonical owned-partitions bytes (count included), or
+        ``None`` when the message has no owned partitions field or wrote it non-canonically."""
+        return _decode_subscription(data, self._memo, self._names)
+
+
+def _encode_assignment(assignment: Assignment, headers: TopicHeaders | None) -> bytes:
+    _check_version(assignment.version, _ASSIGNMENT)
+    writer = Writer(_ASSIGNMENT)
+    writer.int16(assignment.version, "version")
+    write_topic_partitions(writer, assignment.partitions, "assigned partitions", headers)
+    writer.nullable_bytes(assignment.user_data, "user data")
+    return writer.getvalue()
 
 
 def encode_assignment(assignment: Assignment) -> bytes:
     """Encode ``assignment``; every version 0-3 has the same layout."""
-    _check_version(assignment.version, _ASSIGNMENT)
-    writer = Writer(_ASSIGNMENT)
-    writer.int16(assignment.version, "version")
-    write_topic_partitions(writer, assignment.partitions, "assigned partitions")
-    writer.nullable_bytes(assignment.user_data, "user data")
-    return writer.getvalue()
+    return _encode_assignment(assignment, None)
+
+
+class AssignmentEncoder:
+    """Encodes the assignments of one group, sharing each topic's encoded header.
+
+    Create one per leader assignment (state is per instance). Bytes are exactly those of
+    :func:`encode_assignment`.
+    """
+
+    __slots__ = ("_headers",)
+
+    def __init__(self) -> None:
+        self._headers = TopicHeaders()
+
+    def encode(self, assignment: Assignment) -> bytes:
+        """Same as :func:`encode_assignment`."""
+        return _encode_assignment(assignment, self._headers)
 
 
 def decode_assignment(data: bytes | bytearray | memoryview) -> Assignment:

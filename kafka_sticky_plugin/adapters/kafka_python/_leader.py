@@ -30,18 +30,21 @@ and with nothing owned the cooperative round equals the eager sticky plan.
 
 from __future__ import annotations
 
+import gc
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from ...codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Assignment,
+    AssignmentEncoder,
     Subscription,
+    SubscriptionDecoder,
     decode_cooperative_user_data,
     decode_sticky_user_data,
-    encode_assignment,
 )
 from ...core import MemberSpec, cooperative_assign, sticky_assign
 from ...errors import CodecError
@@ -77,16 +80,32 @@ class MemberMetadata:
 
 
 def _user_data_claim(
-    member_id: str, user_data: bytes | None, protocol: str
-) -> tuple[list[tuple[str, int]], int]:
-    """``(partitions, generation or -1)`` from user data; unreadable means no history."""
+    member_id: str,
+    subscription: Subscription,
+    protocol: str,
+    owned_block: bytes | None = None,
+) -> tuple[list[tuple[str, int]] | None, int]:
+    """``(partitions, generation or -1)`` from user data; unreadable means no history.
+
+    ``partitions`` is ``None`` when the user data repeats the subscription's owned partitions
+    byte for byte (``owned_block``, what our members and librdkafka's send): the same claims,
+    read once.
+    """
+    user_data = subscription.user_data
     if not user_data:
         return [], -1
     try:
         if protocol == COOPERATIVE_STICKY and len(user_data) == 4:
             generation = decode_cooperative_user_data(user_data)
             return [], -1 if generation is None else generation
-        partitions, generation = decode_sticky_user_data(user_data)
+        if owned_block is not None and user_data.startswith(owned_block):
+            # Sticky user data is that same array, then (v1) an int32 generation.
+            if len(user_data) == len(owned_block):
+                return None, -1
+            if len(user_data) == len(owned_block) + 4:
+                generation = int.from_bytes(user_data[-4:], "big", signed=True)
+                return None, max(generation, -1)
+        partitions, decoded_generation = decode_sticky_user_data(user_data)
     except CodecError as exc:
         _log.warning(
             "member %s: unreadable %s user data, treated as no history (%s)",
@@ -95,7 +114,7 @@ def _user_data_claim(
             exc,
         )
         return [], -1
-    return partitions, -1 if generation is None else generation
+    return partitions, -1 if decoded_generation is None else decoded_generation
 
 
 def member_spec(
@@ -104,14 +123,17 @@ def member_spec(
     protocol: str,
     *,
     instance_id: str | None = None,
+    owned_block: bytes | None = None,
 ) -> MemberSpec:
     """The engine's view of one decoded member (claim rules in the module docstring).
 
     Topics unknown to the cluster are kept: the engine ignores them by contract.
+    ``owned_block`` (from :meth:`SubscriptionDecoder.decode_with_owned_block`) only saves
+    work; the result is the same with or without it.
     """
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
-    ud_partitions, ud_generation = _user_data_claim(member_id, subscription.user_data, protocol)
+    ud_partitions, ud_generation = _user_data_claim(member_id, subscription, protocol, owned_block)
     owned: Iterable[tuple[str, int]] = subscription.owned_partitions
     if (protocol != COOPERATIVE_STICKY or version < 1) and ud_partitions:
         if owned:
@@ -129,6 +151,17 @@ def member_spec(
     )
 
 
+def _decode_member(
+    decoder: SubscriptionDecoder, metadata: Any
+) -> tuple[Subscription, bytes | None]:
+    if isinstance(metadata, (bytes, bytearray, memoryview)):
+        return decoder.decode_with_owned_block(metadata)
+    return to_subscription(metadata), None
+
+
+_NULL_USER_DATA = b"\xff\xff\xff\xff"
+
+
 def assign_group(
     protocol: str,
     partitions_per_topic: Mapping[str, int],
@@ -141,13 +174,49 @@ def assign_group(
     ``partitions_per_topic`` lists the topics that exist; others are ignored.
     ``partition_racks`` (replica racks per partition) is passed to the engine when given:
     the rack-aware hook point.
+
+    Speed (a leader may handle a million partitions): one :class:`SubscriptionDecoder` and
+    one :class:`AssignmentEncoder` per call share work between members, a member whose
+    new assignment equals the owned partitions it sent in canonical form gets those very
+    bytes back (they are what the encoder would write), and the cyclic garbage collector is
+    paused for the duration of the call.
     """
+    with _cyclic_gc_paused():
+        return _assign_group(protocol, partitions_per_topic, members, partition_racks)
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for one assignment, then restore it.
+
+    A leader allocates millions of small tuples that all stay alive until it returns, so each
+    generation-2 collection would rescan them for nothing (the leader path creates no
+    reference cycles; reference counting still frees everything). Re-enabled on exit only if
+    it was enabled on entry.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _assign_group(
+    protocol: str,
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberMetadata],
+    partition_racks: PartitionRacks | None,
+) -> dict[str, bytes]:
+    decoder = SubscriptionDecoder()
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
+    reusable: dict[str, tuple[tuple[tuple[str, int], ...], bytes]] = {}
     for member in members:
         try:
-            subscription = to_subscription(member.metadata)
+            subscription, owned_block = _decode_member(decoder, member.metadata)
         except CodecError as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
@@ -157,12 +226,15 @@ def assign_group(
             unreadable.append(member.member_id)
             continue
         versions.append(subscription.version)
+        if owned_block is not None:
+            reusable[member.member_id] = (subscription.owned_partitions, owned_block)
         specs.append(
             member_spec(
                 member.member_id,
                 subscription,
                 protocol,
                 instance_id=member.instance_id,
+                owned_block=owned_block,
             )
         )
     engine = cooperative_assign if protocol == COOPERATIVE_STICKY else sticky_assign
@@ -171,11 +243,16 @@ def assign_group(
     else:
         plan = engine(partitions_per_topic, specs, partition_racks=partition_racks)  # type: ignore[call-arg]
     version = min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION)
-    out = {
-        member_id: encode_assignment(Assignment(version=version, partitions=tuple(partitions)))
-        for member_id, partitions in plan.items()
-    }
-    empty = encode_assignment(Assignment(version=version, partitions=()))
+    header = version.to_bytes(2, "big")
+    encoder = AssignmentEncoder()
+    out: dict[str, bytes] = {}
+    for member_id, partitions in plan.items():
+        previous = reusable.get(member_id)
+        if previous is not None and tuple(partitions) == previous[0]:
+            out[member_id] = header + previous[1] + _NULL_USER_DATA
+        else:
+            out[member_id] = encoder.encode(Assignment(version, tuple(partitions)))
+    empty = encoder.encode(Assignment(version=version, partitions=()))
     for member_id in unreadable:
         out[member_id] = empty
     return out
