@@ -341,7 +341,7 @@ def test_assign_restores_the_garbage_collector_state() -> None:
 
 def test_reused_owned_bytes_equal_a_fresh_encode() -> None:
     """A member keeping exactly its owned partitions gets the bytes the encoder would write."""
-    owned = tuple(("t1", p) for p in range(3)) + (("t2", 0),)
+    owned = (("t1", 0), ("t1", 1), ("t1", 2), ("t2", 0))
     raw = {"keeper": sub(3, ("t1", "t2"), owned_partitions=owned, generation_id=4)}
     result = StickyAssignor().assign_from_bytes({"t1": 3, "t2": 1}, raw)
     assert result["keeper"] == encode_assignment(Assignment(3, owned))
