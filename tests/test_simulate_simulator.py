@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Mapping, Sequence
 
 import pytest
@@ -181,7 +182,9 @@ def test_subscription_change_revokes_dropped_topics_first() -> None:
     assert change.revoked >= 1
 
 
-def _everything_to_first(topics: Mapping[str, int], members: Sequence[Member]) -> tuple[Plan, float]:
+def _everything_to_first(
+    topics: Mapping[str, int], members: Sequence[Member]
+) -> tuple[Plan, float]:
     plan: Plan = {m.member_id: [] for m in members}
     first = members[0]
     plan[first.member_id] = sorted(
@@ -263,4 +266,4 @@ def test_initial_group_follows_the_shape() -> None:
     assert len(subs) == 4 and all(len(set(a) & set(b)) == 0 for a in subs for b in subs if a != b)
     nested = build_group(scenario([], members=4, topics=topics, shape="nested"))
     ordered = sorted((m.topics for m in nested.members.values()), key=len)
-    assert all(set(a) <= set(b) for a, b in zip(ordered, ordered[1:]))
+    assert all(set(a) <= set(b) for a, b in itertools.pairwise(ordered))

@@ -183,7 +183,7 @@ def run_job(
                 _ship_package(spark, Path(workdir))
             rows = scenario_rows(grid)
             stats.rows_in = len(rows)
-            buckets = split_tasks(rows, tasks or max(8, 6 * stats.default_parallelism))
+            buckets = split_tasks(rows, tasks or max(8, 24 * stats.default_parallelism))
             stats.tasks = len(buckets)
             rdd = context.parallelize(buckets, len(buckets)).flatMap(_flatten)
             frame = spark.createDataFrame(rdd, _INPUT_SCHEMA)
