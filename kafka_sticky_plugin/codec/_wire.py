@@ -15,9 +15,10 @@ Invariants:
 
 from __future__ import annotations
 
+import operator
 import struct
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import islice, repeat
 
 from ..errors import CodecError
 
@@ -170,66 +171,82 @@ class Reader:
         data, pos, end = self._data, self._pos, len(self._data)
         names = {} if names is None else names
         unpack_int16 = _INT16.unpack_from
-        unpack_int32 = _INT32.unpack_from
         unpack_count_first = _INT32_PAIR.unpack_from
         out: list[tuple[str, int]] = []
-        append, extend = out.append, out.extend
+        append = out.append
         canonical = True
-        previous = ""
-        for index in range(count):
-            start = pos
-            if end - pos < 2:
-                self._pos = pos
-                raise CodecError(self.what, f"{expected} topic length (2 bytes)", pos)
-            length = unpack_int16(data, pos)[0]
-            pos += 2
-            if length < 0 or end - pos < length:
-                self._pos = start
-                raise CodecError(
-                    self.what, f"{expected} topic of {length} bytes ({end - pos} left)", start
-                )
-            raw = data[pos : pos + length]
-            topic = names.get(raw)
-            if topic is None:
-                try:
-                    topic = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    self._pos = start
-                    raise CodecError(self.what, f"{expected} topic in UTF-8", start) from None
-                names[raw] = topic
-            pos += length
-            if end - pos < 4:
-                self._pos = pos
-                raise CodecError(self.what, f"{expected} count (4 bytes)", pos)
-            if end - pos >= 8:
-                n, first = unpack_count_first(data, pos)
-            else:
-                n, first = unpack_int32(data, pos)[0], 0
-            if n == 1 and end - pos >= 8:
-                append((topic, first))
-                pos += 8
-            else:
-                if n == -1:
-                    n = 0
-                if n < 0 or end - pos - 4 < 4 * n:
-                    self._pos = pos
-                    raise CodecError(
-                        self.what,
-                        f"{expected} of {n} int32 values ({end - pos - 4} bytes left)",
-                        pos,
-                    )
-                partitions = struct.unpack_from(f">{n}i", data, pos + 4)
-                pos += 4 + 4 * n
-                extend([(topic, partition) for partition in partitions])
-                if canonical and (
-                    n == 0 or (n > 1 and any(a >= b for a, b in pairwise(partitions)))
-                ):
-                    canonical = False
-            if canonical and index and topic <= previous:
+        previous: str | None = None
+        for _ in range(count):
+            # Fast path: a well-formed topic holding exactly one partition, with every
+            # bound checked at once; anything else goes through _read_group's full checks.
+            if end - pos >= 2:
+                length = unpack_int16(data, pos)[0]
+                after = pos + 2 + length
+                if length >= 0 and end - after >= 8:
+                    n, first = unpack_count_first(data, after)
+                    if n == 1:
+                        raw = data[pos + 2 : after]
+                        topic = names.get(raw)
+                        if topic is None:
+                            topic = self._intern(raw, names, pos, expected)
+                        if previous is not None and topic <= previous:
+                            canonical = False
+                        previous = topic
+                        append((topic, first))
+                        pos = after + 8
+                        continue
+            pos, topic, group_canonical = self._read_group(pos, names, expected, out)
+            if not group_canonical or (previous is not None and topic <= previous):
                 canonical = False
             previous = topic
         self._pos = pos
         return out, canonical
+
+    def _intern(self, raw: bytes, names: dict[bytes, str], start: int, expected: str) -> str:
+        try:
+            topic = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self._pos = start
+            raise CodecError(self.what, f"{expected} topic in UTF-8", start) from None
+        names[raw] = topic
+        return topic
+
+    def _read_group(
+        self, pos: int, names: dict[bytes, str], expected: str, out: list[tuple[str, int]]
+    ) -> tuple[int, str, bool]:
+        """One ``topic, [partitions]`` element at ``pos`` with every check; appends its pairs
+        to ``out`` and returns ``(next offset, topic, partitions strictly increasing)``."""
+        data, end, start = self._data, len(self._data), pos
+        if end - pos < 2:
+            self._pos = pos
+            raise CodecError(self.what, f"{expected} topic length (2 bytes)", pos)
+        length = _INT16.unpack_from(data, pos)[0]
+        pos += 2
+        if length < 0 or end - pos < length:
+            self._pos = start
+            raise CodecError(
+                self.what, f"{expected} topic of {length} bytes ({end - pos} left)", start
+            )
+        raw = data[pos : pos + length]
+        topic = names.get(raw)
+        if topic is None:
+            topic = self._intern(raw, names, start, expected)
+        pos += length
+        if end - pos < 4:
+            self._pos = pos
+            raise CodecError(self.what, f"{expected} count (4 bytes)", pos)
+        n = _INT32.unpack_from(data, pos)[0]
+        if n == -1:
+            n = 0
+        if n < 0 or end - pos - 4 < 4 * n:
+            self._pos = pos
+            raise CodecError(
+                self.what, f"{expected} of {n} int32 values ({end - pos - 4} bytes left)", pos
+            )
+        partitions = struct.unpack_from(f">{n}i", data, pos + 4)
+        out.extend(zip(repeat(topic), partitions))
+        increasing = n > 0 and all(map(operator.lt, partitions, islice(partitions, 1, None)))
+        return pos + 4 + 4 * n, topic, increasing
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
