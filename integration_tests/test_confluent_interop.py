@@ -63,9 +63,10 @@ class Event:
 
     t: float
     member: str
-    kind: str  # started | assigned | revoked | lost | paused | resumed | stopped | error
+    kind: str  # started|assigned|revoked|lost|committed|paused|resumed|stopped|error
     partitions: tuple[int, ...] = ()
     detail: str = ""
+    offsets: tuple[int, ...] = ()  # committed: the offset committed for each partition
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,15 @@ class Journal:
         numbers = tuple(sorted(tp.partition for tp in partitions))
         with self._lock:
             self.events.append(Event(time.monotonic(), member, kind, numbers, detail))
+
+    def committed(self, member: str, offsets: dict[int, int]) -> None:
+        """``member`` committed ``offsets`` (partition -> next offset to read)."""
+        parts = tuple(sorted(offsets))
+        event = Event(
+            time.monotonic(), member, "committed", parts, "", tuple(offsets[p] for p in parts)
+        )
+        with self._lock:
+            self.events.append(event)
 
     def deliver(self, batch: list[Delivery]) -> None:
         with self._lock:
@@ -174,14 +184,24 @@ class Member(threading.Thread):
         self.subscribed = threading.Event()
         self._stop_flag = threading.Event()
         self._pause_s = 0.0
+        self._pause_at = 0.0
         self._pause_lock = threading.Lock()
         self.paused = threading.Event()
         self.failure: BaseException | None = None
 
-    def pause_polling(self, seconds: float) -> None:
-        """Stop calling poll() for ``seconds`` (from the member's own thread)."""
+    def pause_polling(self, seconds: float, hold_commits_s: float = 2.0) -> None:
+        """Stop committing now, stop calling poll() ``hold_commits_s`` later, for ``seconds``.
+
+        Holding the periodic commits first guarantees records in flight (read, not committed)
+        when the member is expelled, so the duplicate accounting is exercised every run.
+        """
         with self._pause_lock:
             self._pause_s = seconds
+            self._pause_at = time.monotonic() + hold_commits_s
+
+    def commits_held(self) -> bool:
+        with self._pause_lock:
+            return self._pause_s > 0
 
     def stop(self) -> None:
         self._stop_flag.set()
@@ -189,6 +209,8 @@ class Member(threading.Thread):
 
     def _maybe_pause(self) -> None:
         with self._pause_lock:
+            if self._pause_s <= 0 or time.monotonic() < self._pause_at:
+                return
             seconds, self._pause_s = self._pause_s, 0.0
         if seconds > 0:
             self.paused.set()
@@ -267,10 +289,13 @@ class ConfluentMember(Member):
                             )
                         ]
                     )
-                if time.monotonic() - last_commit >= COMMIT_EVERY_S:
+                if time.monotonic() - last_commit >= COMMIT_EVERY_S and not self.commits_held():
                     last_commit = time.monotonic()
                     try:
-                        commit_positions(consumer, consumer.assignment())
+                        done = commit_positions(consumer, consumer.assignment())
+                        self.journal.committed(
+                            self.member, {tp.partition: tp.offset for tp in done}
+                        )
                     except confluent_kafka.KafkaException as exc:  # mid-rebalance: retried
                         self.journal.event(self.member, "commit_failed", detail=repr(exc))
         finally:
@@ -315,6 +340,9 @@ class KafkaPythonMember(Member):
                 }
                 if offsets:
                     await consumer.commit_async(offsets)
+                    member.journal.committed(
+                        member.member, {tp.partition: o.offset for tp, o in offsets.items()}
+                    )
                 for tp in revoked:
                     positions.pop(tp, None)
                 member.owned.difference_update(tp.partition for tp in revoked)
@@ -357,7 +385,7 @@ class KafkaPythonMember(Member):
                     if recs:
                         positions[KafkaTopicPartition(tp.topic, tp.partition)] = recs[-1].offset + 1
                 self.journal.deliver(batch)
-                if now - last_commit >= COMMIT_EVERY_S:
+                if now - last_commit >= COMMIT_EVERY_S and not self.commits_held():
                     last_commit = now
                     assigned = set(consumer.assignment())
                     offsets = {
@@ -368,6 +396,9 @@ class KafkaPythonMember(Member):
                     if offsets:
                         try:
                             consumer.commit(offsets)
+                            self.journal.committed(
+                                self.member, {tp.partition: o.offset for tp, o in offsets.items()}
+                            )
                         except KafkaError as exc:  # mid-rebalance: retried next second
                             self.journal.event(self.member, "commit_failed", detail=repr(exc))
         finally:
@@ -539,9 +570,15 @@ def check_no_double_ownership(intervals: list[Interval]) -> None:
 
 
 def check_deliveries(
-    intervals: list[Interval], deliveries: list[Delivery], produced: int
+    intervals: list[Interval], events: list[Event], deliveries: list[Delivery], produced: int
 ) -> dict[str, int]:
-    """Every delivery inside an ownership interval; all records read; duplicates in flight."""
+    """Every delivery inside an ownership interval; every record read; duplicates in flight.
+
+    In flight: read by a member during an ownership that ended in ``lost``, at or above the
+    last offset that member committed for the partition during that ownership. Those records
+    must be read again by the next owner (it starts at the committed offset), and nothing
+    else may be: the set of re-read offsets must equal the set of in-flight offsets.
+    """
     by_owner: dict[tuple[str, int], list[Interval]] = defaultdict(list)
     for interval in intervals:
         by_owner[(interval.member, interval.partition)].append(interval)
@@ -553,22 +590,53 @@ def check_deliveries(
         raise AssertionError(f"{d.member} read {d.partition}@{d.offset} without owning it")
 
     seen: dict[tuple[int, int], list[Delivery]] = defaultdict(list)
+    reads_in: dict[int, list[int]] = defaultdict(list)  # id(interval) -> offsets read
     for delivery in sorted(deliveries, key=lambda d: d.t):
-        interval_of(delivery)
+        reads_in[id(interval_of(delivery))].append(delivery.offset)
         seen[(delivery.partition, delivery.offset)].append(delivery)
     sequences = {d.sequence for d in deliveries}
     missing = sorted(set(range(produced)) - sequences)
     assert not missing, f"{len(missing)} records never consumed, first {missing[:10]}"
-    duplicates = 0
-    for (partition, offset), reads in sorted(seen.items()):
-        for earlier in reads[:-1]:
-            ended_by = interval_of(earlier).ended_by
-            assert ended_by == "lost", (
-                f"{partition}@{offset} read again after {earlier.member} gave it up by "
-                f"{ended_by} (commit-on-revoke should have committed it)"
+
+    commits: dict[tuple[str, int], list[tuple[float, int]]] = defaultdict(list)
+    for event in events:
+        if event.kind == "committed":
+            for partition, offset in zip(event.partitions, event.offsets, strict=True):
+                commits[(event.member, partition)].append((event.t, offset))
+    in_flight: set[tuple[int, int]] = set()
+    for interval in intervals:
+        if interval.ended_by != "lost":
+            continue
+        committed = [
+            offset
+            for t, offset in commits[(interval.member, interval.partition)]
+            if interval.start <= t <= interval.end
+        ]
+        floor = max(committed, default=-1)
+        in_flight.update((interval.partition, o) for o in reads_in[id(interval)] if o >= floor)
+    read_again = {key for key, reads in seen.items() if len(reads) > 1}
+    unexpected = sorted(read_again - in_flight)
+    assert not unexpected, (
+        "records read twice that were not in flight (commit-on-revoke or periodic commit "
+        "missed them): "
+        + "; ".join(
+            f"{p}@{o} read by "
+            + ", ".join(
+                f"{d.member} at {d.t:.3f} (ownership ended by {interval_of(d).ended_by} "
+                f"at {interval_of(d).end:.3f})"
+                for d in seen[(p, o)]
             )
-            duplicates += 1
-    return {"deliveries": len(deliveries), "duplicates": duplicates, "records": produced}
+            for p, o in unexpected[:5]
+        )
+    )
+    not_reread = sorted(in_flight - read_again)
+    assert not not_reread, f"in-flight records nobody read again: {not_reread[:10]}"
+    return {
+        "records": produced,
+        "deliveries": len(deliveries),
+        "duplicates": sum(len(reads) - 1 for reads in seen.values()),
+        "in_flight": len(in_flight),
+    }
 
 
 def check_leader_rounds(group: Group) -> int:
@@ -668,7 +736,8 @@ def run_scenario(bootstrap: str, topic: str, order: str) -> tuple[Group, dict[st
     events, deliveries = group.journal.snapshot()
     intervals = ownership_intervals(events)
     check_no_double_ownership(intervals)
-    counts = check_deliveries(intervals, deliveries, producer.produced)
+    counts = check_deliveries(intervals, events, deliveries, producer.produced)
+    assert counts["in_flight"] > 0, "the paused member had nothing in flight: check not exercised"
     return group, counts
 
 
