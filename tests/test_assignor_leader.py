@@ -345,3 +345,17 @@ def test_reused_owned_bytes_equal_a_fresh_encode() -> None:
     raw = {"keeper": sub(3, ("t1", "t2"), owned_partitions=owned, generation_id=4)}
     result = StickyAssignor().assign_from_bytes({"t1": 3, "t2": 1}, raw)
     assert result["keeper"] == encode_assignment(Assignment(3, owned))
+
+
+def test_unreadable_kafka_python_object_gets_empty_assignment(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A decoded member object with a non-str topic is refused like bad bytes: one error line."""
+    good = as_coordinator_sees({"good": sub(3, T)})
+    bad = Member(version=5, member_id="weird", group_instance_id=None, metadata=b"")
+    bad.metadata = ConsumerProtocolSubscription(version=0, topics=[7], user_data=None)
+    with caplog.at_level(logging.ERROR, logger="kafka_sticky_plugin"):
+        result = StickyAssignor().assign(cluster_of({"t1": 2}), [*good, bad])
+    assert decoded(result) == {"good": [("t1", 0), ("t1", 1)], "weird": []}
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "weird" in errors[0].getMessage()

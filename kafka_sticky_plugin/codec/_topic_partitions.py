@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Iterable, Sequence
-from itertools import groupby, islice
+from itertools import chain, groupby, islice
 from typing import Any
 
 from ..errors import CodecError
@@ -85,7 +85,9 @@ class TopicHeaders:
                     what, f"{expected} partition as int32, got {partition!r}", 0
                 ) from None
         return b"".join(
-            map(bytes.__add__, map(cache.__getitem__, topics), map(ones.__getitem__, partitions))
+            chain.from_iterable(
+                zip(map(cache.__getitem__, topics), map(ones.__getitem__, partitions), strict=True)
+            )
         )
 
 
@@ -159,18 +161,26 @@ def encode_topic_partitions(
     if not items:
         return _COUNT.pack(0)
     try:
-        ordered = _strictly_increasing(items)
-        columns = list(zip(*items, strict=True)) if ordered else []
+        columns = list(zip(*items, strict=True))
     except (TypeError, ValueError):
-        ordered = False
-    if not ordered or len(columns) != 2:
-        return _encode_grouped(_group_unsorted(items, what, expected), what, expected, headers)
-    topics, partitions = columns
-    if len(set(topics)) == len(topics):
-        body = headers.singles(topics, partitions, what, expected)
-        return _COUNT.pack(len(topics)) + body
-    grouped = [(topic, list(map(_SECOND, group))) for topic, group in groupby(items, key=_FIRST)]
-    return _encode_grouped(grouped, what, expected, headers)
+        columns = []
+    if len(columns) == 2:
+        topics, partitions = columns
+        try:
+            if len(set(topics)) == len(topics):
+                # One partition per topic: sorted topics are the whole order check.
+                if _strictly_increasing(topics):
+                    body = headers.singles(topics, partitions, what, expected)
+                    return _COUNT.pack(len(topics)) + body
+            elif _strictly_increasing(items):
+                grouped = [
+                    (topic, list(map(_SECOND, group)))
+                    for topic, group in groupby(items, key=_FIRST)
+                ]
+                return _encode_grouped(grouped, what, expected, headers)
+        except TypeError:
+            pass  # unorderable or unhashable values: the general path reports them
+    return _encode_grouped(_group_unsorted(items, what, expected), what, expected, headers)
 
 
 def _encode_grouped(

@@ -1,7 +1,9 @@
 """The leader's path, bytes to bytes: decode every member, run the engine, encode.
 
-Pure apart from one logger: no client import, no I/O, no state. Both assignor classes and
-the coordinator hooks for older kafka-python versions go through :func:`assign_group`.
+No client import, no I/O, no state kept between calls; side effects are one logger and a
+pause of the cyclic garbage collector for the duration of a call (restored on exit). Both
+assignor classes (``assign`` and ``assign_from_bytes``, which the coordinator hooks of every
+kafka-python version call) go through :func:`assign_group`.
 
 How a member's claim is read (``protocol`` is the group's selected assignor name):
 

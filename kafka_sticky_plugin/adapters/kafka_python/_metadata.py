@@ -12,6 +12,7 @@ Raw ``bytes`` go straight to the byte decoders.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from ...codec import Assignment, Subscription, decode_assignment, decode_subscription
@@ -37,6 +38,29 @@ def _text(value: Any, what: str, field: str) -> str:
     return value
 
 
+def _int32s(values: Any, what: str, field: str) -> tuple[int, ...]:
+    """``values`` as a tuple of int32 (type and range checked in C, not per item in Python)."""
+    items = tuple(values or ())
+    if items and (
+        not set(map(type, items)) <= {int} or min(items) < INT32_MIN or max(items) > INT32_MAX
+    ):
+        bad = next(
+            (v for v in items if type(v) is not int or not INT32_MIN <= v <= INT32_MAX), items
+        )
+        raise CodecError(what, f"{field} as int32, got {bad!r}", _NO_OFFSET)
+    return items
+
+
+def _texts(values: Any, what: str, field: str) -> tuple[str, ...]:
+    """``values`` as a tuple of str (type checked in C)."""
+    items = tuple(values or ())
+    if items and not set(map(type, items)) <= {str}:
+        for value in items:
+            if not isinstance(value, str):
+                raise CodecError(what, f"{field} as a str, got {value!r}", _NO_OFFSET)
+    return items
+
+
 def _grouped_pairs(groups: Any, what: str, field: str) -> tuple[tuple[str, int], ...]:
     """Flatten ``[obj(topic=..., partitions=[...])]`` or ``[(topic, [partitions])]``."""
     out: list[tuple[str, int]] = []
@@ -49,7 +73,7 @@ def _grouped_pairs(groups: Any, what: str, field: str) -> tuple[tuple[str, int],
             except (TypeError, ValueError):
                 raise CodecError(what, f"{field} as (topic, partitions)", _NO_OFFSET) from None
         name = _text(topic, what, f"{field} topic")
-        out.extend((name, _int32(p, what, f"{field} partition")) for p in partitions or ())
+        out.extend(zip(repeat(name), _int32s(partitions, what, f"{field} partition")))
     return tuple(out)
 
 
@@ -78,7 +102,7 @@ def to_subscription(metadata: Any) -> Subscription:
         rack = _text(rack, _SUBSCRIPTION, "rack id")
     return Subscription(
         version=version,
-        topics=tuple(_text(t, _SUBSCRIPTION, "topic") for t in topics or ()),
+        topics=_texts(topics, _SUBSCRIPTION, "topic"),
         user_data=None if user_data is None else bytes(user_data),
         owned_partitions=_grouped_pairs(owned, _SUBSCRIPTION, "owned partitions"),
         generation_id=-1 if generation is None else _int32(generation, _SUBSCRIPTION, "generation"),

@@ -22,6 +22,7 @@ generation -1, until the next ``on_assignment``.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -159,17 +160,21 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         come from ``cluster.partitions_for_topic``; topics the cluster does not know are
         ignored.
         """
-        inputs = [
-            MemberMetadata(
-                member.member_id,
-                member.metadata,
-                getattr(member, "group_instance_id", None) or None,
-            )
-            for member in members
-        ]
+        inputs: list[MemberMetadata] = []
         topics: set[str] = set()
-        for item in inputs:
-            topics.update(_topics_of(item.metadata))
+        for member in members:
+            metadata = member.metadata
+            if not isinstance(metadata, (bytes, bytearray, memoryview)):
+                # A kafka-python object: read it once here; an unreadable one is passed on
+                # as is so that assign_group logs it and gives it an empty assignment.
+                with contextlib.suppress(CodecError):
+                    metadata = to_subscription(metadata)
+            if isinstance(metadata, Subscription):
+                topics.update(metadata.topics)
+            else:
+                topics.update(_topics_of(metadata))
+            instance_id = getattr(member, "group_instance_id", None) or None
+            inputs.append(MemberMetadata(member.member_id, metadata, instance_id))
         partitions_per_topic: dict[str, int] = {}
         for topic in sorted(topics):
             partitions = cluster.partitions_for_topic(topic)
@@ -179,10 +184,10 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
 
 
 def _topics_of(metadata: Any) -> Iterable[str]:
-    """Topic names of one member's metadata, or nothing when it cannot be read.
+    """Topic names of raw metadata bytes, or nothing when they cannot be read.
 
-    Only used to ask the cluster for partition counts; the real decode (and its error
-    log line) happens once, in :func:`~._leader.assign_group`.
+    Only used to ask the cluster for partition counts; the decode that counts (and its error
+    log line) happens in :func:`~._leader.assign_group`.
     """
     try:
         return to_subscription(metadata).topics
