@@ -48,12 +48,18 @@ def worker(shape_name: str, assignor: str) -> None:
 
     shape = SHAPES[shape_name]
     subs = shape.subscriptions()
+    member_racks = shape.member_racks(subs)
+    partition_racks = shape.partition_racks()
     fresh: dict[str, list[tuple[str, int]]] = {}
     for phase in PHASES:
         if assignor == "ours":
-            specs = members(subs) if phase == "fresh" else phase_inputs(subs, fresh, phase)
+            specs = (
+                members(subs, racks=member_racks)
+                if phase == "fresh"
+                else phase_inputs(subs, fresh, phase, member_racks)
+            )
             start = time.perf_counter()
-            plan = sticky_assign(shape.partitions, specs)
+            plan = sticky_assign(shape.partitions, specs, partition_racks=partition_racks)
             seconds = time.perf_counter() - start
         else:
             from peers import run_peer
@@ -78,6 +84,14 @@ def worker(shape_name: str, assignor: str) -> None:
             "moved": 0 if phase == "fresh" else _moved(fresh, plan),
             "spread": _spread(plan),
         }
+        if partition_racks is not None:
+            rack_of = {s.member_id: s.rack for s in specs}
+            row["cross_rack"] = sum(
+                1
+                for m, tps in plan.items()
+                for tp in tps
+                if rack_of[m] not in partition_racks[(tp[0], tp[1])]
+            )
         print(json.dumps(row), flush=True)
 
 
@@ -133,16 +147,19 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     for shape in args.shapes.split(","):
         ours = run_one(shape, "ours", None)
-        theirs = {p: run_one(shape, p, args.peer_timeout) for p in peers}
+        racked = SHAPES[shape].racks is not None
+        theirs = {p: run_one(shape, p, args.peer_timeout) for p in ([] if racked else peers)}
         all_rows.extend(ours)
-        for p in peers:
+        for p in theirs:
             all_rows.extend(theirs[p])
         for row in ours:
             line = (
                 f"{shape:<11} {row['phase']:<7} {row['seconds']:>8} {row.get('peak_mb')!s:>8} "
                 f"{row.get('moved')!s:>7} {row.get('spread')!s:>7}"
             )
-            for p in peers:
+            if racked:
+                line += f"  cross-rack {row.get('cross_rack')}"
+            for p in theirs:
                 peer = next(r for r in theirs[p] if r["phase"] == row["phase"])
                 secs = peer["seconds"]
                 if secs is None and peer.get("failure") == "error":

@@ -26,6 +26,22 @@ class Shape:
     name: str
     partitions: dict[str, int]
     subscriptions: Callable[[], Subscriptions]
+    racks: tuple[int, int] | None = None  # (rack count, replication factor)
+
+    def member_racks(self, subs: Subscriptions) -> dict[str, str | None]:
+        """Member i is in rack (i // 7) mod n (so racks do not line up with round-robin)."""
+        if self.racks is None:
+            return dict.fromkeys(subs)
+        n = self.racks[0]
+        return {m: f"rack-{(i // 7) % n}" for i, m in enumerate(sorted(subs))}
+
+    def partition_racks(self) -> dict[tuple[str, int], tuple[str, ...]] | None:
+        """Partition p has replicas on racks p, p+1, ..., p+rf-1 (mod n)."""
+        if self.racks is None:
+            return None
+        n, rf = self.racks
+        sets = [tuple(f"rack-{(p + k) % n}" for k in range(rf)) for p in range(n)]
+        return {(t, p): sets[p % n] for t, c in self.partitions.items() for p in range(c)}
 
 
 def _topics(n: int) -> list[str]:
@@ -68,27 +84,44 @@ SHAPES = {
     "H-1M-odd": Shape("H-1M-odd", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000, True)),
     "HET-100k": Shape("HET-100k", dict.fromkeys(_topics(100), 1000), _buckets(100, 1000, 5)),
     "NESTED-10k": Shape("NESTED-10k", dict.fromkeys(_topics(100), 100), _nested),
+    "H-1M-r3f3": Shape(
+        "H-1M-r3f3", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000), racks=(3, 3)
+    ),
+    "H-1M-r6f2": Shape(
+        "H-1M-r6f2", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000), racks=(6, 2)
+    ),
 }
 
 
 def members(
-    subs: Subscriptions, owned: dict[str, list[tuple[str, int]]] | None = None, generation: int = -1
+    subs: Subscriptions,
+    owned: dict[str, list[tuple[str, int]]] | None = None,
+    generation: int = -1,
+    racks: dict[str, str | None] | None = None,
 ) -> list[MemberSpec]:
     owned = owned or {}
+    racks = racks or {}
     return [
-        MemberSpec(member_id=m, topics=ts, owned=owned.get(m, ()), generation=generation)
+        MemberSpec(
+            member_id=m, topics=ts, owned=owned.get(m, ()), generation=generation, rack=racks.get(m)
+        )
         for m, ts in subs.items()
     ]
 
 
 def phase_inputs(
-    subs: Subscriptions, fresh_plan: dict[str, list[tuple[str, int]]], phase: str
+    subs: Subscriptions,
+    fresh_plan: dict[str, list[tuple[str, int]]],
+    phase: str,
+    racks: dict[str, str | None] | None = None,
 ) -> list[MemberSpec]:
     """Members for ``rejoin`` or ``leave`` given the fresh plan."""
     if phase == "rejoin":
         first = next(iter(subs.values()))
-        return [*members(subs, fresh_plan, 1), MemberSpec(member_id="member-new", topics=first)]
+        rack = next(iter((racks or {}).values()), None)
+        new = MemberSpec(member_id="member-new", topics=first, rack=rack)
+        return [*members(subs, fresh_plan, 1, racks), new]
     if phase == "leave":
         last = sorted(subs)[-1]
-        return members({m: t for m, t in subs.items() if m != last}, fresh_plan, 1)
+        return members({m: t for m, t in subs.items() if m != last}, fresh_plan, 1, racks)
     raise ValueError(phase)

@@ -17,26 +17,33 @@ from .components import split_components
 from .cooperative import withhold_transfers
 from .layout import Layout, build_layout
 from .quota_builder import build_quota_plan
+from .racks import build_rack_view, improve_rack_locality, rack_pass_applies
 from .spec import MemberSpec, TopicPartitionTuple
 
 __all__ = ["cooperative_assign", "plan_dense", "sticky_assign"]
 
 Plan = dict[str, list[TopicPartitionTuple]]
+PartitionRacks = Mapping[tuple[str, int], Iterable[str]]
 
 
 def plan_dense(
-    partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    partition_racks: PartitionRacks | None = None,
 ) -> tuple[Layout, Claims, dict[int, list[int]]]:
     """Plan on dense indices: returns the layout, the validated claims and the eager plan
     ``{member index: ascending global partition indices}`` (every member index present)."""
     layout = build_layout(partitions_per_topic, members)
     claims = resolve_claims(layout)
     plan: dict[int, list[int]] = {m: [] for m in range(len(layout.member_ids))}
+    view = build_rack_view(layout, partition_racks) if partition_racks else None
     for comp in split_components(layout):
         if comp.homogeneous:
             part = build_quota_plan(layout, claims, comp)
         else:
             part = build_balanced_plan(layout, claims, comp)
+        if view is not None and rack_pass_applies(view, comp, part):
+            part = improve_rack_locality(layout, claims, comp, part, view)
         plan.update(part)
     return layout, claims, plan
 
@@ -51,20 +58,32 @@ def _to_tuples(layout: Layout, plan: dict[int, list[int]]) -> Plan:
     return out
 
 
-def sticky_assign(partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]) -> Plan:
-    """The eager sticky plan (KIP-54 goals, KIP-341 claims).
+def sticky_assign(
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    *,
+    partition_racks: PartitionRacks | None = None,
+) -> Plan:
+    """The eager sticky plan (KIP-54 goals, KIP-341 claims, KIP-881 racks).
 
     Every input member id is a key; each list is sorted by ``(topic, partition)``; every
     partition of a subscribed known topic is assigned to exactly one subscriber.
+    ``partition_racks`` maps ``(topic, partition)`` to the racks holding a replica; with it,
+    members with a rack get as many partitions of their rack as balance allows (balance
+    first, racks second, stickiness third). Without rack information on either side the plan
+    is exactly the plan without racks.
     """
-    layout, _, plan = plan_dense(partitions_per_topic, members)
+    layout, _, plan = plan_dense(partitions_per_topic, members, partition_racks)
     return _to_tuples(layout, plan)
 
 
 def cooperative_assign(
-    partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    *,
+    partition_racks: PartitionRacks | None = None,
 ) -> Plan:
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
-    layout, claims, plan = plan_dense(partitions_per_topic, members)
+    layout, claims, plan = plan_dense(partitions_per_topic, members, partition_racks)
     return _to_tuples(layout, withhold_transfers(plan, claims))
