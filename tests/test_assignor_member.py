@@ -83,6 +83,9 @@ def test_cooperative_member_under_eager_claims_nothing() -> None:
     assert (sub.owned_partitions, sub.generation_id) == ((), 3)
     assignor.use_rebalance_protocol(RebalanceProtocol.COOPERATIVE)
     assert decode_subscription(assignor.metadata({"t1"})).owned_partitions == (("t1", 2),)
+    eager = CooperativeStickyAssignor(rebalance_protocol=RebalanceProtocol.EAGER)
+    eager.on_assignment(kp_assignment([("t1", 2)]), 3)
+    assert decode_subscription(eager.metadata({"t1"})).owned_partitions == ()
 
 
 def test_after_partitions_lost_the_member_claims_nothing_and_no_generation() -> None:

@@ -223,17 +223,24 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
     v1); the subscription (v3) carries owned partitions and the generation (KIP-792).
 
     Under the EAGER protocol (``[range, cooperative-sticky]``, the first bounce of the KIP-429
-    upgrade) a member has revoked everything before it joins, so it must claim nothing:
-    call :meth:`use_rebalance_protocol` with ``RebalanceProtocol.EAGER`` (the coordinator
-    hooks do this from kafka-python's chosen protocol). The default is COOPERATIVE, which is
-    what kafka-python picks when this is the only configured assignor.
+    upgrade) a member has revoked everything before it joins, so it must claim nothing. The
+    assignor cannot see its coordinator: the coordinator hooks tell it the chosen protocol
+    (:meth:`use_rebalance_protocol`); without them pass ``rebalance_protocol=EAGER`` when it
+    is configured next to an EAGER-only assignor. The default is COOPERATIVE, which is what
+    kafka-python picks when this is the only configured assignor.
     """
 
     name = COOPERATIVE_STICKY
 
-    def __init__(self, *, rack_id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        rack_id: str | None = None,
+        rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
+    ) -> None:
         super().__init__(rack_id=rack_id)
         self._protocol = RebalanceProtocol.COOPERATIVE
+        self.use_rebalance_protocol(rebalance_protocol)
 
     def supported_protocols(self) -> list[RebalanceProtocol]:
         """COOPERATIVE first, then EAGER, as Java's ``CooperativeStickyAssignor``."""
