@@ -359,3 +359,24 @@ def test_unreadable_kafka_python_object_gets_empty_assignment(
     assert decoded(result) == {"good": [("t1", 0), ("t1", 1)], "weird": []}
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and "weird" in errors[0].getMessage()
+
+
+@pytest.mark.parametrize(
+    "owned",
+    [
+        [("t1", [True])],  # a bool is not an int32
+        [("t1", [2**40])],  # out of int32 range
+        [(5, [1])],  # topic not a str
+        [("t1", 3)],  # partitions not a sequence
+        ["x"],  # not a (topic, partitions) pair
+    ],
+)
+def test_kafka_python_object_with_bad_owned_partitions_is_refused(owned: list[object]) -> None:
+    """Values read from objects are checked as strictly as bytes: a bad one refuses the member."""
+    bad = Member(version=5, member_id="bad", group_instance_id=None, metadata=b"")
+    bad.metadata = ConsumerProtocolSubscription(
+        version=1, topics=["t1"], user_data=None, owned_partitions=owned
+    )
+    good = as_coordinator_sees({"good": sub(3, T)})
+    result = StickyAssignor().assign(cluster_of({"t1": 2}), [*good, bad])
+    assert decoded(result) == {"good": [("t1", 0), ("t1", 1)], "bad": []}

@@ -13,6 +13,7 @@ Raw ``bytes`` go straight to the byte decoders.
 from __future__ import annotations
 
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from ...codec import Assignment, Subscription, decode_assignment, decode_subscription
@@ -24,6 +25,8 @@ __all__ = ["assigned_partitions", "to_subscription"]
 _SUBSCRIPTION = "kafka-python subscription object"
 _ASSIGNMENT = "kafka-python assignment object"
 _NO_OFFSET = -1
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 
 
 def _int32(value: Any, what: str, field: str) -> int:
@@ -38,19 +41,6 @@ def _text(value: Any, what: str, field: str) -> str:
     return value
 
 
-def _int32s(values: Any, what: str, field: str) -> tuple[int, ...]:
-    """``values`` as a tuple of int32 (type and range checked in C, not per item in Python)."""
-    items = tuple(values or ())
-    if items and (
-        not set(map(type, items)) <= {int} or min(items) < INT32_MIN or max(items) > INT32_MAX
-    ):
-        bad = next(
-            (v for v in items if type(v) is not int or not INT32_MIN <= v <= INT32_MAX), items
-        )
-        raise CodecError(what, f"{field} as int32, got {bad!r}", _NO_OFFSET)
-    return items
-
-
 def _texts(values: Any, what: str, field: str) -> tuple[str, ...]:
     """``values`` as a tuple of str (type checked in C)."""
     items = tuple(values or ())
@@ -62,18 +52,41 @@ def _texts(values: Any, what: str, field: str) -> tuple[str, ...]:
 
 
 def _grouped_pairs(groups: Any, what: str, field: str) -> tuple[tuple[str, int], ...]:
-    """Flatten ``[obj(topic=..., partitions=[...])]`` or ``[(topic, [partitions])]``."""
+    """Flatten ``[obj(topic=..., partitions=[...])]`` or ``[(topic, [partitions])]``.
+
+    One light pass per topic, then the types and ranges of all pairs are checked at once with
+    C-level ``map``/``set``/``min``/``max`` (a leader may read a million of them).
+    """
     out: list[tuple[str, int]] = []
+    extend = out.extend
     for group in groups or ():
-        if hasattr(group, "topic"):
+        try:
             topic, partitions = group.topic, group.partitions
-        else:
+        except AttributeError:
             try:
                 topic, partitions = group
             except (TypeError, ValueError):
                 raise CodecError(what, f"{field} as (topic, partitions)", _NO_OFFSET) from None
-        name = _text(topic, what, f"{field} topic")
-        out.extend(zip(repeat(name), _int32s(partitions, what, f"{field} partition")))
+        try:
+            extend(zip(repeat(topic), partitions or ()))
+        except TypeError:
+            raise CodecError(
+                what, f"{field} partitions of {topic!r} as a sequence", _NO_OFFSET
+            ) from None
+    if out:
+        if not set(map(type, map(_FIRST, out))) <= {str}:
+            bad = next(t for t, _ in out if not isinstance(t, str))
+            raise CodecError(what, f"{field} topic as a str, got {bad!r}", _NO_OFFSET)
+        partitions = list(map(_SECOND, out))
+        if (
+            not set(map(type, partitions)) <= {int}
+            or min(partitions) < INT32_MIN
+            or max(partitions) > INT32_MAX
+        ):
+            bad = next(
+                p for p in partitions if type(p) is not int or not INT32_MIN <= p <= INT32_MAX
+            )
+            raise CodecError(what, f"{field} partition as int32, got {bad!r}", _NO_OFFSET)
     return tuple(out)
 
 
