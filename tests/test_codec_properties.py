@@ -214,3 +214,38 @@ def test_encoders_refuse_values_the_wire_cannot_hold() -> None:
         except CodecError:
             continue
         raise AssertionError("an unencodable value was encoded")
+
+
+raw_groups = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "cc", ""]), st.lists(INT32, max_size=4)), max_size=6
+)
+
+
+def _write_groups_as_given(groups: list[tuple[str, list[int]]]) -> bytes:
+    """Any writer's bytes: groups in the given order, duplicates and empty topics kept."""
+    out = [len(groups).to_bytes(4, "big")]
+    for topic, partitions in groups:
+        name = topic.encode()
+        out.append(len(name).to_bytes(2, "big") + name + len(partitions).to_bytes(4, "big"))
+        out.extend(p.to_bytes(4, "big", signed=True) for p in partitions)
+    return b"".join(out)
+
+
+@given(raw_groups)
+def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
+    groups: list[tuple[str, list[int]]],
+) -> None:
+    """The decoder hands back the raw block iff our encoder would write the same bytes."""
+    from kafka_sticky_plugin.codec._topic_partitions import (
+        encode_topic_partitions,
+        read_topic_partitions_block,
+    )
+    from kafka_sticky_plugin.codec._wire import Reader
+
+    raw = _write_groups_as_given(groups)
+    pairs, block = read_topic_partitions_block(Reader(raw, "test"), "owned")
+    assert pairs == [(t, p) for t, ps in groups for p in ps]
+    canonical = encode_topic_partitions(pairs, "test", "owned") == raw
+    assert (block is not None) == canonical
+    if block is not None:
+        assert block == raw

@@ -172,12 +172,13 @@ class Reader:
         names = {} if names is None else names
         unpack_int16 = _INT16.unpack_from
         unpack_count_first = _INT32_PAIR.unpack_from
+        unpack_from, lt = struct.unpack_from, operator.lt
         out: list[tuple[str, int]] = []
-        append = out.append
+        append, extend = out.append, out.extend
         canonical = True
         previous: str | None = None
         for _ in range(count):
-            # Fast path: a well-formed topic holding exactly one partition, with every
+            # Fast paths: a well-formed topic holding one or more partitions, with every
             # bound checked at once; anything else goes through _read_group's full checks.
             if end - pos >= 2:
                 length = unpack_int16(data, pos)[0]
@@ -194,6 +195,21 @@ class Reader:
                         previous = topic
                         append((topic, first))
                         pos = after + 8
+                        continue
+                    if n > 1 and end - after - 4 >= 4 * n:
+                        raw = data[pos + 2 : after]
+                        topic = names.get(raw)
+                        if topic is None:
+                            topic = self._intern(raw, names, pos, expected)
+                        partitions = unpack_from(f">{n}i", data, after + 4)
+                        extend(zip(repeat(topic), partitions))
+                        if canonical and (
+                            (previous is not None and topic <= previous)
+                            or not all(map(lt, partitions, islice(partitions, 1, None)))
+                        ):
+                            canonical = False
+                        previous = topic
+                        pos = after + 4 + 4 * n
                         continue
             pos, topic, group_canonical = self._read_group(pos, names, expected, out)
             if not group_canonical or (previous is not None and topic <= previous):
