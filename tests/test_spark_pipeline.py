@@ -72,10 +72,10 @@ def test_spark_job_writes_parquet_by_strategy_and_report(master: str, tmp_path: 
     assert set(counts) == {SCENARIOS}
     ours = frame[frame["strategy"].isin(["sticky", "cooperative-sticky"])]
     assert (ours["status"] == "ok").all() and ours["violations"].sum() == 0
-    capped = frame[
-        (frame["strategy"] == "kafka-python-sticky") & (frame["group_partitions"] == 600)
-    ]
-    assert set(capped["status"]) == {"time_cap_exceeded"}
+    baseline = frame[frame["strategy"] == "kafka-python-sticky"]
+    over_cap = baseline["group_partitions"] * baseline["group_size"] > 5000
+    assert set(baseline[over_cap]["status"]) == {"time_cap_exceeded"}
+    assert "ok" in set(baseline[~over_cap]["status"])
     assert frame["worker_max_rss_mb"].max() > 0
 
     report = (out / "report.md").read_text()

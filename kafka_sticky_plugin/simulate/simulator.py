@@ -87,7 +87,7 @@ class _EventRunner:
                 r.fresh_assigned += 1
             elif old != new:
                 r.moved += 1
-        r.rebalances += 1
+        r.rebalances += 1 if outcome.rounds else 0  # an empty group has no rebalance
         r.rounds += outcome.rounds
         r.revoked += outcome.revoked
         r.paused_partition_rounds += outcome.paused_partition_rounds
