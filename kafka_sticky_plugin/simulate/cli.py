@@ -91,11 +91,16 @@ def _run_spark(grid: Grid, out_dir: Path, args: argparse.Namespace) -> dict[str,
         "default parallelism": stats.default_parallelism,
         "session start (s)": round(stats.session_start_s, 1),
         "simulate and write (s)": round(stats.simulate_s, 1),
+        "memory per executor (JVM heap)": (
+            f"{stats.driver_memory} (local mode: the executor runs in the driver JVM)"
+            if stats.master.startswith("local")
+            else stats.executor_memory
+        ),
         "spark.executor.memory": stats.executor_memory,
         "spark.driver.memory": stats.driver_memory,
     }
     for executor, memory in stats.jvm_executors.items():
-        facts[f"JVM block manager {executor}"] = memory
+        facts[f"JVM storage memory, block manager {executor}"] = memory
     return facts
 
 
@@ -130,12 +135,17 @@ def main(argv: list[str] | None = None) -> int:
     frame = load_results(out_dir / "results")
     workers = frame.groupby("worker_pid")["worker_max_rss_mb"].max()
     facts["Python workers"] = len(workers)
-    facts["Python worker peak RSS (MiB, max)"] = round(float(workers.max()), 1)
+    facts["memory per Python worker (peak RSS, MiB, max)"] = round(float(workers.max()), 1)
     per_strategy = frame.drop_duplicates(["scenario_id", "strategy"]).groupby("strategy")[
         "scenario_wall_s"
     ]
     for strategy, seconds in per_strategy.sum().items():
         facts[f"simulation time, {strategy} (s, summed over scenarios)"] = round(seconds, 1)
+    command = [
+        "python -m kafka_sticky_plugin simulate",
+        *(argv if argv is not None else sys.argv[2:]),
+    ]
+    facts["command"] = f"`{' '.join(command)}`"
     facts["grid"] = str(args.grid)
     facts["total wall time (s)"] = round(time.perf_counter() - started, 1)
     report = write_report(frame, out_dir, facts, title=f"Rebalance simulation: {grid.name}")
