@@ -1,0 +1,156 @@
+"""Real-broker scenarios of the coordinator hooks, run on every supported client version.
+
+Each test uses fresh topics and a fresh group id (the embedded broker fixes a group's
+protocol forever) and the fast group settings of ``hooks_harness.GROUP_SETTINGS``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hooks_harness import (
+    Member,
+    Producer,
+    consumed_by_two_live_members,
+    create_topics,
+    unique,
+    wait_stable,
+)
+
+from kafka_sticky_plugin import CooperativeStickyAssignor
+
+pytestmark = pytest.mark.timeout(150)
+
+
+@pytest.fixture
+def group(broker: Any) -> Iterator[Any]:
+    """``group(partitions)`` -> a context with the topics created, members and a producer."""
+    created: list[Member] = []
+    producers: list[Producer] = []
+
+    class Group:
+        bootstrap = broker.bootstrap
+        group_id = unique("g-hooks")
+
+        def __init__(self, partitions: dict[str, int], produce: bool = True) -> None:
+            self.partitions = {unique(name): count for name, count in partitions.items()}
+            self.names = {
+                name: real for name, real in zip(partitions, self.partitions, strict=True)
+            }
+            create_topics(broker.bootstrap, self.partitions)
+            if produce:
+                producers.append(Producer(broker.bootstrap, self.partitions, rate_per_s=60))
+
+        def all_partitions(self, *names: str) -> set[tuple[str, int]]:
+            chosen = [self.names[n] for n in names] if names else list(self.partitions)
+            return {(t, p) for t in chosen for p in range(self.partitions[t])}
+
+        def member(self, name: str, topics: list[str] | None = None, **kw: Any) -> Member:
+            real = [self.names[t] for t in (topics or list(self.names))]
+            member = Member(
+                name,
+                broker.bootstrap,
+                self.group_id,
+                real,
+                kw.pop("strategy", [CooperativeStickyAssignor]),
+                **kw,
+            )
+            created.append(member)
+            return member.start()
+
+    yield Group
+    for producer in producers:
+        producer.close()
+    for member in created:
+        member.stop()
+
+
+def test_join_and_leave_keep_survivors_partitions(group: Any) -> None:
+    """Three members share six partitions; after one leaves, survivors keep theirs."""
+    g = group({"t": 6})
+    members = [g.member(name) for name in ("a", "b", "c")]
+    everything = g.all_partitions()
+    before = wait_stable(members, everything)
+    assert all(len(parts) == 2 for parts in before.values()), before
+    members[2].stop()
+    after = wait_stable(members[:2], everything)
+    for name in ("a", "b"):
+        assert before[name] <= after[name], (before, after)
+        revoked = [e for e in members[0 if name == "a" else 1].events if e.kind == "revoked"]
+        assert not revoked, f"{name} had partitions revoked: {revoked}"
+    assert sorted(len(p) for p in after.values()) == [3, 3]
+    assert not consumed_by_two_live_members(members)
+
+
+def test_debug_pause_loses_membership_without_double_consumption(group: Any) -> None:
+    """KIP-341: a member paused past max_poll_interval loses its partitions, gets
+    on_partitions_lost when it comes back, and no partition is consumed by two live
+    members at once."""
+    g = group({"t": 4})
+    a, b = g.member("a"), g.member("b")
+    everything = g.all_partitions()
+    first = wait_stable([a, b], everything)
+    # past max_poll_interval (10 s) plus the broker's 3 s join hold, so that the live
+    # member's takeover completes before the paused one returns
+    b.pause(20.0)
+    deadline = time.monotonic() + 30
+    while a.snapshot() != frozenset(everything) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert a.snapshot() == frozenset(everything), "the live member did not take over"
+    deadline = time.monotonic() + 40
+    while "lost" not in b.kinds() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    lost = [e for e in b.events if e.kind == "lost"]
+    assert lost and lost[0].partitions == first["b"], b.events
+    final = wait_stable([a, b], everything)
+    assert all(final.values()), final
+    problems = consumed_by_two_live_members([a, b])
+    assert not problems, problems[:5]
+
+
+def test_subscription_change_revokes_at_next_rebalance(group: Any) -> None:
+    """KIP-70: dropping a topic keeps its partitions until the next rebalance, which
+    revokes exactly them, with the callback, while the others stay assigned."""
+    g = group({"t1": 2, "t2": 2})
+    a = g.member("a")
+    before = wait_stable([a], g.all_partitions())
+    dropped = g.all_partitions("t2")
+    a.resubscribe([g.names["t1"]])
+    deadline = time.monotonic() + 30
+    while not any(e.kind == "revoked" for e in a.events):
+        assert time.monotonic() < deadline, a.events
+        time.sleep(0.2)
+    assert a.notes["assignment_after_subscribe"] == before["a"]
+    revoked = [e.partitions for e in a.events if e.kind == "revoked"]
+    assert revoked == [frozenset(dropped)], a.events
+    after = wait_stable([a], g.all_partitions("t1"))
+    assert after["a"] == frozenset(g.all_partitions("t1"))
+    assert not consumed_by_two_live_members([a])
+
+
+def test_cooperative_scale_out_never_stops_kept_partitions(group: Any) -> None:
+    """A third member joins: the others keep fetching what they keep (never revoked, never
+    re-read from an older offset), and only moved partitions change hands."""
+    g = group({"t": 6})
+    a, b = g.member("a"), g.member("b")
+    everything = g.all_partitions()
+    before = wait_stable([a, b], everything)
+    joined_at = time.monotonic()
+    c = g.member("c")
+    after = wait_stable([a, b, c], everything)
+    assert sorted(len(p) for p in after.values()) == [2, 2, 2], after
+    for member in (a, b):
+        kept = before[member.name] & after[member.name]
+        assert len(kept) == 2, (before, after)
+        revoked = {p for e in member.events if e.kind == "revoked" for p in e.partitions}
+        assert not revoked & kept, f"{member.name} revoked kept partitions {revoked & kept}"
+        for partition in kept:
+            offsets = [d.offset for d in member.deliveries if d.partition == partition]
+            assert offsets == sorted(set(offsets)), f"{member.name} re-read {partition}"
+            assert any(d.t > joined_at for d in member.deliveries if d.partition == partition), (
+                f"{member.name} stopped fetching {partition}"
+            )
+    assert not consumed_by_two_live_members([a, b, c])
