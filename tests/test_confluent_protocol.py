@@ -13,6 +13,7 @@ from kafka_sticky_plugin.confluent import (
     CheckedConsumer,
     RebalanceProtocol,
     TopicPartition,
+    copy_committed_offsets,
     create_consumer,
     rebalance_protocol,
     subscribe,
@@ -118,3 +119,10 @@ def test_subscribe_takes_one_topic_name_as_a_string(checked: CheckedConsumer) ->
     """A single topic name is one topic, not a list of characters."""
     bridge = subscribe(checked, "orders", NullListener())
     assert bridge.protocol is RebalanceProtocol.COOPERATIVE
+
+
+@pytest.mark.parametrize(("source", "target"), [("g", "g"), ("", "g"), ("g", "")])
+def test_copy_needs_two_different_named_groups(source: str, target: str) -> None:
+    """Copying offsets onto the same group (or an unnamed one) is refused before connecting."""
+    with pytest.raises(ConfigurationError, match="two different group ids"):
+        copy_committed_offsets({"bootstrap.servers": "127.0.0.1:9"}, source, target, ["t"])

@@ -11,7 +11,8 @@ out of ``poll()``.
 Listener contract (Java's ``ConsumerRebalanceListener`` semantics, kafka-python's names):
 
 - ``on_partitions_revoked(revoked)`` runs while the member still owns ``revoked``; with
-  ``commit_on_revoke`` the bridge then commits their positions synchronously. EAGER: called at
+  ``commit_on_revoke`` the bridge then commits their positions synchronously (not when the
+  listener raised: its processing state is unknown, so at-least-once wins). EAGER: called at
   every rebalance with the whole assignment (possibly empty). COOPERATIVE: called only when
   something is revoked, with just those partitions.
 - ``on_partitions_assigned(assigned)`` runs after the partitions are added to the consumer's
