@@ -37,7 +37,11 @@ from shapes import SHAPES  # noqa: E402
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor  # noqa: E402
 from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec  # noqa: E402
-from kafka_sticky_plugin.codec import Assignment, decode_subscription  # noqa: E402
+from kafka_sticky_plugin.codec import (  # noqa: E402
+    Assignment,
+    decode_assignment,
+    decode_subscription,
+)
 from kafka_sticky_plugin.core import cooperative_assign, sticky_assign  # noqa: E402
 
 PHASES = ("fresh", "rejoin")
@@ -116,6 +120,7 @@ def leader_rows(
                     for m, raw in metadata.items()
                 ]
                 plan, engine_s = _timed(engine, shape.partitions, specs, repeat=repeat)
+                expected = {m: tuple(p) for m, p in plan.items()}
                 del plan
                 plan, engine_nogc_s = _timed(
                     engine, shape.partitions, specs, gc_paused=True, repeat=repeat
@@ -124,6 +129,10 @@ def leader_rows(
                 result, leader_s = _timed(
                     assignor.assign_from_bytes, shape.partitions, metadata, repeat=repeat
                 )
+                got = {m: _decode_assignment_partitions(v) for m, v in result.items()}
+                if got != expected:
+                    raise RuntimeError(f"{shape_name}/{protocol}/{phase}: leader != engine plan")
+                del expected, got
                 row: dict[str, object] = {
                     "shape": shape_name,
                     "protocol": protocol,
@@ -159,7 +168,7 @@ def leader_rows(
 
 
 class _JoinMember:
-    """The two attributes kafka-python's JoinGroup member carries into ``assign()``."""
+    """The attributes kafka-python's JoinGroup member carries into ``assign()``."""
 
     def __init__(self, member_id: str, metadata: object) -> None:
         self.member_id = member_id
@@ -168,8 +177,6 @@ class _JoinMember:
 
 
 def _decode_assignment_partitions(raw: bytes) -> tuple[tuple[str, int], ...]:
-    from kafka_sticky_plugin.codec import decode_assignment
-
     return decode_assignment(raw).partitions
 
 
