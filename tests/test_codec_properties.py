@@ -8,6 +8,7 @@ else, and never allocate more than the input can describe.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from hypothesis import given
@@ -249,3 +250,44 @@ def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
     assert (block is not None) == canonical
     if block is not None:
         assert block == raw
+
+
+anything = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+    st.binary(max_size=5),
+    st.tuples(st.text(max_size=3), st.integers()),
+)
+
+
+@given(
+    st.integers(min_value=0, max_value=3),
+    st.lists(anything, max_size=3),
+    anything,
+    st.lists(st.one_of(anything, st.tuples(anything, anything)), max_size=3),
+    anything,
+    anything,
+)
+def test_encoders_raise_only_codec_error_on_wrong_types(
+    version: int,
+    topics: list[object],
+    user_data: object,
+    owned: list[object],
+    generation: object,
+    rack: object,
+) -> None:
+    """Whatever the field values, encoding succeeds or raises CodecError, nothing else."""
+    sub = Subscription(version, tuple(topics), user_data, tuple(owned), generation, rack)  # type: ignore[arg-type]
+    try:
+        raw = encode_subscription(sub)
+    except CodecError:
+        pass
+    else:
+        decode_subscription(raw)
+    with contextlib.suppress(CodecError):
+        encode_assignment(Assignment(version, tuple(owned), user_data))  # type: ignore[arg-type]
+    with contextlib.suppress(CodecError):
+        encode_sticky_user_data(owned, generation)  # type: ignore[arg-type]

@@ -150,7 +150,8 @@ def encode_topic_partitions(
     expected: str,
     headers: TopicHeaders | None = None,
 ) -> bytes:
-    """The canonical bytes of ``pairs`` (count included). Errors report offset 0.
+    """The canonical bytes of ``pairs`` (count included). Errors report offset 0 (the start
+    of these bytes).
 
     Fast paths for a strictly increasing list (the engine's plans): one partition per topic
     is encoded by :meth:`TopicHeaders.singles`; otherwise :func:`itertools.groupby`. Anything
@@ -200,8 +201,15 @@ def write_topic_partitions(
     expected: str,
     headers: TopicHeaders | None = None,
 ) -> None:
-    """Write ``pairs`` in the canonical form (see the module invariants)."""
-    writer.raw(encode_topic_partitions(pairs, writer.what, expected, headers))
+    """Write ``pairs`` in the canonical form (see the module invariants).
+
+    An unencodable value raises :class:`CodecError` at the offset where the array starts.
+    """
+    try:
+        chunk = encode_topic_partitions(pairs, writer.what, expected, headers)
+    except CodecError as exc:
+        raise CodecError(exc.what, exc.expected, writer.size) from None
+    writer.raw(chunk)
 
 
 def read_topic_partitions(reader: Reader, expected: str) -> list[TopicPartitionPair]:

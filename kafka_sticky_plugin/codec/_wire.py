@@ -8,9 +8,9 @@ Invariants:
   ``IndexError`` or ``UnicodeDecodeError`` escapes.
 - An array count is checked against the bytes remaining divided by the smallest element
   size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
-- A :class:`Writer` refuses values its wire type cannot hold (a string longer than 32,767
-  UTF-8 bytes, an int32 out of range) with a :class:`CodecError` at the offset it would
-  have been written to.
+- A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
+  string longer than 32,767 UTF-8 bytes, an int32 out of range) with a :class:`CodecError`
+  at the offset it would have been written to.
 """
 
 from __future__ import annotations
@@ -326,21 +326,31 @@ class Writer:
         self._parts.append(chunk)
         self._size += len(chunk)
 
+    @property
+    def size(self) -> int:
+        """Bytes written so far (the offset of the next write)."""
+        return self._size
+
     def int16(self, value: int, expected: str = "int16") -> None:
         """Write a signed big-endian int16."""
-        if not -(2**15) <= value <= INT16_MAX:
-            raise CodecError(self.what, f"{expected} in int16 range, got {value}", self._size)
+        if type(value) is not int or not -(2**15) <= value <= INT16_MAX:
+            raise CodecError(self.what, f"{expected} as an int16, got {value!r}", self._size)
         self._put(_INT16.pack(value))
 
     def int32(self, value: int, expected: str = "int32") -> None:
         """Write a signed big-endian int32."""
-        if not INT32_MIN <= value <= INT32_MAX:
-            raise CodecError(self.what, f"{expected} in int32 range, got {value}", self._size)
+        if type(value) is not int or not INT32_MIN <= value <= INT32_MAX:
+            raise CodecError(self.what, f"{expected} as an int32, got {value!r}", self._size)
         self._put(_INT32.pack(value))
 
     def string(self, value: str, expected: str = "string") -> None:
         """Write an int16-length-prefixed UTF-8 string."""
-        raw = value.encode("utf-8")
+        if not isinstance(value, str):
+            raise CodecError(self.what, f"{expected} as a str, got {value!r}", self._size)
+        try:
+            raw = value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CodecError(self.what, f"{expected} encodable as UTF-8", self._size) from None
         if len(raw) > INT16_MAX:
             raise CodecError(
                 self.what,
@@ -361,6 +371,8 @@ class Writer:
         if value is None:
             self._put(_INT32.pack(-1))
             return
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise CodecError(self.what, f"{expected} as bytes or None, got {value!r}", self._size)
         if len(value) > INT32_MAX:
             raise CodecError(self.what, f"{expected} shorter than 2**31 bytes", self._size)
         self._put(_INT32.pack(len(value)) + bytes(value))

@@ -105,7 +105,10 @@ def encode_subscription(subscription: Subscription) -> bytes:
     _check_version(version, _SUBSCRIPTION)
     writer = Writer(_SUBSCRIPTION)
     writer.int16(version, "version")
-    topics = sorted(set(subscription.topics))
+    try:
+        topics = sorted(set(subscription.topics))
+    except TypeError:
+        raise CodecError(_SUBSCRIPTION, "topics as str", writer.size) from None
     writer.array_count(len(topics), "topics")
     for topic in topics:
         writer.string(topic, "topic")
