@@ -30,13 +30,16 @@ so equal values always give equal bytes; fields the chosen version lacks are dro
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 
 from ..errors import CodecError
 from ._topic_partitions import (
     TopicHeaders,
     TopicPartitionPair,
+    encode_topic_partitions,
     read_topic_partitions,
     read_topic_partitions_block,
     write_topic_partitions,
@@ -190,11 +193,12 @@ class SubscriptionDecoder:
     of :func:`decode_subscription`.
     """
 
-    __slots__ = ("_memo", "_names")
+    __slots__ = ("_headers", "_memo", "_names")
 
     def __init__(self) -> None:
         self._memo: list[tuple[bytes, tuple[str, ...]]] = []
         self._names: dict[bytes, str] = {}
+        self._headers = TopicHeaders()
 
     def decode(self, data: bytes | bytearray | memoryview) -> Subscription:
         """Same as :func:`decode_subscription`."""
@@ -206,6 +210,21 @@ class SubscriptionDecoder:
         """The subscription and its canonical owned-partitions bytes (count included), or
         ``None`` when the message has no owned partitions field or wrote it non-canonically."""
         return _decode_subscription(data, self._memo, self._names)
+
+    def owned_block(self, subscription: Subscription) -> bytes | None:
+        """The canonical owned-partitions bytes of an already decoded ``subscription`` (for
+        one read from a client's objects), or ``None`` when it has no owned partitions field
+        or they are not strictly increasing; same contract as
+        :meth:`decode_with_owned_block`."""
+        owned = subscription.owned_partitions
+        if subscription.version < 1:
+            return None
+        try:
+            if len(owned) > 1 and not all(map(operator.lt, owned, islice(owned, 1, None))):
+                return None
+            return encode_topic_partitions(owned, _SUBSCRIPTION, "owned partitions", self._headers)
+        except (CodecError, TypeError):
+            return None
 
 
 def _encode_assignment(assignment: Assignment, headers: TopicHeaders | None) -> bytes:

@@ -158,7 +158,8 @@ def _decode_member(
 ) -> tuple[Subscription, bytes | None]:
     if isinstance(metadata, (bytes, bytearray, memoryview)):
         return decoder.decode_with_owned_block(metadata)
-    return to_subscription(metadata), None
+    subscription = to_subscription(metadata)
+    return subscription, decoder.owned_block(subscription)
 
 
 _NULL_USER_DATA = b"\xff\xff\xff\xff"
