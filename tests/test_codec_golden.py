@@ -343,3 +343,23 @@ def test_captured_librdkafka_member_without_state() -> None:
     raw = hx("0003", "00000001 0002 7431", "00000000", "00000000", "ffffffff", "0000")
     assert raw.hex() in {str(r["hex"]) for r in _captured() if r["client"] == "librdkafka"}
     assert decode_subscription(raw) == Subscription(3, ("t1",), b"", (), -1, "")
+
+
+def test_subscription_decoder_matches_decode_and_exposes_canonical_owned_bytes() -> None:
+    """The batch decoder returns decode_subscription's value plus the owned array's bytes."""
+    from kafka_sticky_plugin.codec import SubscriptionDecoder
+
+    decoder = SubscriptionDecoder()
+    for raw, value in SUBSCRIPTIONS:
+        sub, block = decoder.decode_with_owned_block(raw)
+        assert sub == value == decoder.decode(raw)
+        if value.version >= 1:
+            assert block is not None and block in raw
+            assert decoder.owned_block(value) == block
+        else:
+            assert block is None and decoder.owned_block(value) is None
+    unsorted = Subscription(1, ("t1",), None, (("t1", 2), ("t1", 0)))
+    assert decoder.owned_block(unsorted) is None
+    non_canonical = hx("0001", "00000001 0002 7431", "ffffffff", "00000001 0002 7431 00000002")
+    non_canonical += hx("00000002 00000000")  # t1 [2, 0]: unsorted partitions
+    assert decoder.decode_with_owned_block(non_canonical)[1] is None
