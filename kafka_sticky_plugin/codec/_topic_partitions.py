@@ -168,12 +168,11 @@ def encode_topic_partitions(
     if len(columns) == 2:
         topics, partitions = columns
         try:
-            if len(set(topics)) == len(topics):
-                # One partition per topic: sorted topics are the whole order check.
-                if _strictly_increasing(topics):
-                    body = headers.singles(topics, partitions, what, expected)
-                    return _COUNT.pack(len(topics)) + body
-            elif _strictly_increasing(items):
+            if _strictly_increasing(topics):
+                # Strictly increasing topics: one partition per topic, already in order.
+                body = headers.singles(topics, partitions, what, expected)
+                return _COUNT.pack(len(topics)) + body
+            if _strictly_increasing(items):
                 grouped = [
                     (topic, list(map(_SECOND, group)))
                     for topic, group in groupby(items, key=_FIRST)
