@@ -380,3 +380,25 @@ def test_kafka_python_object_with_bad_owned_partitions_is_refused(owned: list[ob
     good = as_coordinator_sees({"good": sub(3, T)})
     result = StickyAssignor().assign(cluster_of({"t1": 2}), [*good, bad])
     assert decoded(result) == {"good": [("t1", 0), ("t1", 1)], "bad": []}
+
+
+def test_member_racks_and_replica_racks_reach_the_engine() -> None:
+    """Rack ids from subscription v3 and cluster_racks give the engine's rack-aware plan."""
+    counts = {"t1": 6}
+    racks = {("t1", p): ["r0" if p < 3 else "r1"] for p in range(6)}
+    raw = {
+        "a": sub(3, T, rack_id="r1"),
+        "b": sub(3, T, rack_id="r0"),
+        "c": LIBRDKAFKA_FRESH,  # rack "" means no rack
+    }
+    result = StickyAssignor().assign_from_bytes(counts, raw, racks)
+    expected = sticky_assign(
+        counts,
+        [
+            MemberSpec(member_id="a", topics=T, rack="r1"),
+            MemberSpec(member_id="b", topics=T, rack="r0"),
+            MemberSpec(member_id="c", topics=T),
+        ],
+        partition_racks=racks,
+    )
+    assert {m: list(decode_assignment(v).partitions) for m, v in result.items()} == expected

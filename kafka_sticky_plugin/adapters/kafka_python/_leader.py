@@ -241,10 +241,7 @@ def _assign_group(
             )
         )
     engine = cooperative_assign if protocol == COOPERATIVE_STICKY else sticky_assign
-    if partition_racks is None:
-        plan = engine(partitions_per_topic, specs)
-    else:
-        plan = engine(partitions_per_topic, specs, partition_racks=partition_racks)  # type: ignore[call-arg]
+    plan = engine(partitions_per_topic, specs, partition_racks=partition_racks)
     version = min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION)
     header = version.to_bytes(2, "big")
     encoder = AssignmentEncoder()
