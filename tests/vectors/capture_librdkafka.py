@@ -57,9 +57,6 @@ def _recording(self: Any, leader_id: str, protocol_name: str, members: Any) -> A
     return _original(self, leader_id, protocol_name, members)
 
 
-ConsumerCoordinator._perform_assignment = _recording  # type: ignore[method-assign]
-
-
 def _poll_kp(consumer: KafkaConsumer, stop: threading.Event) -> None:
     while not stop.is_set():
         consumer.poll(timeout_ms=200)
@@ -118,6 +115,8 @@ def capture(bootstrap: str, protocol: str, strategy: Any) -> None:
 
 
 def main() -> None:
+    # Wrapped only while this script runs (never on import).
+    ConsumerCoordinator._perform_assignment = _recording  # type: ignore[method-assign]
     with embedded_broker() as broker:
         admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
         admin.create_topics([NewTopic("t1", num_partitions=6, replication_factor=1)])
