@@ -27,7 +27,6 @@ __all__ = [
     "TopicHeaders",
     "TopicPartitionPair",
     "encode_topic_partitions",
-    "group_by_topic",
     "read_topic_partitions",
     "read_topic_partitions_block",
     "write_topic_partitions",
@@ -75,6 +74,9 @@ class TopicHeaders:
         encode of a million one-partition groups cheap.
         """
         cache, ones = self._cache, self._ones
+        if not set(map(type, partitions)) <= {int}:
+            bad = next(p for p in partitions if type(p) is not int)
+            raise CodecError(what, f"{expected} partition as int32, got {bad!r}", 0)
         for topic in set(topics).difference(cache):
             self.get(topic, what, expected)
         for partition in set(partitions).difference(ones):
@@ -91,34 +93,15 @@ class TopicHeaders:
         )
 
 
-def group_by_topic(pairs: Iterable[TopicPartitionPair]) -> list[tuple[str, list[int]]]:
-    """Sorted topics, each with its sorted distinct partitions (the canonical grouping).
-
-    Linear when ``pairs`` is already strictly increasing (the engine's plans are); falls back
-    to a set-and-sort otherwise.
-    """
-    items = pairs if isinstance(pairs, (list, tuple)) else list(pairs)
-    grouped: list[tuple[str, list[int]]] = []
-    previous: TopicPartitionPair | None = None
-    current: list[int] = []
-    for pair in items:
-        if previous is not None and not previous < pair:
-            return _group_unsorted(items)
-        topic, partition = pair
-        if previous is None or topic != previous[0]:
-            current = []
-            grouped.append((topic, current))
-        current.append(partition)
-        previous = pair
-    return grouped
-
-
 def _group_unsorted(
     pairs: Iterable[TopicPartitionPair], what: str = "pairs", expected: str = "pairs"
 ) -> list[tuple[str, list[int]]]:
+    """The canonical grouping of any pairs (the slow path: types checked one by one)."""
     by_topic: dict[str, set[int]] = {}
     try:
         for topic, partition in pairs:
+            if type(topic) is not str or type(partition) is not int:
+                raise TypeError(f"got ({topic!r}, {partition!r})")
             by_topic.setdefault(topic, set()).add(partition)
         return [(topic, sorted(by_topic[topic])) for topic in sorted(by_topic)]
     except (TypeError, ValueError) as exc:
@@ -127,6 +110,8 @@ def _group_unsorted(
 
 def _pack_group(partitions: Sequence[int], what: str, expected: str, topic: str) -> bytes:
     try:
+        if not set(map(type, partitions)) <= {int}:
+            raise struct.error("not an int")
         if len(partitions) == 1:
             return _ONE_PARTITION.pack(1, partitions[0])
         return struct.pack(f">i{len(partitions)}i", len(partitions), *partitions)
