@@ -135,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--peer-timeout", type=float, default=60.0)
     parser.add_argument("--json", help="also write every row to this file")
+    parser.add_argument(
+        "--leader-shapes",
+        default="H-1M",
+        help="shapes for the leader's whole assign() (decode, engine, encode); '' for none",
+    )
     args = parser.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -172,6 +177,19 @@ def main(argv: list[str] | None = None) -> int:
             print(line, flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(all_rows, indent=1))
+    if args.leader_shapes:
+        print("\nleader assign() on kafka-python: decode + engine + encode, best of 2")
+        subprocess.run(
+            [
+                sys.executable,
+                str(HERE / "bench_leader.py"),
+                "--shapes",
+                args.leader_shapes,
+                "--repeat",
+                "2",
+            ],
+            check=False,
+        )
     return 0
 
 

@@ -35,7 +35,7 @@ class CodecError(StickyPluginError, ValueError):
         self.what = what
         self.expected = expected
         self.offset = offset
-        super().__init__(f"cannot decode {what}: expected {expected} at byte offset {offset}")
+        super().__init__(f"malformed {what}: expected {expected} at byte offset {offset}")
 
 
 class InvalidSpecError(StickyPluginError, ValueError):

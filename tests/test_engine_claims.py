@@ -169,3 +169,19 @@ def test_bad_partition_counts_raise(counts: dict[object, object]) -> None:
     """A negative or non-int partition count, or a non-str topic, raises InvalidSpecError."""
     with pytest.raises(InvalidSpecError):
         sticky_assign(counts, [MemberSpec(member_id="x", topics=["a"])])  # type: ignore[arg-type]
+
+
+def test_member_spec_normalises_and_reuses_canonical_input() -> None:
+    """A canonical (sorted, distinct, typed) owned tuple is kept as is; anything else is
+    normalised to the same value; a bool partition is refused even in tuple form."""
+    canonical = (("a", 0), ("a", 2), ("b", 1))
+    spec = MemberSpec(member_id="m", topics=("a", "b"), owned=canonical)
+    assert spec.owned is canonical
+    messy = MemberSpec(
+        member_id="m", topics=["b", "a", "a"], owned=[("b", 1), ("a", 2), ("a", 0), ("a", 2)]
+    )
+    assert messy == spec
+    with pytest.raises(InvalidSpecError):
+        MemberSpec(member_id="m", topics=("a",), owned=(("a", True),))
+    unsorted = MemberSpec(member_id="m", topics=("b", "a"), owned=(("b", 1), ("a", 0)))
+    assert unsorted.topics == ("a", "b") and unsorted.owned == (("a", 0), ("b", 1))
