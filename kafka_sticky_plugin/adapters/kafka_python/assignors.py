@@ -36,6 +36,7 @@ from ...codec import (
     encode_subscription,
 )
 from ...errors import CodecError, ConfigurationError
+from ._cluster import replica_racks
 from ._leader import COOPERATIVE_STICKY, STICKY, MemberMetadata, PartitionRacks, assign_group
 from ._metadata import assigned_partitions, to_subscription
 
@@ -158,7 +159,8 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         ``members`` are kafka-python's JoinGroup members (``member_id``, ``metadata`` as
         bytes or a decoded subscription, optional ``group_instance_id``); partition counts
         come from ``cluster.partitions_for_topic``; topics the cluster does not know are
-        ignored.
+        ignored; replica racks (KIP-881) come from the cluster's brokers and partitions when
+        the brokers report racks.
         """
         inputs: list[MemberMetadata] = []
         topics: set[str] = set()
@@ -180,7 +182,12 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
             partitions = cluster.partitions_for_topic(topic)
             if partitions:
                 partitions_per_topic[topic] = len(partitions)
-        return assign_group(self.name, partitions_per_topic, inputs)
+        return assign_group(
+            self.name,
+            partitions_per_topic,
+            inputs,
+            partition_racks=replica_racks(cluster, partitions_per_topic),
+        )
 
 
 def _topics_of(metadata: Any) -> Iterable[str]:
