@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 MODES = ("auto", "embedded", "docker", "external")
-DEFAULT_KAFKA_IMAGE = "apache/kafka:3.9.1"
+DEFAULT_KAFKA_IMAGE = "confluentinc/cp-kafka:7.6.0"
 
 
 def require_loopback_bootstrap(bootstrap: str) -> list[tuple[str, int]]:

@@ -35,6 +35,7 @@ __all__ = [
     "consume_loop",
     "decode_sequence",
     "encode_sequence",
+    "generation_of",
 ]
 
 
@@ -95,8 +96,32 @@ def decode_sequence(value: bytes | None) -> int:
         return -1
 
 
+def _offset_and_metadata(offset: int) -> Any:
+    """kafka-python's OffsetAndMetadata: (offset, metadata, leader_epoch), or the 2-field
+    form of kafka-python 2.0.2."""
+    from kafka.structs import OffsetAndMetadata
+
+    try:
+        return OffsetAndMetadata(offset, "", -1)
+    except TypeError:
+        return OffsetAndMetadata(offset, "")
+
+
 def _partitions(tps: Any) -> tuple[Partition, ...]:
     return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
+
+
+def generation_of(consumer: Any) -> int:
+    """The consumer's current generation id (-1: none or unknown), on kafka-python 2.x/3.x."""
+    try:
+        return int(consumer.group_metadata().generation_id)
+    except AttributeError:  # kafka-python 2.x has no group_metadata()
+        pass
+    except Exception:  # the snapshot is best effort
+        return -1
+    generation = getattr(getattr(consumer, "_coordinator", None), "_generation", None)
+    value = getattr(generation, "generation_id", -1)
+    return int(value) if isinstance(value, int) else -1
 
 
 def _make_listener(
@@ -106,14 +131,8 @@ def _make_listener(
     positions: dict[Any, int],
     owned: set[Partition],
 ) -> Any:
-    from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
-    from kafka.structs import OffsetAndMetadata
-
-    def generation() -> int:
-        try:
-            return int(consumer.group_metadata().generation_id)
-        except Exception:  # the snapshot is best effort; -1 means unknown
-            return -1
+    """The recording listener: async on kafka-python 3.x (callbacks run on the IO thread,
+    which must not block), sync on 2.x (callbacks run in the polling thread)."""
 
     def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
         sink.add(
@@ -124,47 +143,95 @@ def _make_listener(
                 kind=kind,
                 partitions=parts,
                 owned_after=tuple(sorted(owned)),
-                generation=generation(),
+                generation=generation_of(consumer),
                 **extra,
             )
         )
 
+    def to_commit(revoked: Any) -> tuple[dict[Any, Any], tuple[Partition, ...], tuple[int, ...]]:
+        chosen = {tp: positions[tp] for tp in revoked if tp in positions}
+        parts = _partitions(chosen)
+        by_partition = {(tp.topic, tp.partition): off for tp, off in chosen.items()}
+        offsets = {tp: _offset_and_metadata(off) for tp, off in chosen.items()}
+        return offsets, parts, tuple(by_partition[p] for p in parts)
+
+    def still_assigned(revoked: Any) -> str:
+        # Java's contract: during onPartitionsRevoked the partitions are still assigned (the
+        # callback may read positions and commit them). Recorded so tests can check it.
+        try:
+            return f"still_assigned={set(revoked) <= set(consumer.assignment())}"
+        except Exception as exc:  # reported as unknown
+            return f"still_assigned=unknown ({exc!r})"
+
+    def after_revoke(revoked: Any, probe: str) -> None:
+        parts = _partitions(revoked)
+        for tp in revoked:
+            positions.pop(tp, None)
+        owned.difference_update(parts)
+        report("revoked", parts, detail=probe)
+
+    def assigned_(assigned: Any) -> None:
+        parts = _partitions(assigned)
+        for tp in assigned:
+            positions.pop(tp, None)
+        owned.update(parts)
+        report("assigned", parts)
+
+    def lost_(lost: Any) -> None:
+        parts = _partitions(lost)
+        for tp in lost:
+            positions.pop(tp, None)
+        owned.difference_update(parts)
+        report("lost", parts)
+
+    try:
+        from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
+    except ImportError:  # kafka-python 2.x
+        from kafka import ConsumerRebalanceListener
+
+        class SyncRecordingListener(ConsumerRebalanceListener):  # type: ignore[misc]
+            """Commit-on-revoke listener that reports every callback (kafka-python 2.x)."""
+
+            def on_partitions_revoked(self, revoked: Any) -> None:
+                probe = still_assigned(revoked)
+                offsets, parts, values = to_commit(revoked)
+                if offsets:
+                    try:
+                        consumer.commit(offsets)
+                    except Exception as exc:  # reported, the rebalance goes on
+                        report("commit_failed", parts, detail=repr(exc))
+                    else:
+                        report("committed", parts, offsets=values)
+                after_revoke(revoked, probe)
+
+            def on_partitions_assigned(self, assigned: Any) -> None:
+                assigned_(assigned)
+
+            def on_partitions_lost(self, lost: Any) -> None:
+                lost_(lost)
+
+        return SyncRecordingListener()
+
     class RecordingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
-        """Commit-on-revoke listener that reports every callback."""
+        """Commit-on-revoke listener that reports every callback (kafka-python 3.x)."""
 
         async def on_partitions_revoked(self, revoked: Any) -> None:
-            parts = _partitions(revoked)
-            to_commit = {tp: positions[tp] for tp in revoked if tp in positions}
-            if to_commit:
-                offsets = {tp: OffsetAndMetadata(off, "", -1) for tp, off in to_commit.items()}
-                committed = _partitions(to_commit)
-                by_partition = {(tp.topic, tp.partition): off for tp, off in to_commit.items()}
+            probe = still_assigned(revoked)
+            offsets, parts, values = to_commit(revoked)
+            if offsets:
                 try:
                     await consumer.commit_async(offsets)
                 except Exception as exc:  # reported, the rebalance goes on
-                    report("commit_failed", committed, detail=repr(exc))
+                    report("commit_failed", parts, detail=repr(exc))
                 else:
-                    report(
-                        "committed", committed, offsets=tuple(by_partition[p] for p in committed)
-                    )
-            for tp in revoked:
-                positions.pop(tp, None)
-            owned.difference_update(parts)
-            report("revoked", parts)
+                    report("committed", parts, offsets=values)
+            after_revoke(revoked, probe)
 
         async def on_partitions_assigned(self, assigned: Any) -> None:
-            parts = _partitions(assigned)
-            for tp in assigned:
-                positions.pop(tp, None)
-            owned.update(parts)
-            report("assigned", parts)
+            assigned_(assigned)
 
         async def on_partitions_lost(self, lost: Any) -> None:
-            parts = _partitions(lost)
-            for tp in lost:
-                positions.pop(tp, None)
-            owned.difference_update(parts)
-            report("lost", parts)
+            lost_(lost)
 
     return RecordingListener()
 
@@ -172,7 +239,6 @@ def _make_listener(
 def _commit_positions(
     consumer: Any, config: MemberConfig, sink: EventSink, positions: dict[Any, int]
 ) -> None:
-    from kafka.structs import OffsetAndMetadata
 
     assigned = set(consumer.assignment())
     snapshot = {tp: off for tp, off in list(positions.items()) if tp in assigned}
@@ -182,7 +248,7 @@ def _commit_positions(
     by_partition = {(tp.topic, tp.partition): off for tp, off in snapshot.items()}
     kind, detail = "committed", ""
     try:
-        consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in snapshot.items()})
+        consumer.commit({tp: _offset_and_metadata(off) for tp, off in snapshot.items()})
     except Exception as exc:  # CommitFailedError during a rebalance is expected and reported
         kind, detail = "commit_failed", repr(exc)
     sink.add(
@@ -270,7 +336,7 @@ def consume_loop(
                 if recs:
                     positions[tp] = recs[-1].offset + 1
             sink.add_deliveries(batch)
-            generation = int(consumer.group_metadata().generation_id)
+            generation = generation_of(consumer)
             if generation != last_generation and generation >= 0:
                 last_generation = generation
                 event("generation", generation=generation, owned_after=tuple(sorted(owned)))
