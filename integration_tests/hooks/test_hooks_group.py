@@ -20,7 +20,7 @@ from hooks_harness import (
     wait_stable,
 )
 
-from kafka_sticky_plugin import CooperativeStickyAssignor
+from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -68,19 +68,25 @@ def group(broker: Any) -> Iterator[Any]:
         member.stop()
 
 
-def test_join_and_leave_keep_survivors_partitions(group: Any) -> None:
-    """Three members share six partitions; after one leaves, survivors keep theirs."""
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
+def test_join_and_leave_keep_survivors_partitions(group: Any, strategy: str) -> None:
+    """Three members share six partitions; after one leaves, survivors keep theirs (under
+    COOPERATIVE without ever being revoked; under EAGER sticky, revoked and given back)."""
+    assignor = CooperativeStickyAssignor if strategy == "cooperative-sticky" else StickyAssignor
     g = group({"t": 6})
-    members = [g.member(name) for name in ("a", "b", "c")]
+    members = [g.member(name, strategy=[assignor]) for name in ("a", "b", "c")]
     everything = g.all_partitions()
     before = wait_stable(members, everything)
     assert all(len(parts) == 2 for parts in before.values()), before
     members[2].stop()
     after = wait_stable(members[:2], everything)
-    for name in ("a", "b"):
-        assert before[name] <= after[name], (before, after)
-        revoked = [e for e in members[0 if name == "a" else 1].events if e.kind == "revoked"]
-        assert not revoked, f"{name} had partitions revoked: {revoked}"
+    for member in members[:2]:
+        assert before[member.name] <= after[member.name], (before, after)
+        revoked = [e for e in member.events if e.kind == "revoked"]
+        if strategy == "cooperative-sticky":
+            assert not revoked, f"{member.name} had partitions revoked: {revoked}"
+        else:
+            assert revoked, f"EAGER never revoked on {member.name}"
     assert sorted(len(p) for p in after.values()) == [3, 3]
     assert not consumed_by_two_live_members(members)
 
