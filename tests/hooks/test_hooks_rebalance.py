@@ -228,3 +228,20 @@ def test_eager_revokes_everything_then_assigns_everything() -> None:
         assert handle.assignors[0].previous_assignment == (("t1", 1), ("t1", 2))
     finally:
         consumer.close()
+
+
+def test_membership_lost_during_a_rebalance_still_reports_lost(cooperative: Any) -> None:
+    """A generation reset while a rebalance is under way (JoinGroup/SyncGroup answered
+    UNKNOWN_MEMBER_ID) makes the join loop run the pre-join step again: lost is reported."""
+    consumer, listener = cooperative
+    coordinator = consumer._coordinator
+    join_complete(consumer, 5, COOP, [("t1", 0)])
+    join_prepare(consumer, 5, "member-1")
+    coordinator.rejoining = True  # the join loop's flag: the pre-join step ran
+    coordinator.reset_generation()
+    assert not coordinator.rejoining
+    generation = coordinator._generation
+    join_prepare(consumer, generation.generation_id, generation.member_id)
+    assert listener.kinds()[-1] == "lost"
+    assert listener.calls[-1][1] == tps(("t1", 0))
+    assert _subscription_claims(consumer) == ((), -1)

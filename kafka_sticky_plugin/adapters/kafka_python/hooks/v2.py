@@ -61,6 +61,7 @@ class V2Hooks(HooksBase):
             return
         self._coordinator.config["assignors"] = list(self.assignors)
         self._patch(self._coordinator, "group_protocols", self.group_protocols)
+        self._patch(self._coordinator, "reset_generation", self.reset_generation)
         self._patch(self._coordinator, "_on_join_prepare", self.on_join_prepare)
         self._patch(self._coordinator, "_on_join_complete", self.on_join_complete)
         self._patch(self._coordinator, "_perform_assignment", self.perform_assignment)
@@ -136,6 +137,7 @@ class V2Hooks(HooksBase):
             log.info("group %s: revoking %s", self.group_id, sorted(decision.revoked))
             if listener is not None:
                 call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            self._set_assignment_keeping_state(())
         elif decision.revoked:
             log.info("group %s: revoking unsubscribed %s", self.group_id, sorted(decision.revoked))
             if listener is not None:

@@ -59,6 +59,7 @@ class V3Hooks(HooksBase):
         coordinator = self._coordinator
         coordinator._rebalance_protocol = KafkaProtocol(int(self.protocol))
         self._patch(coordinator, "group_protocols", self.group_protocols)
+        self._patch(coordinator, "reset_generation", self.reset_generation)
         self._patch(coordinator, "_perform_assignment", self.perform_assignment)
         self._patch(coordinator, "_on_join_prepare_async", self.on_join_prepare_async)
         self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
@@ -146,6 +147,7 @@ class V3Hooks(HooksBase):
         if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked) or error
+            sub.assign_from_subscribed([])
         elif decision.revoked:
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked) or error
