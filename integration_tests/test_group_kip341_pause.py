@@ -92,7 +92,9 @@ def run_pause(group: ConsumerGroupRunner, producer: KeyedProducer) -> PauseRun:
 
 def _print_timeline(run: PauseRun) -> None:
     for e in run.events:
-        if e.kind in ("assigned", "revoked", "lost", "paused", "resumed", "commit_failed"):
+        if e.kind in ("assigned", "revoked", "lost", "paused", "resumed") or (
+            e.kind == "commit_failed" and e.member == FROZEN
+        ):
             parts = [p for _, p in e.partitions]
             print(f"{e.t - run.t_pause:+7.2f}s {e.key:<10} {e.kind:<13} gen {e.generation} {parts}")
 
@@ -137,7 +139,10 @@ def check_pause_run(run: PauseRun, group: ConsumerGroupRunner) -> None:
     def frozen_stale_view(overlap: Overlap) -> bool:
         return overlap.first.key == f"{FROZEN}#0" and overlap.first.end == t_lost
 
-    check_exclusive_ownership(run.events, time.monotonic(), exempt=frozen_stale_view)
+    allowed = check_exclusive_ownership(run.events, time.monotonic(), exempt=frozen_stale_view)
+    # The frozen member's stale view did overlap the new owners' intervals: seeing it proves
+    # the overlap detector works on this run's real events (so "no other overlap" means it).
+    assert allowed, "the stale view of the frozen member was not detected as an overlap"
 
     def stale(delivery: Delivery) -> bool:
         return (
