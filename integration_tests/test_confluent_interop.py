@@ -34,7 +34,7 @@ import pytest
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.adapters.kafka_python._metadata import to_subscription
-from kafka_sticky_plugin.codec import decode_assignment
+from kafka_sticky_plugin.codec import decode_assignment, decode_sticky_user_data
 from kafka_sticky_plugin.confluent import (
     RebalanceProtocol,
     TopicPartition,
@@ -93,6 +93,7 @@ class LeaderInput:
     generation: int
     has_user_data: bool
     assigned: tuple[int, ...]
+    user_data: bytes | None = None
 
 
 class Journal:
@@ -155,6 +156,7 @@ class RecordingCooperativeSticky(CooperativeStickyAssignor):
                     owned=tuple(sorted(p for _, p in subscription.owned_partitions)),
                     generation=subscription.generation_id,
                     has_user_data=bool(subscription.user_data),
+                    user_data=subscription.user_data,
                     assigned=tuple(
                         sorted(p for _, p in decode_assignment(plan[member.member_id]).partitions)
                     ),
@@ -697,13 +699,15 @@ def check_leader_rounds(group: Group, intervals: list[Interval]) -> dict[str, An
     Each librdkafka subscription must be consumer protocol v1+ and claim exactly the
     partitions that member owned (by its own callbacks) at some moment between sending it and
     the leader's assign() (up to ``JOIN_WINDOW_S``), with a real
-    generation (>= 0) when it claims any. The plan must never give a partition to a member
+    generation (>= 0) when it claims any; its sticky user data (librdkafka sends Java's v1:
+    previous assignment and generation) must decode and carry the same generation. The plan must never give a partition to a member
     while another member holds the winning claim on it (the unique highest generation among
     its claimants; a member whose SyncGroup failed keeps claiming at its older generation,
     and that claim stays valid while uncontested).
     """
     names = {mid: n for n, m in group.members.items() if m.kind == "confluent" for mid in m.ids}
     checked, versions, with_user_data, older = 0, Counter[int](), 0, 0
+    same_partitions = same_generation = 0
     for inputs in group.journal.leader_rounds:
         newest = max((i.generation for i in inputs), default=-1)
         claimants: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -716,6 +720,14 @@ def check_leader_rounds(group: Group, intervals: list[Interval]) -> dict[str, An
                 checked += 1
                 versions[item.version] += 1
                 with_user_data += item.has_user_data
+                if item.user_data:
+                    previous, user_generation = decode_sticky_user_data(item.user_data)
+                    same_partitions += {p for _, p in previous} == set(item.owned)
+                    assert user_generation == item.generation, (
+                        f"{name}'s sticky user data says generation {user_generation}, its "
+                        f"subscription {item.generation}"
+                    )
+                    same_generation += 1
                 assert item.version >= 1, f"librdkafka sent subscription v{item.version}"
                 states = ownership_states(intervals, name, item.t - JOIN_WINDOW_S, item.t)
                 assert set(item.owned) in states, (
@@ -737,6 +749,8 @@ def check_leader_rounds(group: Group, intervals: list[Interval]) -> dict[str, An
         "librdkafka_subscriptions": checked,
         "versions": dict(versions),
         "with_user_data": with_user_data,
+        "user_data_partitions_equal_owned": same_partitions,
+        "user_data_generation_equal": same_generation,
         "claims_at_older_generation": older,
     }
 
