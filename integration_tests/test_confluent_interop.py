@@ -697,13 +697,13 @@ def check_leader_rounds(group: Group, intervals: list[Interval]) -> dict[str, An
     """Our leader's view of librdkafka members, round by round.
 
     Each librdkafka subscription must be consumer protocol v1+ and claim exactly the
-    partitions that member owned (by its own callbacks) at some moment between sending it and
-    the leader's assign() (up to ``JOIN_WINDOW_S``), with a real
-    generation (>= 0) when it claims any; its sticky user data (librdkafka sends Java's v1:
-    previous assignment and generation) must decode and carry the same generation. The plan must never give a partition to a member
-    while another member holds the winning claim on it (the unique highest generation among
-    its claimants; a member whose SyncGroup failed keeps claiming at its older generation,
-    and that claim stays valid while uncontested).
+    partitions that member owned (by its own callbacks) at some moment between sending it
+    and the leader's assign() (up to ``JOIN_WINDOW_S``), with a real generation (>= 0) when
+    it claims any; its sticky user data (librdkafka sends Java's v1: previous assignment and
+    generation) must decode and carry the same generation. The plan must never give a
+    partition to a member while another member holds the winning claim on it (the unique
+    highest generation among its claimants; a member whose SyncGroup failed keeps claiming
+    at its older generation, and that claim stays valid while uncontested).
     """
     names = {mid: n for n, m in group.members.items() if m.kind == "confluent" for mid in m.ids}
     checked, versions, with_user_data, older = 0, Counter[int](), 0, 0
