@@ -175,8 +175,17 @@ class Member(threading.Thread):
 
     kind = ""
 
-    def __init__(self, name: str, bootstrap: str, group: str, topic: str, journal: Journal):
+    def __init__(
+        self,
+        name: str,
+        bootstrap: str,
+        group: str,
+        topic: str,
+        journal: Journal,
+        strategy: str = "cooperative-sticky",
+    ):
         super().__init__(name=name, daemon=True)
+        self.strategy = strategy
         self.member = name
         self.bootstrap = bootstrap
         self.group = group
@@ -246,7 +255,7 @@ class ConfluentMember(Member):
             "bootstrap.servers": self.bootstrap,
             "group.id": self.group,
             "client.id": self.member,
-            "partition.assignment.strategy": "cooperative-sticky",
+            "partition.assignment.strategy": self.strategy,
             "max.poll.interval.ms": MAX_POLL_MS,
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
@@ -475,7 +484,10 @@ class KeyedProducer(threading.Thread):
 class Group:
     """The members of one run, started and stopped by the scenario script."""
 
-    def __init__(self, bootstrap: str, group: str, topic: str) -> None:
+    def __init__(
+        self, bootstrap: str, group: str, topic: str, strategy: str = "cooperative-sticky"
+    ) -> None:
+        self.strategy = strategy
         self.bootstrap = bootstrap
         self.group = group
         self.topic = topic
@@ -485,7 +497,9 @@ class Group:
         self.started = time.monotonic()
 
     def start(self, name: str) -> Member:
-        member = MEMBER_KINDS[name[0]](name, self.bootstrap, self.group, self.topic, self.journal)
+        member = MEMBER_KINDS[name[0]](
+            name, self.bootstrap, self.group, self.topic, self.journal, self.strategy
+        )
         self.members[name] = member
         member.start()
         if not member.subscribed.wait(15):
@@ -924,3 +938,41 @@ def test_rebalance_protocol_matches_what_librdkafka_enforces(
         assert {tp.partition for tp in consumer.assignment()} == set(range(PARTITIONS))
     finally:
         consumer.close()
+
+
+@pytest.mark.timeout(120)
+def test_eager_confluent_members_hand_over_with_commit_on_revoke(broker: Any, topic: str) -> None:
+    """librdkafka's eager ``range`` through the same listener API: every rebalance revokes
+    everything (committed first) and assigns anew; nothing is lost, owned twice or re-read."""
+    group = Group(broker.bootstrap, f"group-eager-{time.monotonic_ns()}", topic, "range")
+    producer = KeyedProducer(broker.bootstrap, topic, per_second=40)
+    producer.produce(200)
+    producer.start()
+    try:
+        group.start("c1")
+        group.wait_converged("c1 joins")
+        group.start("c2")
+        group.wait_converged("c2 joins")
+        group.members["c1"].stop()
+        group.wait_converged("c1 leaves")
+    finally:
+        producer.stop()
+    try:
+        drained = time.monotonic() + 30
+        while time.monotonic() < drained:
+            if {d.sequence for d in group.journal.snapshot()[1]} >= set(range(producer.produced)):
+                break
+            time.sleep(0.2)
+    finally:
+        group.stop_all()
+    events, deliveries = group.journal.snapshot()
+    revoked_all = [e for e in events if e.member == "c1" and e.kind == "revoked"]
+    assert any(len(e.partitions) == PARTITIONS for e in revoked_all), "c1 never revoked all"
+    intervals = ownership_intervals(events)
+    check_no_double_ownership(intervals)
+    counts = check_deliveries(intervals, events, deliveries, producer.produced)
+    assert counts["duplicates"] == 0, counts
+    assert committed_offsets(broker.bootstrap, group.group, topic) == end_offsets(
+        broker.bootstrap, topic
+    )
+    print("\n".join(group.history), counts)
