@@ -6,18 +6,21 @@ Each scenario runs the same script with either client as the group leader (on Ta
 group's protocol and leader come from the first member to join): join, join, scale out, one
 member stops polling past ``max.poll.interval.ms`` and comes back, one member leaves. Keyed
 records are produced before and during all of it. Members run in threads of this process
-and record every rebalance callback, pause and delivery with ``time.monotonic()``.
+and record every rebalance callback, commit, pause and delivery with ``time.monotonic()``.
 
 Checked after every step: the live members' assignments are disjoint, complete and balanced
-(max - min <= 1). Checked on the whole run: no partition is owned by two members at once
-(ownership intervals from the callbacks; a lost partition's interval ends when its member
-stopped polling, since the broker expelled it then); every delivery happened while its member
-owned the partition; every record was consumed; duplicates are counted and each one was in
-flight (read but not committed by a member that then lost the partition); members that keep
-their place keep their partitions (stickiness across clients). When our assignor leads, the
-subscriptions it decoded from librdkafka are checked too: consumer protocol v1+ carrying the
-partitions and generation librdkafka really owned, and the plan never hands a partition to a
-member while another member's valid claim holds it.
+(max - min <= 1), and members that keep their place keep their partitions (stickiness across
+clients). Checked on the whole run: no partition is owned by two members at once (ownership
+intervals from the callbacks; a lost partition's interval ends when its member stopped
+polling, since the broker expelled it for that); every delivery happened while its member
+owned the partition; every record was consumed; the paused member saw on_partitions_lost;
+the records read twice are exactly the in-flight ones (read, not committed, by a member that
+then lost the partition), plus any batch a kafka-python poll() returned while its IO thread
+was running the revocation (counted separately); the last owners committed everything.
+When our assignor leads, what it decoded from librdkafka is checked too: consumer protocol
+v3 subscriptions claiming what the member really owned, with its generation, sticky user data
+that decodes to the same generation, and a plan that never hands a partition to a member
+while another member's winning claim holds it (older generations included).
 """
 
 from __future__ import annotations
