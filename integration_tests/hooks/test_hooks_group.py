@@ -137,6 +137,27 @@ def test_subscription_change_revokes_at_next_rebalance(group: Any) -> None:
     assert not consumed_by_two_live_members([a])
 
 
+def test_subscription_change_in_a_group_moves_only_dropped_partitions(group: Any) -> None:
+    """KIP-70 in a group: the member that drops t2 gives its t2 partitions to the other
+    member, keeps t1, and the join its subscription change started completes (kafka-python
+    left it pending when a poll timed out during it; the member was then evicted and kept
+    fetching partitions that another member owned)."""
+    g = group({"t1": 2, "t2": 2})
+    a, b = g.member("a"), g.member("b")
+    everything = g.all_partitions()
+    before = wait_stable([a, b], everything)
+    t2 = g.names["t2"]
+    a.resubscribe([g.names["t1"]])
+    after = wait_stable([a, b], everything, timeout_s=45)
+    assert all(p[0] != t2 for p in after["a"]), after
+    assert g.all_partitions("t2") <= after["b"], after
+    dropped = {p for p in before["a"] if p[0] == t2}
+    revoked = {p for e in a.events if e.kind == "revoked" for p in e.partitions}
+    assert dropped <= revoked, a.events
+    problems = consumed_by_two_live_members([a, b])
+    assert not problems, problems[:5]
+
+
 def test_cooperative_scale_out_never_stops_kept_partitions(group: Any) -> None:
     """A third member joins: the others keep fetching what they keep (never revoked, never
     re-read from an older offset), and only moved partitions change hands."""

@@ -245,3 +245,34 @@ def test_membership_lost_during_a_rebalance_still_reports_lost(cooperative: Any)
     assert listener.kinds()[-1] == "lost"
     assert listener.calls[-1][1] == tps(("t1", 0))
     assert _subscription_claims(consumer) == ((), -1)
+
+
+def _pending_join_after_subscription_change(consumer: Any) -> bool:
+    """Join, change the subscription, start the JoinGroup (metadata sent, not yet answered)."""
+    from kafka.future import Future
+
+    coordinator = consumer._coordinator
+    join_complete(consumer, 1, COOP, [("t1", 0), ("t2", 0)])
+    consumer.subscribe(["t1"], listener=RecordingListener(consumer))
+    assert coordinator.need_rejoin()  # the subscription changed: a rebalance is needed
+    coordinator.group_protocols()  # the JoinGroup carries the new subscription ...
+    if IS_V3:
+        coordinator._join_task = Future()  # ... and is still in flight
+    else:
+        coordinator.join_future = Future()
+    return bool(coordinator.need_rejoin())
+
+
+def test_join_in_flight_keeps_the_rebalance_pending(cooperative: Any) -> None:
+    """Java's rejoinNeededOrPending: a JoinGroup in flight keeps need_rejoin() true, so the
+    next poll completes it (otherwise the member keeps a stale assignment forever)."""
+    consumer, _listener = cooperative
+    assert _pending_join_after_subscription_change(consumer)
+
+
+@only_v3
+@v3_defect
+def test_join_in_flight_keeps_the_rebalance_pending_without_hooks(unhooked_v3: Any) -> None:
+    """kafka-python 3.0.12 forgets a join started by a subscription change once it is sent."""
+    consumer, _listener = unhooked_v3
+    assert _pending_join_after_subscription_change(consumer)

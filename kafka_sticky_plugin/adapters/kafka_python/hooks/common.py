@@ -106,6 +106,26 @@ class HooksBase:
         if coordinator.rejoining and self._subscription.assigned_partitions():
             coordinator.rejoining = False
 
+    def need_rejoin(self) -> bool:
+        """Java's ``rejoinNeededOrPending``: the client's answer, or a join still in flight.
+
+        kafka-python (2.2+, 3.0) drives an in-flight JoinGroup/SyncGroup only while
+        ``need_rejoin()`` is true, but a rebalance started by a subscription change stops
+        being "needed" as soon as the JoinGroup is sent (the joined subscription now equals
+        the subscription). A ``poll`` that timed out during that join then never completes
+        it: the member keeps its old assignment, its heartbeat stays disabled, the broker
+        evicts it, and it goes on fetching partitions that now belong to another member.
+        """
+        coordinator = self._coordinator
+        if self.original(coordinator, "need_rejoin")():
+            return True
+        if not self._subscription.partitions_auto_assigned():
+            return False
+        pending = getattr(coordinator, "_join_task", None)
+        if pending is None:
+            pending = getattr(coordinator, "join_future", None)
+        return pending is not None
+
     # -- shared helpers -----------------------------------------------------------------
     @property
     def group_id(self) -> str:

@@ -62,6 +62,7 @@ class V2Hooks(HooksBase):
         self._coordinator.config["assignors"] = list(self.assignors)
         self._patch(self._coordinator, "group_protocols", self.group_protocols)
         self._patch(self._coordinator, "reset_generation", self.reset_generation)
+        self._patch(self._coordinator, "need_rejoin", self.need_rejoin)
         self._patch(self._coordinator, "_on_join_prepare", self.on_join_prepare)
         self._patch(self._coordinator, "_on_join_complete", self.on_join_complete)
         self._patch(self._coordinator, "_perform_assignment", self.perform_assignment)

@@ -60,6 +60,7 @@ class V3Hooks(HooksBase):
         coordinator._rebalance_protocol = KafkaProtocol(int(self.protocol))
         self._patch(coordinator, "group_protocols", self.group_protocols)
         self._patch(coordinator, "reset_generation", self.reset_generation)
+        self._patch(coordinator, "need_rejoin", self.need_rejoin)
         self._patch(coordinator, "_perform_assignment", self.perform_assignment)
         self._patch(coordinator, "_on_join_prepare_async", self.on_join_prepare_async)
         self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
