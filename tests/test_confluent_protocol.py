@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -126,3 +128,21 @@ def test_copy_needs_two_different_named_groups(source: str, target: str) -> None
     """Copying offsets onto the same group (or an unnamed one) is refused before connecting."""
     with pytest.raises(ConfigurationError, match="two different group ids"):
         copy_committed_offsets({"bootstrap.servers": "127.0.0.1:9"}, source, target, ["t"])
+
+
+def test_the_package_imports_without_touching_confluent_kafka() -> None:
+    """Only kafka_sticky_plugin.confluent loads confluent_kafka; the package and the pure
+    configuration check do not (the check runs where librdkafka is not installed)."""
+    probe = (
+        "import sys\n"
+        "import kafka_sticky_plugin, kafka_sticky_plugin.core, kafka_sticky_plugin.codec\n"
+        "from kafka_sticky_plugin.adapters.confluent_kafka.config import check_config\n"
+        "check_config({'group.id': 'g'})\n"
+        "assert 'confluent_kafka' not in sys.modules, 'confluent_kafka was imported'\n"
+        "import kafka_sticky_plugin.confluent\n"
+        "assert 'confluent_kafka' in sys.modules\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
