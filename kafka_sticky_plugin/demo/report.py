@@ -19,7 +19,15 @@ from collections.abc import Sequence
 
 from .scenario import StrategyResult
 
-__all__ = ["format_table", "problems"]
+__all__ = ["LEGEND", "format_table", "problems"]
+
+#: Printed under the table: what each column means.
+LEGEND = """\
+revoked/restart: partitions taken from members that were NOT restarting, per restart
+moved/restart:   partitions whose owner changed across a restart
+paused p*s:      partition-seconds with no owner (nobody fetching) during the rolling restart
+longest s:       the longest single such pause; rounds: rebalance generations it took
+consumed/dups/lost: distinct records delivered, re-deliveries (in flight), never delivered"""
 
 _HEADERS = (
     "strategy",
