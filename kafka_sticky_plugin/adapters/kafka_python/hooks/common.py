@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ....errors import ConfigurationError
+from .._cluster import replica_racks
 from .contract import BoundAssignor, bind_assignor, is_hookable
 from .members import normalise_members, subscribed_topics, with_owned_partitions
 from .protocols import RebalanceProtocol, select_protocol
@@ -161,6 +162,7 @@ class HooksBase:
     def leader_assign(self, bound: BoundAssignor, members: Any) -> dict[str, bytes]:
         """The leader path: raw metadata of every member -> our assignor -> bytes per member.
 
+        Replica racks (KIP-881) come from the cluster metadata when brokers report racks.
         Mirrors the client's bookkeeping: the group subscription widens to every member's
         topics, metadata is refreshed, and the snapshot used to detect partition changes is
         recorded.
@@ -180,7 +182,9 @@ class HooksBase:
         partitions_per_topic = {
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
-        plan = bound.assign(partitions_per_topic, metas)
+        plan = bound.assign(
+            partitions_per_topic, metas, replica_racks(cluster, partitions_per_topic)
+        )
         for member in metas:
             if member.member_id not in plan:
                 raise ConfigurationError(

@@ -59,12 +59,15 @@ class BoundAssignor:
         return bytes(self.assignor.subscription_bytes(sorted(set(topics))))
 
     def assign(
-        self, partitions_per_topic: Mapping[str, int], members: Sequence[GroupMemberMetadata]
+        self,
+        partitions_per_topic: Mapping[str, int],
+        members: Sequence[GroupMemberMetadata],
+        partition_racks: Mapping[tuple[str, int], Iterable[str]] | None = None,
     ) -> dict[str, bytes]:
         plan = self.assignor.assign_from_bytes(
             dict(partitions_per_topic),
             {m.member_id: m.metadata for m in members},
-            None,
+            partition_racks,
             instance_ids={m.member_id: m.group_instance_id for m in members},
         )
         return {str(member): bytes(data) for member, data in plan.items()}
