@@ -781,18 +781,39 @@ def topic(topic_factory: Callable[[int], str]) -> str:
     return topic_factory(PARTITIONS)
 
 
+def drive(group: Group, producer: KeyedProducer, script: Callable[[], None]) -> None:
+    """Run ``script`` while ``producer`` writes, then wait until every record was delivered.
+
+    The producer and every member are stopped (members close, so they revoke and commit)
+    whatever happens, so a failing step never leaves consumers running.
+    """
+    producer.start()
+    try:
+        try:
+            script()
+        finally:
+            producer.stop()
+        drained = time.monotonic() + 30
+        while time.monotonic() < drained:
+            if {d.sequence for d in group.journal.snapshot()[1]} >= set(range(producer.produced)):
+                break
+            time.sleep(0.2)
+    finally:
+        group.stop_all()
+
+
 def run_scenario(bootstrap: str, topic: str, order: str) -> tuple[Group, dict[str, int]]:
     """``order`` names four members by kind in join order (first is the leader), e.g. 'kckc'.
 
-    The third-joined... member of the non-leader kind pauses (member index 3), and the
-    second-joined member leaves at the end.
+    The fourth member (the second of the non-leader kind) stops polling and comes back; the
+    second member leaves at the end.
     """
     names = [f"{kind}{i + 1}" for i, kind in enumerate(order)]
     group = Group(bootstrap, f"group-{order}-{time.monotonic_ns()}", topic)
     producer = KeyedProducer(bootstrap, topic, per_second=40)
     producer.produce(300)
-    producer.start()
-    try:
+
+    def script() -> None:
         group.start(names[0])
         group.wait_converged(f"{names[0]} joins (leader)")
         before = {names[0]: set(group.members[names[0]].owned)}
@@ -824,16 +845,8 @@ def run_scenario(bootstrap: str, topic: str, order: str) -> tuple[Group, dict[st
         after = group.wait_converged(f"{names[1]} leaves")
         for name in (names[0], names[2], names[3]):
             assert before[name] <= after[name], f"{name} lost partitions when {names[1]} left"
-    finally:
-        producer.stop()
-    try:
-        drained = time.monotonic() + 30
-        while time.monotonic() < drained:
-            if {d.sequence for d in group.journal.snapshot()[1]} >= set(range(producer.produced)):
-                break
-            time.sleep(0.2)
-    finally:
-        group.stop_all()
+
+    drive(group, producer, script)
     assert not producer.failed, producer.failed[:5]
     lost_events = [e for e in group.journal.events if e.kind == "lost"]
     assert any(e.member == names[3] and e.partitions for e in lost_events), (
@@ -950,24 +963,16 @@ def test_eager_confluent_members_hand_over_with_commit_on_revoke(broker: Any, to
     group = Group(broker.bootstrap, f"group-eager-{time.monotonic_ns()}", topic, "range")
     producer = KeyedProducer(broker.bootstrap, topic, per_second=40)
     producer.produce(200)
-    producer.start()
-    try:
+
+    def script() -> None:
         group.start("c1")
         group.wait_converged("c1 joins")
         group.start("c2")
         group.wait_converged("c2 joins")
         group.members["c1"].stop()
         group.wait_converged("c1 leaves")
-    finally:
-        producer.stop()
-    try:
-        drained = time.monotonic() + 30
-        while time.monotonic() < drained:
-            if {d.sequence for d in group.journal.snapshot()[1]} >= set(range(producer.produced)):
-                break
-            time.sleep(0.2)
-    finally:
-        group.stop_all()
+
+    drive(group, producer, script)
     events, deliveries = group.journal.snapshot()
     revoked_all = [e for e in events if e.member == "c1" and e.kind == "revoked"]
     assert any(len(e.partitions) == PARTITIONS for e in revoked_all), "c1 never revoked all"
