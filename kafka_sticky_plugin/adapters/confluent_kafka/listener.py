@@ -28,6 +28,7 @@ Values are :class:`TopicPartition` named tuples, equal to kafka-python's ``Topic
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import NamedTuple, Protocol
 
@@ -59,6 +60,36 @@ def _as_set(partitions: Iterable[confluent_kafka.TopicPartition]) -> set[TopicPa
     return {TopicPartition(tp.topic, tp.partition) for tp in partitions}
 
 
+_Callback = Callable[
+    ["RebalanceBridge", confluent_kafka.Consumer, list[confluent_kafka.TopicPartition]], None
+]
+
+
+def _raising_real_exceptions(callback: _Callback) -> _Callback:
+    """Make an exception leaving ``callback`` come out of ``poll()`` as itself.
+
+    confluent-kafka 2.16 on Python < 3.12 stores a callback's exception with ``PyErr_Fetch``
+    and re-raises the *value*. When the exception was set by confluent-kafka's own C code
+    (``commit()`` failing inside ``on_revoke``, say) and nothing in Python caught it, that
+    value is the bare ``KafkaError``, which is not an exception: ``poll()`` then raises an
+    object no ``except`` clause can catch, and the program dies. Catching the exception here
+    turns it into a real instance; the bare ``raise`` passes that instance on unchanged.
+    """
+
+    @functools.wraps(callback)
+    def guarded(
+        bridge: RebalanceBridge,
+        consumer: confluent_kafka.Consumer,
+        partitions: list[confluent_kafka.TopicPartition],
+    ) -> None:
+        try:
+            callback(bridge, consumer, partitions)
+        except BaseException:
+            raise
+
+    return guarded
+
+
 class RebalanceBridge:
     """One subscription's callbacks. State: the listener, the protocol and the commit choice.
 
@@ -82,6 +113,7 @@ class RebalanceBridge:
         """The rebalance protocol whose assignment calls this bridge makes."""
         return self._protocol
 
+    @_raising_real_exceptions
     def on_assign(
         self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
     ) -> None:
@@ -92,6 +124,7 @@ class RebalanceBridge:
             consumer.assign(partitions)
         self._listener.on_partitions_assigned(_as_set(partitions))
 
+    @_raising_real_exceptions
     def on_revoke(
         self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
     ) -> None:
@@ -105,6 +138,7 @@ class RebalanceBridge:
         finally:
             self._remove(consumer, partitions)
 
+    @_raising_real_exceptions
     def on_lost(
         self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
     ) -> None:
