@@ -3,9 +3,10 @@
 A confluent-kafka member that stops polling past ``max.poll.interval.ms`` is expelled; when it
 polls again librdkafka reports its partitions as lost. Without an ``on_lost`` callback
 confluent-kafka routes them to ``on_revoke``, where a commit-on-revoke handler commits for a
-membership that no longer exists (the broker refuses it: the commit raises out of ``poll()``).
-Through :func:`kafka_sticky_plugin.confluent.subscribe` the listener hears ``lost``, nothing
-is committed, and ``poll()`` goes on.
+membership that no longer exists (the broker refuses it). Through
+:func:`kafka_sticky_plugin.confluent.subscribe` the listener hears ``lost``, nothing is
+committed, and ``poll()`` goes on. Errors raised inside the listener leave ``poll()`` as real,
+catchable exceptions.
 """
 
 from __future__ import annotations
