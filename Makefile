@@ -37,7 +37,7 @@ unit: venv
 	$(PY) -m pytest tests $(PYTEST_ARGS)
 
 integration: venv
-	$(PY) -m pytest integration_tests $(PYTEST_ARGS)
+	$(PY) -m pytest integration_tests --ignore=integration_tests/hooks $(PYTEST_ARGS)
 
 ## One virtual environment per supported kafka-python version (see scripts/version_matrix.sh).
 matrix: venv

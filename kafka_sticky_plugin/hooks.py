@@ -104,8 +104,22 @@ def install_hooks(consumer: Any) -> CoordinatorHooks:
 
         impl = V2Hooks(consumer)
     impl.install()
+    _adopt_client_rack(consumer, impl.assignors)
     handle = CoordinatorHooks(
         client=client, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
     )
     setattr(consumer, _HANDLE_ATTRIBUTE, handle)
     return handle
+
+
+def _adopt_client_rack(consumer: Any, assignors: Any) -> None:
+    """KIP-881: our assignors given no ``rack_id`` report the consumer's ``client_rack``
+    (kafka-python 3.x has that setting; 2.x has none, so nothing changes there)."""
+    config = getattr(consumer, "config", None)
+    rack = config.get("client_rack") if isinstance(config, dict) else None
+    if not rack or not isinstance(rack, str):
+        return
+    for assignor in assignors:
+        adopt = getattr(assignor, "adopt_default_rack", None)
+        if adopt is not None:
+            adopt(rack)

@@ -118,3 +118,27 @@ def test_not_a_consumer_is_a_configuration_error() -> None:
     """Anything but a KafkaConsumer is refused with a clear message."""
     with pytest.raises(ConfigurationError, match="KafkaConsumer"):
         install_hooks(object())
+
+
+def test_client_rack_becomes_the_assignors_rack_unless_one_was_given() -> None:
+    """KIP-881: with the hooks, our assignors report the consumer's client_rack (3.x has that
+    setting) unless the application gave the assignor a rack; without it nothing changes."""
+    import pytest
+    from hooks_support import IS_V3, make_consumer
+
+    from kafka_sticky_plugin import StickyAssignor
+    from kafka_sticky_plugin.codec import decode_subscription
+    from kafka_sticky_plugin.hooks import install_hooks
+
+    if not IS_V3:
+        pytest.skip("kafka-python 2.x has no client_rack setting")
+    consumer = make_consumer([StickyAssignor], client_rack="eu-1a")
+    handle = install_hooks(consumer)
+    (ours,) = [a for a in handle.assignors if isinstance(a, StickyAssignor)]
+    assert decode_subscription(ours.metadata(["t"])).rack_id == "eu-1a"
+    consumer.close()
+    explicit = make_consumer([StickyAssignor(rack_id="eu-1b")], client_rack="eu-1a")
+    handle = install_hooks(explicit)
+    (ours,) = [a for a in handle.assignors if isinstance(a, StickyAssignor)]
+    assert decode_subscription(ours.metadata(["t"])).rack_id == "eu-1b"
+    explicit.close()

@@ -26,7 +26,12 @@ import contextlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
+from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+
+try:  # kafka-python 3.x
+    from kafka.coordinator.assignors.abstract import RebalanceProtocol
+except ImportError:  # kafka-python 2.x and kafka-python-ng: no KIP-429 in the client
+    from .hooks.protocols import RebalanceProtocol  # type: ignore[assignment]
 
 from ...codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
@@ -56,6 +61,12 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         self._generation: int | None = None
 
     # -- member side -------------------------------------------------------------------
+
+    def adopt_default_rack(self, rack_id: str) -> None:
+        """Report ``rack_id`` (the consumer's ``client_rack``, set by ``install_hooks``) unless
+        a rack was given to the constructor."""
+        if self._rack_id is None and rack_id:
+            self._rack_id = rack_id
 
     @property
     def rack_id(self) -> str | None:
