@@ -117,7 +117,7 @@ def test_metadata_change_rebalances(
     )
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(240)
 def test_static_member_expiry(
     broker: RunningBroker,
     topic_factory: Callable[[int], str],
@@ -125,7 +125,8 @@ def test_static_member_expiry(
     group_factory: Callable[..., ConsumerGroupRunner],
 ) -> None:
     """A crashed static member is removed after its session timeout (15 s: static groups need
-    more than 6 s on Tansu) and the survivor gets its partitions."""
+    more than 6 s on Tansu) and the survivor gets its partitions. Measured removal is about
+    12 s on an idle machine; the wait allows several times that under CI load."""
     topic = topic_factory(4)
     group = group_factory(
         group_id,
@@ -141,7 +142,7 @@ def test_static_member_expiry(
     assert isinstance(gone, ProcessMember)
     gone.kill()
     try:
-        after = group.wait_stable(timeout_s=45)
+        after = group.wait_stable(timeout_s=120)
     except GroupNotStable:
         expired = False
     else:
