@@ -29,6 +29,7 @@ from kafka_sticky_plugin.codec import (
     Assignment,
     Subscription,
     decode_assignment,
+    decode_subscription,
     encode_assignment,
     encode_cooperative_user_data,
     encode_sticky_user_data,
@@ -402,3 +403,42 @@ def test_member_racks_and_replica_racks_reach_the_engine() -> None:
         partition_racks=racks,
     )
     assert {m: list(decode_assignment(v).partitions) for m, v in result.items()} == expected
+
+
+@pytest.mark.parametrize("cls", [StickyAssignor, CooperativeStickyAssignor])
+def test_leader_shortcuts_give_the_engine_plan_on_a_large_rejoin(
+    cls: type[StickyAssignor] | type[CooperativeStickyAssignor],
+) -> None:
+    """Members that own one partition of each of the same topics take the leader's shortcuts
+    (one-struct owned arrays, trusted canonical claims, reused owned bytes, packed
+    assignments); the result must equal the engine fed by the general decoder."""
+    from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec
+    from kafka_sticky_plugin.core import cooperative_assign
+
+    seed = random.randrange(2**32)
+    print(f"seed={seed}")
+    rnd = random.Random(seed)
+    counts = {f"topic-{t:02d}": 40 for t in range(24)}
+    protocol = cls().name
+    members = [f"m{i:02d}" for i in range(40)]
+    previous: dict[str, list[tuple[str, int]]] = {m: [] for m in members}
+    for topic, n in counts.items():
+        order = list(range(n))
+        rnd.shuffle(order)
+        for member, partition in zip(members, order, strict=True):
+            previous[member].append((topic, partition))
+    previous[members[0]] = previous[members[0]][:-1]  # one member lost a partition: a near miss
+    metadata: dict[str, bytes] = {}
+    for member in [*members, "m-new"]:
+        assignor = cls()
+        if member in previous:
+            assignor.on_assignment(Assignment(3, tuple(sorted(previous[member]))), 5)
+        metadata[member] = assignor.metadata(set(counts))
+    result = cls().assign_from_bytes(counts, metadata)
+    engine = cooperative_assign if cls is CooperativeStickyAssignor else sticky_assign
+    specs = [member_spec(m, decode_subscription(raw), protocol) for m, raw in metadata.items()]
+    expected = engine(counts, specs)
+    assert decoded(result) == {m: list(p) for m, p in expected.items()}, f"seed {seed}"
+    for member, raw in result.items():
+        assert raw == encode_assignment(Assignment(3, tuple(expected[member])))
+    check_plan(counts, specs, expected, cooperative=cls is CooperativeStickyAssignor)

@@ -24,6 +24,7 @@ from ..errors import CodecError
 from ._wire import INT16_MAX, INT32_MAX, INT32_MIN, Reader, Writer
 
 __all__ = [
+    "OneEachLayouts",
     "TopicHeaders",
     "TopicPartitionPair",
     "encode_topic_partitions",
@@ -41,14 +42,22 @@ _SECOND = operator.itemgetter(1)
 
 
 class TopicHeaders:
-    """Per-batch cache of encoded pieces: ``int16 length + UTF-8 name`` per topic and
-    ``int32 1, int32 partition`` per partition number (a topic holding one partition)."""
+    """Per-batch cache of encoded pieces: ``int16 length + UTF-8 name`` per topic,
+    ``int32 1, int32 partition`` per partition number (a topic holding one partition), and
+    the packing struct of each sequence of one-partition topics seen twice (members of a
+    large group are typically given one partition of each of the same topics)."""
 
-    __slots__ = ("_cache", "_ones")
+    __slots__ = ("_cache", "_ones", "_structs")
+
+    #: Topic sequences remembered for :meth:`singles` (the oldest is dropped first).
+    CAPACITY = 64
+    #: Sequences with fewer topics are not worth a struct.
+    MIN_GROUPS = 16
 
     def __init__(self) -> None:
         self._cache: dict[str, bytes] = {}
         self._ones: dict[int, bytes] = {}
+        self._structs: dict[tuple[str, ...], tuple[struct.Struct, tuple[bytes, ...]] | None] = {}
 
     def get(self, topic: str, what: str, expected: str) -> bytes:
         """The encoded header of ``topic``; a :class:`CodecError` if it cannot be written."""
@@ -77,6 +86,14 @@ class TopicHeaders:
         if not set(map(type, partitions)) <= {int}:
             bad = next(p for p in partitions if type(p) is not int)
             raise CodecError(what, f"{expected} partition as int32, got {bad!r}", 0)
+        if len(topics) >= self.MIN_GROUPS:
+            packer = self._packer(tuple(topics), what, expected)
+            if packer is not None:
+                layout, fixed = packer
+                try:
+                    return layout.pack(*chain.from_iterable(zip(fixed, partitions, strict=True)))
+                except struct.error:
+                    pass  # a partition outside int32: the general path below reports it
         for topic in set(topics).difference(cache):
             self.get(topic, what, expected)
         for partition in set(partitions).difference(ones):
@@ -91,6 +108,25 @@ class TopicHeaders:
                 zip(map(cache.__getitem__, topics), map(ones.__getitem__, partitions), strict=True)
             )
         )
+
+    def _packer(
+        self, topics: tuple[str, ...], what: str, expected: str
+    ) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
+        """The struct packing ``(fixed bytes, partition)`` per topic of ``topics`` and those
+        fixed bytes (``int16 length, name, int32 1``), built the second time ``topics`` is
+        seen (``None`` the first time)."""
+        structs = self._structs
+        if topics not in structs:
+            structs[topics] = None
+            while len(structs) > self.CAPACITY:
+                del structs[next(iter(structs))]
+            return None
+        packer = structs[topics]
+        if packer is None:
+            fixed = tuple(self.get(topic, what, expected) + _COUNT.pack(1) for topic in topics)
+            packer = (struct.Struct(">" + "".join(f"{len(f)}si" for f in fixed)), fixed)
+            structs[topics] = packer
+        return packer
 
 
 def _group_unsorted(
@@ -201,15 +237,98 @@ def read_topic_partitions(reader: Reader, expected: str) -> list[TopicPartitionP
     return reader.topic_partition_pairs(expected)[0]
 
 
+class _OneEach:
+    """The byte layout of a canonical array whose every topic holds exactly one partition:
+    ``topics`` in order, each group's fixed bytes (``int16 length, name, int32 count 1``)
+    and a struct reading ``(fixed bytes, partition)`` per group."""
+
+    __slots__ = ("fixed", "struct", "topics")
+
+    def __init__(self, topics: tuple[str, ...]) -> None:
+        fixed = []
+        for topic in topics:
+            raw = topic.encode("utf-8")
+            fixed.append(struct.pack(">h", len(raw)) + raw + _COUNT.pack(1))
+        self.topics = topics
+        self.fixed = tuple(fixed)
+        self.struct = struct.Struct(">" + "".join(f"{len(f)}si" for f in self.fixed))
+
+
+class OneEachLayouts:
+    """Per-batch memo that reads a ``[topic [partition]]`` array in one ``struct`` call when
+    its layout repeats an earlier one.
+
+    In a large group each member typically owns one partition of each of many topics (more
+    members than partitions per topic), and members with the same subscription send arrays
+    that differ only in the partition numbers. After a canonical array of that form has been
+    read the slow way, :meth:`learn` keeps its layout (by group count); :meth:`read` then
+    unpacks a later array with one precompiled struct and accepts it only if every fixed byte
+    (topic lengths, names, counts) is equal to the learned layout's: the bytes are then
+    exactly those of a canonical array with these topics, so the result equals what the
+    general reader returns. Anything else returns ``None`` and the caller reads the general
+    way. Create one per batch (never module-wide); it keeps at most :attr:`CAPACITY` layouts.
+    """
+
+    __slots__ = ("_by_count",)
+
+    #: Layouts kept (by group count); the oldest is dropped first.
+    CAPACITY = 8
+    #: Arrays with fewer groups are not worth a layout.
+    MIN_GROUPS = 16
+
+    def __init__(self) -> None:
+        self._by_count: dict[int, _OneEach] = {}
+
+    def read(self, reader: Reader) -> tuple[list[TopicPartitionPair], bytes] | None:
+        """The pairs and canonical bytes of the array at ``reader``'s offset (consumed), or
+        ``None`` (nothing consumed) when no learned layout matches it byte for byte."""
+        count = reader.peek_int32()
+        layout = self._by_count.get(count) if count is not None else None
+        if layout is None:
+            return None
+        values = reader.unpack_ahead(layout.struct, _COUNT.size)
+        if values is None or values[0::2] != layout.fixed:
+            return None
+        start = reader.offset
+        reader.advance(_COUNT.size + layout.struct.size)
+        return list(zip(layout.topics, values[1::2], strict=True)), reader.bytes_since(start)
+
+    def learn(self, pairs: Sequence[TopicPartitionPair], block: bytes) -> None:
+        """Remember the layout of ``block``, the canonical bytes that ``pairs`` were read
+        from, when every topic in it holds one partition (its group count equals the number
+        of pairs)."""
+        count = len(pairs)
+        if count < self.MIN_GROUPS or _COUNT.unpack_from(block)[0] != count:
+            return
+        self._by_count.pop(count, None)
+        self._by_count[count] = _OneEach(tuple(map(_FIRST, pairs)))
+        while len(self._by_count) > self.CAPACITY:
+            del self._by_count[next(iter(self._by_count))]
+
+
 def read_topic_partitions_block(
-    reader: Reader, expected: str, names: dict[bytes, str] | None = None
+    reader: Reader,
+    expected: str,
+    names: dict[bytes, str] | None = None,
+    layouts: OneEachLayouts | None = None,
 ) -> tuple[list[TopicPartitionPair], bytes | None]:
     """Like :func:`read_topic_partitions`, plus the raw bytes read when they are canonical.
 
     The block is ``None`` when the writer did not use the canonical form (unsorted topics or
     partitions, a topic twice, an empty topic); equal canonical blocks mean equal pair lists.
-    ``names`` interns topic names (see :meth:`Reader.topic_partition_pairs`).
+    ``names`` interns topic names (see :meth:`Reader.topic_partition_pairs`); ``layouts``
+    (one per batch) reads repeated one-partition-per-topic layouts in one call, with the same
+    result.
     """
+    if layouts is not None:
+        hit = layouts.read(reader)
+        if hit is not None:
+            return hit
     start = reader.offset
     pairs, canonical = reader.topic_partition_pairs(expected, names)
-    return pairs, reader.bytes_since(start) if canonical else None
+    if not canonical:
+        return pairs, None
+    block = reader.bytes_since(start)
+    if layouts is not None:
+        layouts.learn(pairs, block)
+    return pairs, block

@@ -19,6 +19,7 @@ import operator
 import struct
 from collections.abc import Sequence
 from itertools import islice, repeat
+from typing import Any
 
 from ..errors import CodecError
 
@@ -75,6 +76,27 @@ class Reader:
             self._pos += len(block)
             return True
         return False
+
+    def peek_int32(self) -> int | None:
+        """The int32 at the current offset without consuming it, or ``None`` if fewer than
+        4 bytes remain."""
+        if len(self._data) - self._pos < 4:
+            return None
+        value: int = _INT32.unpack_from(self._data, self._pos)[0]
+        return value
+
+    def unpack_ahead(self, layout: struct.Struct, skip: int) -> tuple[Any, ...] | None:
+        """``layout`` unpacked ``skip`` bytes past the current offset, without consuming
+        anything; ``None`` when the bytes remaining are too few (never a ``struct.error``)."""
+        pos = self._pos + skip
+        if skip < 0 or len(self._data) - pos < layout.size:
+            return None
+        return layout.unpack_from(self._data, pos)
+
+    def advance(self, size: int) -> None:
+        """Consume ``size`` bytes that the caller has already validated (e.g. with
+        :meth:`unpack_ahead`); a :class:`CodecError` if fewer remain."""
+        self._need(size, f"{size} bytes")
 
     def bytes_since(self, start: int) -> bytes:
         """The bytes read from offset ``start`` up to the current offset."""

@@ -37,6 +37,7 @@ from itertools import islice
 
 from ..errors import CodecError
 from ._topic_partitions import (
+    OneEachLayouts,
     TopicHeaders,
     TopicPartitionPair,
     encode_topic_partitions,
@@ -146,6 +147,7 @@ def _decode_subscription(
     data: bytes | bytearray | memoryview,
     memo: list[tuple[bytes, tuple[str, ...]]] | None,
     names: dict[bytes, str] | None,
+    layouts: OneEachLayouts | None = None,
 ) -> tuple[Subscription, bytes | None]:
     reader = Reader(data, _SUBSCRIPTION)
     start = reader.offset
@@ -159,7 +161,7 @@ def _decode_subscription(
     generation_id = -1
     rack_id: str | None = None
     if version >= 1 and not reader.at_end():
-        owned, owned_block = read_topic_partitions_block(reader, "owned partitions", names)
+        owned, owned_block = read_topic_partitions_block(reader, "owned partitions", names, layouts)
         if version >= 2 and not reader.at_end():
             generation_id = reader.int32("generation id")
             if version >= 3 and not reader.at_end():
@@ -186,30 +188,32 @@ class SubscriptionDecoder:
     Create one per leader assignment (state is per instance, never module-wide). It keeps the
     raw bytes of the last few distinct topic arrays, so members that subscribe to the same
     topics decode that list once (a prefix compare instead of a parse), interns topic names,
-    and
+    reads an owned-partitions array whose layout repeats an earlier member's (one partition of
+    each of the same topics) in one ``struct`` call, and
     :meth:`decode_with_owned_block` also returns the raw bytes of the owned-partitions array
     when the sender wrote it canonically (sorted, grouped): equal bytes, equal claims, which
     lets the leader skip decoding sticky user data that repeats it. Results are exactly those
     of :func:`decode_subscription`.
     """
 
-    __slots__ = ("_headers", "_memo", "_names")
+    __slots__ = ("_headers", "_layouts", "_memo", "_names")
 
     def __init__(self) -> None:
         self._memo: list[tuple[bytes, tuple[str, ...]]] = []
         self._names: dict[bytes, str] = {}
         self._headers = TopicHeaders()
+        self._layouts = OneEachLayouts()
 
     def decode(self, data: bytes | bytearray | memoryview) -> Subscription:
         """Same as :func:`decode_subscription`."""
-        return _decode_subscription(data, self._memo, self._names)[0]
+        return _decode_subscription(data, self._memo, self._names, self._layouts)[0]
 
     def decode_with_owned_block(
         self, data: bytes | bytearray | memoryview
     ) -> tuple[Subscription, bytes | None]:
         """The subscription and its canonical owned-partitions bytes (count included), or
         ``None`` when the message has no owned partitions field or wrote it non-canonically."""
-        return _decode_subscription(data, self._memo, self._names)
+        return _decode_subscription(data, self._memo, self._names, self._layouts)
 
     def owned_block(self, subscription: Subscription) -> bytes | None:
         """The canonical owned-partitions bytes of an already decoded ``subscription`` (for

@@ -88,6 +88,40 @@ class MemberSpec:
         rack: str | None = None,
         instance_id: str | None = None,
     ) -> None:
+        self._set_fields(member_id, topics, None, generation, rack, instance_id)
+        object.__setattr__(self, "owned", _normalise_owned(member_id, owned))
+
+    @classmethod
+    def from_canonical(
+        cls,
+        *,
+        member_id: str,
+        topics: Iterable[str],
+        owned: tuple[TopicPartitionTuple, ...],
+        generation: int = -1,
+        rack: str | None = None,
+        instance_id: str | None = None,
+    ) -> MemberSpec:
+        """A spec whose ``owned`` the caller guarantees canonical: a tuple of plain
+        ``(str, int)`` tuples in strictly increasing order (what the codecs read from a
+        canonical owned-partitions block). ``owned`` is taken as is, unchecked, which saves a
+        leader one pass over a million claims; every other field is validated as by the
+        constructor. A non-canonical ``owned`` breaks the class invariant: use the
+        constructor when in doubt."""
+        spec = cls.__new__(cls)
+        spec._set_fields(member_id, topics, owned, generation, rack, instance_id)
+        return spec
+
+    def _set_fields(
+        self,
+        member_id: str,
+        topics: Iterable[str],
+        owned: tuple[TopicPartitionTuple, ...] | None,
+        generation: int,
+        rack: str | None,
+        instance_id: str | None,
+    ) -> None:
+        """Validate and set every field but ``owned``, then ``owned`` as given if not None."""
         if not isinstance(member_id, str):
             raise InvalidSpecError(f"member_id must be a str, got {member_id!r}")
         if isinstance(topics, str):
@@ -120,7 +154,8 @@ class MemberSpec:
             )
         object.__setattr__(self, "member_id", member_id)
         object.__setattr__(self, "topics", sorted_topics)
-        object.__setattr__(self, "owned", _normalise_owned(member_id, owned))
+        if owned is not None:
+            object.__setattr__(self, "owned", owned)
         object.__setattr__(self, "generation", generation)
         object.__setattr__(self, "rack", rack)
         object.__setattr__(self, "instance_id", instance_id)

@@ -143,6 +143,16 @@ def member_spec(
             owned = owned if ud_partitions == list(owned) else [*owned, *ud_partitions]
         else:
             owned = ud_partitions
+    if owned_block is not None and owned is subscription.owned_partitions:
+        # Read from a canonical block: strictly increasing (str, int) pairs already.
+        return MemberSpec.from_canonical(
+            member_id=member_id,
+            topics=subscription.topics,
+            owned=subscription.owned_partitions,
+            generation=max(generation, ud_generation, -1),
+            rack=subscription.rack_id or None,
+            instance_id=instance_id,
+        )
     return MemberSpec(
         member_id=member_id,
         topics=subscription.topics,

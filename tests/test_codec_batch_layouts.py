@@ -1,0 +1,167 @@
+"""The per-batch shortcuts of the leader's codecs give exactly the general codecs' results.
+
+A :class:`SubscriptionDecoder` reads an owned-partitions array whose layout repeats an earlier
+member's in one ``struct`` call, and a :class:`AssignmentEncoder` packs a repeated sequence of
+one-partition topics with one ``struct``. Both must be invisible: same values, same canonical
+bytes, same errors (message and offset) as :func:`decode_subscription` and
+:func:`encode_assignment` on every input, including near misses (same group count and byte
+size but another topic, a group of two partitions, a truncated or non-canonical array).
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kafka_sticky_plugin.codec import (
+    Assignment,
+    AssignmentEncoder,
+    Subscription,
+    SubscriptionDecoder,
+    _wire,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
+from kafka_sticky_plugin.codec._topic_partitions import OneEachLayouts, encode_topic_partitions
+from kafka_sticky_plugin.errors import CodecError
+
+GROUPS = OneEachLayouts.MIN_GROUPS + 4
+# Equal-length names: a near-miss array has the same size as a learned layout.
+TOPICS = [f"t{i:02d}" for i in range(GROUPS)] + [f"u{i:02d}" for i in range(4)]
+
+
+def _owned_array(groups: list[tuple[str, list[int]]]) -> bytes:
+    """``[topic [partition]]`` written exactly as given (possibly non-canonical)."""
+    out = [len(groups).to_bytes(4, "big")]
+    for topic, partitions in groups:
+        name = topic.encode()
+        out.append(len(name).to_bytes(2, "big") + name + len(partitions).to_bytes(4, "big"))
+        out.extend(p.to_bytes(4, "big", signed=True) for p in partitions)
+    return b"".join(out)
+
+
+def _message(groups: list[tuple[str, list[int]]], generation: int, truncate: int) -> bytes:
+    """A v2 subscription whose owned partitions are ``groups`` as given."""
+    head = encode_subscription(Subscription(version=1, topics=tuple(TOPICS[:GROUPS])))
+    head = (2).to_bytes(2, "big") + head[2:-4]  # v2, without the empty owned array
+    raw = head + _owned_array(groups) + generation.to_bytes(4, "big", signed=True)
+    return raw[: len(raw) - truncate]
+
+
+@st.composite
+def members(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """A message and the owned array in it: mostly one partition of each of the same topics,
+    sometimes a near miss."""
+    kind = draw(st.sampled_from(["same", "same", "same", "other-topic", "two", "unsorted"]))
+    topics = TOPICS[:GROUPS]
+    if kind == "other-topic":
+        topics = sorted([*topics[:-1], TOPICS[GROUPS + draw(st.integers(0, 3))]])
+    partitions = [[draw(st.integers(0, 50))] for _ in topics]
+    if kind == "two":
+        i = draw(st.integers(0, len(topics) - 1))
+        partitions[i] = [partitions[i][0], partitions[i][0] + 1]
+    groups = list(zip(topics, partitions, strict=True))
+    if kind == "unsorted":
+        i = draw(st.integers(0, len(groups) - 2))
+        groups[i], groups[i + 1] = groups[i + 1], groups[i]
+    truncate = draw(st.sampled_from([0, 0, 0, 1, 5, 9]))
+    return _message(groups, draw(st.integers(-1, 9)), truncate), _owned_array(groups)
+
+
+def _general(raw: bytes, array: bytes) -> object:
+    """What the general decoder says: the value and the canonical block (``array`` when our
+    encoder would write those very bytes), or the error."""
+    try:
+        value = decode_subscription(raw)
+    except CodecError as exc:
+        return (exc.what, exc.expected, exc.offset)
+    canonical = encode_topic_partitions(value.owned_partitions, "test", "owned") == array
+    return value, array if canonical else None
+
+
+@given(st.lists(members(), min_size=1, max_size=12))
+def test_batch_decoder_equals_the_general_decoder(batch: list[tuple[bytes, bytes]]) -> None:
+    decoder = SubscriptionDecoder()
+    for raw, array in batch:
+        try:
+            got: object = decoder.decode_with_owned_block(raw)
+        except CodecError as exc:
+            got = (exc.what, exc.expected, exc.offset)
+        assert got == _general(raw, array)
+
+
+def test_repeated_layouts_skip_the_general_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shortcut is taken (else the equality property above proves nothing about it):
+    after the first member, same-layout members never reach the per-group reader."""
+    seed = random.randrange(2**32)
+    print(f"seed={seed}")
+    rnd = random.Random(seed)
+    batch = [
+        _message([(t, [rnd.randrange(100)]) for t in TOPICS[:GROUPS]], 3, 0) for _ in range(10)
+    ]
+    near_miss = _message([(t, [1]) for t in [*TOPICS[: GROUPS - 1], "u00"]], 3, 0)
+    expected = [decode_subscription(raw) for raw in [*batch, near_miss]]
+    calls = []
+    general = _wire.Reader.topic_partition_pairs
+
+    def counting(self: _wire.Reader, *args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return general(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_wire.Reader, "topic_partition_pairs", counting)
+    decoder = SubscriptionDecoder()
+    for raw, value in zip(batch, expected, strict=False):
+        subscription, block = decoder.decode_with_owned_block(raw)
+        assert subscription == value
+        assert block is not None
+    assert len(calls) == 1
+    assert decoder.decode_with_owned_block(near_miss)[0] == expected[-1]
+    assert len(calls) == 2
+
+
+def test_repeated_topic_sequences_encode_like_the_general_encoder() -> None:
+    seed = random.randrange(2**32)
+    print(f"seed={seed}")
+    rnd = random.Random(seed)
+    encoder = AssignmentEncoder()
+    topics = TOPICS[:GROUPS]
+    for _ in range(6):
+        partitions = tuple((t, rnd.randrange(-(2**31), 2**31)) for t in topics)
+        value = Assignment(3, partitions)
+        assert encoder.encode(value) == encode_assignment(value)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [(2**31, "as int32, got 2147483648"), (True, "as int32, got True"), ("1", "got '1'")],
+)
+def test_repeated_topic_sequences_still_refuse_bad_partitions(bad: object, message: str) -> None:
+    encoder = AssignmentEncoder()
+    topics = TOPICS[:GROUPS]
+    for _ in range(3):  # the packing struct exists from the second call on
+        encoder.encode(Assignment(3, tuple((t, 1) for t in topics)))
+    value = Assignment(3, tuple((t, bad if t == topics[5] else 1) for t in topics))  # type: ignore[misc]
+    with pytest.raises(CodecError, match=message):
+        encoder.encode(value)
+    with pytest.raises(CodecError, match=message):
+        encode_assignment(value)
+
+
+def test_layout_fields_are_what_a_canonical_array_holds() -> None:
+    """A learned layout's fixed bytes are ``int16 length, name, int32 1`` per topic."""
+    layouts = OneEachLayouts()
+    pairs = [(t, 7) for t in TOPICS[:GROUPS]]
+    block = _owned_array([(t, [p]) for t, p in pairs])
+    layouts.learn(pairs, block)
+    reader = _wire.Reader(block + b"\x00\x00\x00\x05", "test")
+    hit = layouts.read(reader)
+    assert hit == (pairs, block)
+    assert reader.int32() == 5
+    assert struct.calcsize(">" + "".join(f"{2 + len(t)}sii" for t in TOPICS[:GROUPS])) + 4 == len(
+        block
+    )
