@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.leader_shapes,
                 "--repeat",
                 "2",
+                "--kafka-python-objects",
             ],
             check=False,
         )

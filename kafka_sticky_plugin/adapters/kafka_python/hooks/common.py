@@ -12,10 +12,12 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
 from .._cluster import replica_racks
 from .contract import BoundAssignor, bind_assignor, is_hookable
 from .members import normalise_members, subscribed_topics, with_owned_partitions
+from .plan import CompleteDecision, decide_complete
 from .protocols import RebalanceProtocol, select_protocol
 
 __all__ = ["HooksBase", "instantiate_assignor", "protocols_of"]
@@ -193,3 +195,46 @@ class HooksBase:
                 )
         log.debug("group %s: leader plan over %s", self.group_id, partitions_per_topic)
         return plan
+
+    def received_assignment(
+        self, assignment_bytes: bytes
+    ) -> tuple[Assignment, set[Any], CompleteDecision[Any]]:
+        """After SyncGroup, before anything is applied: the decoded assignment, the
+        ``TopicPartition`` set to apply, and what changes against the partitions owned now.
+
+        Partitions of topics this consumer does not subscribe to are dropped from the set
+        (with one warning line) and a rejoin is requested, as the client does; a follower
+        forgets the leader's metadata snapshot. Nothing else is changed."""
+        from kafka.structs import TopicPartition
+
+        coordinator = self._coordinator
+        sub = self._subscription
+        if not coordinator._is_leader:
+            coordinator._assignment_snapshot = None
+        assignment = decode_assignment(assignment_bytes)
+        assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
+        topics = set(sub.subscription or ())
+        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
+        if unsubscribed:
+            log.warning(
+                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
+                self.group_id,
+                sorted(unsubscribed),
+            )
+            assigned -= unsubscribed
+            coordinator.request_rejoin()
+        owned = set(sub.assigned_partitions())
+        return assignment, assigned, decide_complete(owned, assigned, self.protocol)
+
+    def log_assigned(
+        self, generation: int, assigned: set[Any], decision: CompleteDecision[Any]
+    ) -> None:
+        """One info line per applied assignment."""
+        log.info(
+            "group %s generation %s: assigned %s (added %s, revoked %s)",
+            self.group_id,
+            generation,
+            sorted(assigned),
+            sorted(decision.added),
+            sorted(decision.revoked),
+        )

@@ -29,10 +29,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ....codec.consumer_protocol import decode_assignment
 from .common import HooksBase, instantiate_assignor
 from .listener import call_sync, lost_method_name, rebalance_listener
-from .plan import decide_complete, decide_prepare, membership_lost
+from .plan import decide_prepare, membership_lost
 from .protocols import RebalanceProtocol
 
 __all__ = ["V2Hooks"]
@@ -159,8 +158,6 @@ class V2Hooks(HooksBase):
         self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
     ) -> None:
         """After SyncGroup: apply the assignment (see the module docstring)."""
-        from kafka.structs import TopicPartition
-
         bound = self.bound(protocol)
         if bound is None:
             original = self.original(self._coordinator, "_on_join_complete")
@@ -168,22 +165,7 @@ class V2Hooks(HooksBase):
             return
         coordinator = self._coordinator
         sub = self._subscription
-        if not coordinator._is_leader:
-            coordinator._assignment_snapshot = None
-        assignment = decode_assignment(assignment_bytes)
-        assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
-        topics = set(sub.subscription or ())
-        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
-        if unsubscribed:
-            log.warning(
-                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
-                self.group_id,
-                sorted(unsubscribed),
-            )
-            assigned -= unsubscribed
-            coordinator.request_rejoin()
-        owned = set(sub.assigned_partitions())
-        decision = decide_complete(owned, assigned, self.protocol)
+        assignment, assigned, decision = self.received_assignment(assignment_bytes)
         listener = self._listener()
         if self.protocol is RebalanceProtocol.COOPERATIVE:
             if decision.revoked and listener is not None:
@@ -193,14 +175,7 @@ class V2Hooks(HooksBase):
             sub.assign_from_subscribed(sorted(assigned))
         bound.on_assignment(assignment, generation)
         coordinator.next_auto_commit_deadline = time.time() + coordinator.auto_commit_interval
-        log.info(
-            "group %s generation %s: assigned %s (added %s, revoked %s)",
-            self.group_id,
-            generation,
-            sorted(assigned),
-            sorted(decision.added),
-            sorted(decision.revoked),
-        )
+        self.log_assigned(generation, assigned, decision)
         if listener is not None:
             call_sync(listener, "on_partitions_assigned", decision.assigned_callback, self.group_id)
         if decision.rejoin:

@@ -27,10 +27,9 @@ import logging
 import time
 from typing import Any
 
-from ....codec.consumer_protocol import decode_assignment
 from .common import HooksBase
 from .listener import lost_method_name, rebalance_listener
-from .plan import decide_complete, decide_prepare, membership_lost
+from .plan import decide_prepare, membership_lost
 from .protocols import RebalanceProtocol
 
 __all__ = ["V3Hooks"]
@@ -161,8 +160,6 @@ class V3Hooks(HooksBase):
         self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
     ) -> None:
         """After SyncGroup: revoke (still assigned), apply, record, then report added."""
-        from kafka.structs import TopicPartition
-
         bound = self.bound(protocol)
         coordinator = self._coordinator
         if bound is None:
@@ -170,22 +167,7 @@ class V3Hooks(HooksBase):
             await original(generation, member_id, protocol, assignment_bytes)
             return
         sub = self._subscription
-        if not coordinator._is_leader:
-            coordinator._assignment_snapshot = None
-        assignment = decode_assignment(assignment_bytes)
-        assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
-        topics = set(sub.subscription or ())
-        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
-        if unsubscribed:
-            log.warning(
-                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
-                self.group_id,
-                sorted(unsubscribed),
-            )
-            assigned -= unsubscribed
-            coordinator.request_rejoin()
-        owned = set(sub.assigned_partitions())
-        decision = decide_complete(owned, assigned, self.protocol)
+        assignment, assigned, decision = self.received_assignment(assignment_bytes)
         error: BaseException | None = None
         if decision.revoked:
             sub.mark_pending_revocation(decision.revoked)
@@ -193,14 +175,7 @@ class V3Hooks(HooksBase):
         sub.assign_from_subscribed(sorted(assigned))
         bound.on_assignment(assignment, generation)
         coordinator.next_auto_commit_deadline = time.monotonic() + coordinator.auto_commit_interval
-        log.info(
-            "group %s generation %s: assigned %s (added %s, revoked %s)",
-            self.group_id,
-            generation,
-            sorted(assigned),
-            sorted(decision.added),
-            sorted(decision.revoked),
-        )
+        self.log_assigned(generation, assigned, decision)
         error = await self._call("on_partitions_assigned", decision.assigned_callback) or error
         if decision.rejoin:
             coordinator.request_rejoin()
