@@ -12,8 +12,8 @@ Raw ``bytes`` go straight to the byte decoders.
 
 from __future__ import annotations
 
-from itertools import repeat
-from operator import itemgetter
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ...codec import Assignment, Subscription, decode_assignment, decode_subscription
@@ -27,6 +27,8 @@ _ASSIGNMENT = "kafka-python assignment object"
 _NO_OFFSET = -1
 _FIRST = itemgetter(0)
 _SECOND = itemgetter(1)
+_TOPIC = attrgetter("topic")
+_PARTITIONS = attrgetter("partitions")
 
 
 def _int32(value: Any, what: str, field: str) -> int:
@@ -54,12 +56,13 @@ def _texts(values: Any, what: str, field: str) -> tuple[str, ...]:
 def _grouped_pairs(groups: Any, what: str, field: str) -> tuple[tuple[str, int], ...]:
     """Flatten ``[obj(topic=..., partitions=[...])]`` or ``[(topic, [partitions])]``.
 
-    One light pass per topic, then the types and ranges of all pairs are checked at once with
+    Objects are flattened in C (:func:`_flatten_objects`), tuples in one light pass per
+    topic; then the types and ranges of all pairs are checked at once with
     C-level ``map``/``set``/``min``/``max`` (a leader may read a million of them).
     """
-    out: list[tuple[str, int]] = []
+    out = _flatten_objects(groups) if isinstance(groups, (list, tuple)) else []
     extend = out.extend
-    for group in groups or ():
+    for group in () if out else groups or ():
         try:
             topic, partitions = group.topic, group.partitions
         except AttributeError:
@@ -88,6 +91,20 @@ def _grouped_pairs(groups: Any, what: str, field: str) -> tuple[tuple[str, int],
             )
             raise CodecError(what, f"{field} partition as int32, got {bad!r}", _NO_OFFSET)
     return tuple(out)
+
+
+def _flatten_objects(groups: Any) -> list[tuple[str, int]]:
+    """Pairs of a list of ``obj(topic=..., partitions=[...])`` with every step in C (``map``,
+    ``zip``, ``chain``); ``[]`` when ``groups`` is not a sequence of such objects or a
+    ``partitions`` value is not a sequence (the caller's per-group loop then reports it)."""
+    try:
+        topics = list(map(_TOPIC, groups))
+        partitions = list(map(_PARTITIONS, groups))
+        if set(map(len, partitions)) == {1}:  # one partition per topic: the common case
+            return list(zip(topics, map(_FIRST, partitions), strict=True))
+        return list(chain.from_iterable(map(zip, map(repeat, topics), partitions)))
+    except (AttributeError, TypeError):
+        return []
 
 
 def to_subscription(metadata: Any) -> Subscription:
