@@ -14,6 +14,7 @@ import random
 import struct
 
 import pytest
+from codec_helpers import owned_array
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -35,21 +36,11 @@ GROUPS = OneEachLayouts.MIN_GROUPS + 4
 TOPICS = [f"t{i:02d}" for i in range(GROUPS)] + [f"u{i:02d}" for i in range(4)]
 
 
-def _owned_array(groups: list[tuple[str, list[int]]]) -> bytes:
-    """``[topic [partition]]`` written exactly as given (possibly non-canonical)."""
-    out = [len(groups).to_bytes(4, "big")]
-    for topic, partitions in groups:
-        name = topic.encode()
-        out.append(len(name).to_bytes(2, "big") + name + len(partitions).to_bytes(4, "big"))
-        out.extend(p.to_bytes(4, "big", signed=True) for p in partitions)
-    return b"".join(out)
-
-
 def _message(groups: list[tuple[str, list[int]]], generation: int, truncate: int) -> bytes:
     """A v2 subscription whose owned partitions are ``groups`` as given."""
     head = encode_subscription(Subscription(version=1, topics=tuple(TOPICS[:GROUPS])))
     head = (2).to_bytes(2, "big") + head[2:-4]  # v2, without the empty owned array
-    raw = head + _owned_array(groups) + generation.to_bytes(4, "big", signed=True)
+    raw = head + owned_array(groups) + generation.to_bytes(4, "big", signed=True)
     return raw[: len(raw) - truncate]
 
 
@@ -70,7 +61,7 @@ def members(draw: st.DrawFn) -> tuple[bytes, bytes]:
         i = draw(st.integers(0, len(groups) - 2))
         groups[i], groups[i + 1] = groups[i + 1], groups[i]
     truncate = draw(st.sampled_from([0, 0, 0, 1, 5, 9]))
-    return _message(groups, draw(st.integers(-1, 9)), truncate), _owned_array(groups)
+    return _message(groups, draw(st.integers(-1, 9)), truncate), owned_array(groups)
 
 
 def _general(raw: bytes, array: bytes) -> object:
@@ -156,7 +147,7 @@ def test_layout_fields_are_what_a_canonical_array_holds() -> None:
     """A learned layout's fixed bytes are ``int16 length, name, int32 1`` per topic."""
     layouts = OneEachLayouts()
     pairs = [(t, 7) for t in TOPICS[:GROUPS]]
-    block = _owned_array([(t, [p]) for t, p in pairs])
+    block = owned_array([(t, [p]) for t, p in pairs])
     layouts.learn(pairs, block)
     reader = _wire.Reader(block + b"\x00\x00\x00\x05", "test")
     hit = layouts.read(reader)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 
+from codec_helpers import owned_array
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
@@ -222,16 +223,6 @@ raw_groups = st.lists(
 )
 
 
-def _write_groups_as_given(groups: list[tuple[str, list[int]]]) -> bytes:
-    """Any writer's bytes: groups in the given order, duplicates and empty topics kept."""
-    out = [len(groups).to_bytes(4, "big")]
-    for topic, partitions in groups:
-        name = topic.encode()
-        out.append(len(name).to_bytes(2, "big") + name + len(partitions).to_bytes(4, "big"))
-        out.extend(p.to_bytes(4, "big", signed=True) for p in partitions)
-    return b"".join(out)
-
-
 @given(raw_groups)
 def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
     groups: list[tuple[str, list[int]]],
@@ -243,7 +234,7 @@ def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
     )
     from kafka_sticky_plugin.codec._wire import Reader
 
-    raw = _write_groups_as_given(groups)
+    raw = owned_array(groups)
     pairs, block = read_topic_partitions_block(Reader(raw, "test"), "owned")
     assert pairs == [(t, p) for t, ps in groups for p in ps]
     canonical = encode_topic_partitions(pairs, "test", "owned") == raw

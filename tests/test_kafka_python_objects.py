@@ -9,6 +9,7 @@ topic, unsorted, repeated), and refuse bad values the way the byte decoder refus
 from __future__ import annotations
 
 import pytest
+from codec_helpers import owned_array
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
@@ -26,11 +27,7 @@ groups = st.lists(
 def _raw(version: int, owned: list[tuple[str, list[int]]]) -> bytes:
     """Subscription bytes with the owned groups exactly as given (order, repeats)."""
     out = [version.to_bytes(2, "big"), b"\x00\x00\x00\x01\x00\x01t", b"\xff\xff\xff\xff"]
-    out.append(len(owned).to_bytes(4, "big"))
-    for topic, partitions in owned:
-        name = topic.encode()
-        out.append(len(name).to_bytes(2, "big") + name + len(partitions).to_bytes(4, "big"))
-        out.extend(p.to_bytes(4, "big", signed=True) for p in partitions)
+    out.append(owned_array(owned))
     out.append((7).to_bytes(4, "big"))
     if version >= 3:
         out.append(b"\xff\xff")  # no rack
