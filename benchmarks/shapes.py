@@ -5,6 +5,9 @@
 - HET-100k: 100 topics x 1,000 partitions, 1,000 members in 5 disjoint buckets.
 - NESTED-10k: 100 topics x 100 partitions, 100 members, member i subscribes topic t iff
   (i*31 + t*17) % 7 < 4.
+- NESTED-100k-r3f1: 200 topics x 500 partitions, 1,000 members subscribed as in NESTED-10k
+  (7 subscription classes), 3 racks, one replica per partition: the rack pass on different
+  subscriptions.
 
 Phases: ``fresh`` (nobody owns anything); ``rejoin`` (every member owns its fresh partitions at
 generation 1, one new member joins with the first member's subscription); ``leave`` (every
@@ -79,6 +82,17 @@ def _nested() -> Subscriptions:
     }
 
 
+def _nested_scaled(n_topics: int, n_members: int) -> Callable[[], Subscriptions]:
+    def build() -> Subscriptions:
+        topics = _topics(n_topics)
+        return {
+            f"member-{i:05d}": [t for j, t in enumerate(topics) if (i * 31 + j * 17) % 7 < 4]
+            for i in range(n_members)
+        }
+
+    return build
+
+
 SHAPES = {
     "H-1M": Shape("H-1M", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000)),
     "H-1M-odd": Shape("H-1M-odd", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000, True)),
@@ -89,6 +103,12 @@ SHAPES = {
     ),
     "H-1M-r6f2": Shape(
         "H-1M-r6f2", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000), racks=(6, 2)
+    ),
+    "NESTED-100k-r3f1": Shape(
+        "NESTED-100k-r3f1",
+        dict.fromkeys(_topics(200), 500),
+        _nested_scaled(200, 1000),
+        racks=(3, 1),
     ),
 }
 

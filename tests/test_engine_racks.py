@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import random
+from functools import cache
 from typing import Any
 
 import pytest
@@ -11,6 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_sticky_plugin.core import MemberSpec, cooperative_assign, sticky_assign
+from kafka_sticky_plugin.core.claims import resolve_claims
+from kafka_sticky_plugin.core.components import split_components
+from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.invariants import (
     check_balanced,
     check_complete,
@@ -217,3 +222,393 @@ def test_rack_mismatches_minimal_by_brute_force(
         )
         best = cost if best is None else min(best, cost)
     assert mismatches(plan, members, racks) == (best or 0)
+
+
+# --- different subscriptions: exact against independent solvers ------------------------------
+
+Plan = dict[str, list[tuple[str, int]]]
+
+
+def components_of(parts: dict[str, int], members: list[MemberSpec]) -> list[tuple[list[str], bool]]:
+    """(member ids, homogeneous) of every component, as the engine splits the group."""
+    layout = build_layout(parts, members)
+    return [
+        ([layout.member_ids[m] for m in comp.members], comp.homogeneous)
+        for comp in split_components(layout)
+    ]
+
+
+def is_mismatch(rack: str | None, replicas: list[str] | None) -> bool:
+    return bool(rack) and bool(replicas) and rack not in replicas  # type: ignore[operator]
+
+
+def sticky_cost(
+    parts: dict[str, int],
+    members: list[MemberSpec],
+    racks: Racks,
+    plain: Plan,
+    ids: list[str],
+    plan: Plan,
+) -> tuple[int, int, int]:
+    """(mismatches, partitions taken from a validated owner that held them in the plan
+    without racks, partitions not with their holder in that plan) of ``plan`` on ``ids``."""
+    layout = build_layout(parts, members)
+    tuples = layout.partition_tuples()
+    owner = {tuples[q]: layout.member_ids[o] for q, o in enumerate(resolve_claims(layout).owner)}
+    holder = {tp: m for m, tps in plain.items() for tp in tps}
+    rack_of = {m.member_id: m.rack for m in members}
+    cost = [0, 0, 0]
+    for m in ids:
+        for tp in plan[m]:
+            moved = holder[tp] != m
+            cost[0] += is_mismatch(rack_of[m], racks.get(tp))
+            cost[1] += moved and owner.get(tp) == holder[tp]
+            cost[2] += moved
+    return cost[0], cost[1], cost[2]
+
+
+def search_optimum(
+    parts: dict[str, int],
+    members: list[MemberSpec],
+    racks: Racks,
+    plain: Plan,
+    ids: list[str],
+) -> tuple[int, int, int]:
+    """Exhaustive search (memoised on the rooms left) over every assignment of the partitions
+    held by ``ids`` in ``plain`` that gives each member of ``ids`` exactly its load there and
+    only partitions of topics it subscribes to; the lexicographically smallest
+    :func:`sticky_cost`."""
+    layout = build_layout(parts, members)
+    tuples = layout.partition_tuples()
+    owner = {tuples[q]: layout.member_ids[o] for q, o in enumerate(resolve_claims(layout).owner)}
+    holder = {tp: m for m, tps in plain.items() for tp in tps}
+    spec = {m.member_id: m for m in members}
+    partitions = sorted(tp for m in ids for tp in plain[m])
+
+    def cost(tp: tuple[str, int], m: str) -> tuple[int, int, int]:
+        moved = holder[tp] != m
+        lost = moved and owner.get(tp) == holder[tp]
+        return int(is_mismatch(spec[m].rack, racks.get(tp))), int(lost), int(moved)
+
+    @cache
+    def best(i: int, rooms: tuple[int, ...]) -> tuple[int, int, int] | None:
+        if i == len(partitions):
+            return (0, 0, 0)
+        tp = partitions[i]
+        found = None
+        for k, m in enumerate(ids):
+            if not rooms[k] or tp[0] not in spec[m].topics:
+                continue
+            rest = best(i + 1, (*rooms[:k], rooms[k] - 1, *rooms[k + 1 :]))
+            if rest is None:
+                continue
+            c = cost(tp, m)
+            total = (rest[0] + c[0], rest[1] + c[1], rest[2] + c[2])
+            if found is None or total < found:
+                found = total
+        return found
+
+    result = best(0, tuple(len(plain[m]) for m in ids))
+    assert result is not None  # the plain plan itself is one such assignment
+    return result
+
+
+@st.composite
+def mixed_rack_groups(draw: Any) -> tuple[dict[str, int], list[MemberSpec], Racks]:
+    """Small groups with different subscriptions; r3 holds replicas but no member."""
+    parts = {f"t{i}": draw(st.integers(0, 3)) for i in range(draw(st.integers(1, 3)))}
+    names = sorted(parts)
+    members = []
+    for i in range(draw(st.integers(1, 5))):
+        members.append(
+            MemberSpec(
+                member_id=f"m{i}",
+                topics=draw(st.lists(st.sampled_from(names), min_size=1, unique=True)),
+                owned=draw(
+                    st.lists(st.tuples(st.sampled_from(names), st.integers(0, 2)), max_size=3)
+                ),
+                rack=draw(st.sampled_from([None, "r0", "r1", "r2"])),
+                generation=draw(st.integers(-1, 2)),
+            )
+        )
+    racks = {
+        (t, p): draw(st.lists(st.sampled_from(["r0", "r1", "r2", "r3"]), max_size=2, unique=True))
+        for t, n in parts.items()
+        for p in range(n)
+    }
+    return parts, members, racks
+
+
+@given(mixed_rack_groups())
+def test_heterogeneous_rack_plan_is_optimal_by_exhaustive_search(
+    case: tuple[dict[str, int], list[MemberSpec], Racks],
+) -> None:
+    """Different subscriptions: every member keeps its load of the plan without racks, and the
+    plan has the fewest mismatches of all such assignments; among those it takes the fewest
+    partitions from their owners, then moves the fewest partitions."""
+    parts, members, racks = case
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    plain = sticky_assign(parts, members)
+    check_valid(parts, members, plan)
+    check_complete(parts, members, plan)
+    for ids, homogeneous in components_of(parts, members):
+        if homogeneous:
+            continue
+        assert [len(plan[m]) for m in ids] == [len(plain[m]) for m in ids]
+        got = sticky_cost(parts, members, racks, plain, ids, plan)
+        assert got == search_optimum(parts, members, racks, plain, ids)
+
+
+def min_mismatches_by_flow(
+    parts: dict[str, int], members: list[MemberSpec], racks: Racks, loads: dict[str, int]
+) -> int:
+    """Independent solver: min-cost flow on the unaggregated graph (one node per partition and
+    per member, member capacity = its load), successive shortest paths by Bellman-Ford."""
+    ids = sorted(loads)
+    spec = {m.member_id: m for m in members}
+    partitions = sorted(
+        {(t, p) for m in ids for t in spec[m].topics if t in parts for p in range(parts[t])}
+    )
+    n_p = len(partitions)
+    source, sink = n_p + len(ids), n_p + len(ids) + 1
+    to: list[int] = []
+    cap: list[int] = []
+    cost: list[int] = []
+    out: list[list[int]] = [[] for _ in range(sink + 1)]
+
+    def arc(u: int, v: int, c: int, w: int) -> None:
+        for a, b, cc, ww in ((u, v, c, w), (v, u, 0, -w)):
+            out[a].append(len(to))
+            to.append(b)
+            cap.append(cc)
+            cost.append(ww)
+
+    for i, tp in enumerate(partitions):
+        arc(source, i, 1, 0)
+        for k, m in enumerate(ids):
+            if tp[0] in spec[m].topics:
+                arc(i, n_p + k, 1, int(is_mismatch(spec[m].rack, racks.get(tp))))
+    for k, m in enumerate(ids):
+        arc(n_p + k, sink, loads[m], 0)
+    total = 0
+    for _ in range(n_p):
+        dist: list[float] = [float("inf")] * (sink + 1)
+        via = [-1] * (sink + 1)
+        dist[source] = 0
+        for _ in range(sink + 1):
+            changed = False
+            for u in range(sink + 1):
+                if dist[u] == float("inf"):
+                    continue
+                for a in out[u]:
+                    if cap[a] and dist[u] + cost[a] < dist[to[a]]:
+                        dist[to[a]] = dist[u] + cost[a]
+                        via[to[a]] = a
+                        changed = True
+            if not changed:
+                break
+        assert dist[sink] != float("inf"), "loads cannot be met"
+        v = sink
+        while v != source:
+            a = via[v]
+            cap[a] -= 1
+            cap[a ^ 1] += 1
+            v = to[a ^ 1]
+        total += int(dist[sink])
+    return total
+
+
+def random_group(rng: random.Random) -> tuple[dict[str, int], list[MemberSpec], Racks]:
+    """3-6 topics, 4-12 members with random subscriptions (some without a rack), replicas on
+    0-2 of four racks, and ownership from a plan of a slightly different group."""
+    parts = {f"t{i}": rng.randint(1, 8) for i in range(rng.randint(3, 6))}
+    names = sorted(parts)
+    n = rng.randint(4, 12)
+    subs = {f"m{i:02d}": rng.sample(names, rng.randint(1, len(names))) for i in range(n)}
+    racks: Racks = {
+        (t, p): rng.sample(["r0", "r1", "r2", "r3"], rng.randint(0, 2))
+        for t, c in parts.items()
+        for p in range(c)
+    }
+    rack_of = {m: rng.choice([None, "r0", "r1", "r2"]) for m in subs}
+    before = [
+        MemberSpec(member_id=m, topics=ts, rack=rack_of[m])
+        for m, ts in subs.items()
+        if rng.random() < 0.8
+    ]
+    previous = sticky_assign(parts, before, partition_racks=racks)
+    members = [
+        MemberSpec(
+            member_id=m,
+            topics=ts,
+            rack=rack_of[m],
+            owned=previous.get(m, []),
+            generation=rng.randint(0, 2),
+        )
+        for m, ts in subs.items()
+    ]
+    return parts, members, racks
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_heterogeneous_rack_plan_matches_an_unaggregated_min_cost_flow(seed: int) -> None:
+    """Medium random groups: same load per member as without racks, a valid complete plan,
+    and exactly the minimum number of mismatches found by an independent solver."""
+    print(f"seed={seed}")
+    parts, members, racks = random_group(random.Random(seed))
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    plain = sticky_assign(parts, members)
+    check_rack_plan(parts, members, plan)
+    assert mismatches(plan, members, racks) <= mismatches(plain, members, racks)
+    for ids, homogeneous in components_of(parts, members):
+        loads = {m: len(plain[m]) for m in ids}
+        best = min_mismatches_by_flow(parts, members, racks, loads)
+        got = mismatches({m: plan[m] for m in ids}, members, racks)
+        if homogeneous:  # free to move the extra partitions, so possibly below fixed loads
+            assert got <= best
+        else:
+            assert {m: len(plan[m]) for m in ids} == loads
+            assert got == best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_heterogeneous_rack_plan_ignores_member_order(seed: int) -> None:
+    """Members (and their topics and owned partitions) in any order give the same plan."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    parts, members, racks = random_group(rng)
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    for _ in range(3):
+        shuffled = [
+            MemberSpec(
+                member_id=m.member_id,
+                topics=rng.sample(list(m.topics), len(m.topics)),
+                rack=m.rack,
+                owned=rng.sample(list(m.owned), len(m.owned)),
+                generation=m.generation,
+            )
+            for m in rng.sample(members, len(members))
+        ]
+        assert sticky_assign(parts, shuffled, partition_racks=racks) == plan
+
+
+def test_heterogeneous_unavoidable_mismatches_keep_the_plain_plan() -> None:
+    """Every replica is in r1 and every racked member in r0: mismatches cannot be avoided, the
+    rack pass runs and must return the plan without racks unchanged."""
+    parts = {"a": 5, "b": 4}
+    racks: Racks = {(t, p): ["r1"] for t, n in parts.items() for p in range(n)}
+    members = [
+        MemberSpec(member_id="c0", topics=["a", "b"], rack="r0", owned=[("b", 0)], generation=1),
+        MemberSpec(member_id="c1", topics=["b"], rack="r0", owned=[("a", 1)], generation=1),
+        MemberSpec(member_id="c2", topics=["a"], owned=[("a", 2), ("a", 3)], generation=1),
+        MemberSpec(member_id="c3", topics=["a", "b"], rack="r0"),
+    ]
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    assert mismatches(plan, members, racks) > 0
+    assert plan == sticky_assign(parts, members)
+
+
+def test_heterogeneous_fresh_plan_with_nothing_to_gain_is_unchanged() -> None:
+    """Nobody owns anything and every racked member is in r0 while every replica is in r1 or r2:
+    all plans with these loads have the same mismatches, so the rack pass must not move a
+    single partition (moves are the last tie-break, even for unowned partitions)."""
+    parts = {t: 5 for t in "abcd"}
+    racks: Racks = {(t, p): [f"r{1 + p % 2}"] for t, n in parts.items() for p in range(n)}
+    subs = {"c0": "ab", "c1": "bc", "c2": "cd", "c3": "da", "c4": "abcd", "c5": "ac"}
+    members = [
+        MemberSpec(member_id=m, topics=list(ts), rack=None if m == "c5" else "r0")
+        for m, ts in subs.items()
+    ]
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    assert mismatches(plan, members, racks) > 0
+    assert plan == sticky_assign(parts, members)
+
+
+def test_heterogeneous_rack_plan_is_stable_when_fed_back() -> None:
+    """A rack-optimal plan for different subscriptions, with unavoidable mismatches (so the
+    rack pass runs again), fed back as ownership comes back unchanged."""
+    parts = {f"t{i}": 6 for i in range(4)}
+    racks = replica_racks(parts, 3, 1)
+    subs = {f"c{i}": [t for j, t in enumerate(sorted(parts)) if (i + j) % 3 != 0] for i in range(7)}
+    rack = {m: f"r{i % 2}" for i, m in enumerate(subs)}  # nobody in r2
+    members = [MemberSpec(member_id=m, topics=t, rack=rack[m]) for m, t in subs.items()]
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    check_rack_plan(parts, members, plan)
+    assert mismatches(plan, members, racks) > 0
+    again = [
+        MemberSpec(
+            member_id=m.member_id,
+            topics=m.topics,
+            rack=m.rack,
+            owned=plan[m.member_id],
+            generation=1,
+        )
+        for m in members
+    ]
+    assert sticky_assign(parts, again, partition_racks=racks) == plan
+    assert cooperative_assign(parts, again, partition_racks=racks) == plan
+
+
+def test_heterogeneous_rack_pass_moves_a_whole_cycle() -> None:
+    """Three members, each subscribed to two of three topics, each holding the partition the
+    next one needs: no exchange between two members is even allowed by the subscriptions,
+    only a rotation through all three removes the mismatches, and the pass finds it."""
+    parts = {"a": 1, "b": 1, "c": 1}
+    racks: Racks = {("a", 0): ["r0"], ("b", 0): ["r1"], ("c", 0): ["r2"]}
+    subs = {"x": ["a", "c"], "y": ["a", "b"], "z": ["b", "c"]}
+    rack = {"x": "r0", "y": "r1", "z": "r2"}
+    owned = {"x": [("c", 0)], "y": [("a", 0)], "z": [("b", 0)]}
+    members = [
+        MemberSpec(member_id=m, topics=subs[m], rack=rack[m], owned=owned[m], generation=1)
+        for m in subs
+    ]
+    assert sticky_assign(parts, members) == owned
+    assert mismatches(owned, members, racks) == 3
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    assert plan == {"x": [("a", 0)], "y": [("b", 0)], "z": [("c", 0)]}
+
+
+def test_heterogeneous_group_releases_unowned_partitions_first() -> None:
+    """c0 must give up one of its two r1 partitions for the r0 one; it keeps the one it owns
+    (t0-2) and lets go of t0-1, which the plan without racks had only just given it."""
+    parts = {"t0": 3, "t1": 1}
+    racks: Racks = {("t0", 0): ["r0"], ("t0", 1): ["r1"], ("t0", 2): ["r1"], ("t1", 0): ["r0"]}
+    members = [
+        MemberSpec(member_id="c0", topics=["t0"], rack="r0", owned=[("t0", 2)], generation=1),
+        MemberSpec(
+            member_id="c1",
+            topics=["t0", "t1"],
+            rack="r1",
+            owned=[("t0", 0), ("t0", 1)],
+            generation=0,
+        ),
+    ]
+    assert sticky_assign(parts, members) == {
+        "c0": [("t0", 1), ("t0", 2)],
+        "c1": [("t0", 0), ("t1", 0)],
+    }
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    assert plan == {"c0": [("t0", 0), ("t0", 2)], "c1": [("t0", 1), ("t1", 0)]}
+
+
+def test_heterogeneous_partition_moving_to_its_owners_group_goes_to_its_owner() -> None:
+    """The plan without racks gave c0's t1-1 to c2 for balance; the rack pass sends it back to
+    c0's group (c0, c1: same subscription and rack), and there to c0 itself."""
+    parts = {"t0": 2, "t1": 2}
+    racks: Racks = {("t0", 0): ["r1"], ("t0", 1): ["r0"], ("t1", 0): ["r0"], ("t1", 1): ["r1"]}
+    members = [
+        MemberSpec(
+            member_id="c0",
+            topics=["t0", "t1"],
+            rack="r1",
+            owned=[("t0", 1), ("t1", 1)],
+            generation=1,
+        ),
+        MemberSpec(member_id="c1", topics=["t0", "t1"], rack="r1"),
+        MemberSpec(member_id="c2", topics=["t1"], rack="r0"),
+        MemberSpec(member_id="c3", topics=["t0"], rack="r0", owned=[("t0", 0)], generation=0),
+    ]
+    assert sticky_assign(parts, members)["c2"] == [("t1", 1)]
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    assert mismatches(plan, members, racks) == 0
+    assert plan["c0"] == [("t1", 1)]
