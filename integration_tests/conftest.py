@@ -15,7 +15,9 @@ Markers:
 Fixtures: ``broker`` (session), ``topic_factory``, ``group_id``, ``group_factory`` (a
 :class:`~kafka_sticky_plugin.testing.group.ConsumerGroupRunner` closed at teardown),
 ``producer_factory`` (a :class:`~kafka_sticky_plugin.testing.producer.KeyedProducer` closed at
-teardown). A failing test gets the end of the broker's log in its report.
+teardown), ``flowing_group`` (a topic, its producer and a group over it, as the group tests
+share them: see :mod:`group_flow`). A failing test gets the end of the broker's log in its
+report.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from group_flow import FlowingGroup, FlowingGroupFactory
 
 from kafka_sticky_plugin.testing.admin import create_topic, unique_name
 from kafka_sticky_plugin.testing.brokers import open_broker
@@ -126,3 +129,40 @@ def producer_factory(broker: RunningBroker) -> Iterator[Callable[[str], KeyedPro
     yield make
     for producer in made:
         producer.close()
+
+
+@pytest.fixture
+def flowing_group(
+    topic_factory: Callable[[int], str],
+    group_id: str,
+    group_factory: Callable[..., ConsumerGroupRunner],
+    producer_factory: Callable[[str], KeyedProducer],
+) -> FlowingGroupFactory:
+    """``flowing_group(assignors, partitions, rate_per_s=..., idle_topics=0, **member_settings)``.
+
+    Creates a fresh topic with ``partitions`` partitions (then ``idle_topics`` more of the
+    same size, never produced to), sends ``partitions * 10`` records to the first and flushes
+    them, starts sending ``rate_per_s`` records a second in the background, and returns a
+    :class:`~group_flow.FlowingGroup` whose group (this test's ``group_id``, ``assignors``,
+    ``member_settings``) subscribes to all of them and has no member yet. The producer and
+    the group are closed at teardown (by ``producer_factory`` and ``group_factory``).
+    """
+
+    def make(
+        assignors: list[str],
+        partitions: int,
+        *,
+        rate_per_s: float,
+        idle_topics: int = 0,
+        **member_settings: object,
+    ) -> FlowingGroup:
+        topic = topic_factory(partitions)
+        idle = tuple(topic_factory(partitions) for _ in range(idle_topics))
+        producer = producer_factory(topic)
+        producer.send_burst(partitions * 10)
+        producer.start(rate_per_s)
+        subscribed = {name: partitions for name in (topic, *idle)}
+        group = group_factory(group_id, subscribed, assignors, **member_settings)
+        return FlowingGroup(topic, producer, group, idle)
+
+    return make

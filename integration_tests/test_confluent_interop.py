@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,6 +234,16 @@ class Member(threading.Thread):
             self.journal.event(self.member, "resumed")
             self.paused.clear()
 
+    def _poll_rounds(self, should_stop: Callable[[], bool]) -> Iterator[float]:
+        """The poll loop's frame, once the member has subscribed: record ``started`` and set
+        :attr:`subscribed`, then, until ``should_stop()``, sit out any pause asked for and yield
+        the monotonic time the next poll() call starts."""
+        self.journal.event(self.member, "started")
+        self.subscribed.set()
+        while not should_stop():
+            self._maybe_pause()
+            yield time.monotonic()
+
     def run(self) -> None:
         try:
             self.loop(self._stop_flag.is_set)
@@ -294,12 +304,8 @@ class ConfluentMember(Member):
 
         try:
             subscribe(consumer, [self.topic], Listener(), commit_on_revoke=True)
-            self.journal.event(self.member, "started")
-            self.subscribed.set()
             last_commit = time.monotonic()
-            while not should_stop():
-                self._maybe_pause()
-                polled_at = time.monotonic()
+            for polled_at in self._poll_rounds(should_stop):
                 message = consumer.poll(0.1)
                 if message is not None and message.error() is None:
                     self.journal.deliver(
@@ -385,12 +391,8 @@ class KafkaPythonMember(Member):
 
         try:
             consumer.subscribe([self.topic], listener=Listener())
-            self.journal.event(self.member, "started")
-            self.subscribed.set()
             last_commit = time.monotonic()
-            while not should_stop():
-                self._maybe_pause()
-                polled_at = time.monotonic()
+            for polled_at in self._poll_rounds(should_stop):
                 records = consumer.poll(timeout_ms=100)
                 self.ids.add(consumer.group_metadata().member_id or "")
                 now = time.monotonic()

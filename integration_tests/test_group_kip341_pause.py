@@ -22,11 +22,10 @@ what kafka-python 3.0.12 does alone.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
+from group_flow import FlowingGroup, FlowingGroupFactory
 
 from kafka_sticky_plugin.testing.analysis import Overlap, analyse_deliveries
 from kafka_sticky_plugin.testing.checks import (
@@ -37,7 +36,6 @@ from kafka_sticky_plugin.testing.checks import (
 from kafka_sticky_plugin.testing.events import Delivery, OwnershipEvent, Partition
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
 from kafka_sticky_plugin.testing.member_process import ProcessMember
-from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 PARTITIONS = 6
 FROZEN = "frozen"
@@ -58,10 +56,9 @@ class PauseRun:
     acknowledged: dict[Partition, set[int]]
 
 
-def run_pause(group: ConsumerGroupRunner, producer: KeyedProducer) -> PauseRun:
+def run_pause(flow: FlowingGroup) -> PauseRun:
     """Form a 3-member group, freeze one member past its session, thaw it, drain, close."""
-    producer.send_burst(PARTITIONS * 10)
-    producer.start(50)
+    group = flow.group
     group.start_member("m0")
     group.start_member("m1")
     group.start_member(FROZEN, process=True)
@@ -74,19 +71,17 @@ def run_pause(group: ConsumerGroupRunner, producer: KeyedProducer) -> PauseRun:
     frozen.resume()
     t_resume = time.monotonic()
     after = group.wait_stable(timeout_s=60)
-    producer.stop()
-    drained = group.wait_delivered(producer.acknowledged(), timeout_s=30)
-    group.close()
+    flow.stop()
     return PauseRun(
         before=before,
         during=during,
         after=after,
         t_pause=t_pause,
         t_resume=t_resume,
-        drained=drained,
+        drained=flow.drained,
         events=group.log.events(),
         deliveries=group.log.deliveries(),
-        acknowledged=producer.acknowledged(),
+        acknowledged=flow.producer.acknowledged(),
     )
 
 
@@ -163,28 +158,15 @@ def check_pause_run(run: PauseRun, group: ConsumerGroupRunner) -> None:
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
 def test_paused_member_gets_partitions_lost_and_never_double_owns(
-    strategy: str,
-    topic_factory: Callable[[int], str],
-    group_id: str,
-    group_factory: Callable[..., ConsumerGroupRunner],
-    producer_factory: Callable[[str], Any],
+    strategy: str, flowing_group: FlowingGroupFactory
 ) -> None:
     """With the hooks: a frozen member gets on_partitions_lost; never two live owners."""
-    topic = topic_factory(PARTITIONS)
-    group = group_factory(group_id, {topic: PARTITIONS}, [strategy], install_hooks=True)
-    run = run_pause(group, producer_factory(topic))
-    check_pause_run(run, group)
+    flow = flowing_group([strategy], PARTITIONS, rate_per_s=50, install_hooks=True)
+    check_pause_run(run_pause(flow), flow.group)
 
 
 @pytest.mark.timeout(150)
-def test_paused_member_on_plain_kafka_python(
-    topic_factory: Callable[[int], str],
-    group_id: str,
-    group_factory: Callable[..., ConsumerGroupRunner],
-    producer_factory: Callable[[str], Any],
-) -> None:
+def test_paused_member_on_plain_kafka_python(flowing_group: FlowingGroupFactory) -> None:
     """Without the hooks, kafka-python 3.0.12 alone already calls on_partitions_lost."""
-    topic = topic_factory(PARTITIONS)
-    group = group_factory(group_id, {topic: PARTITIONS}, ["cooperative-sticky"])
-    run = run_pause(group, producer_factory(topic))
-    check_pause_run(run, group)
+    flow = flowing_group(["cooperative-sticky"], PARTITIONS, rate_per_s=50)
+    check_pause_run(run_pause(flow), flow.group)

@@ -12,17 +12,12 @@ in flight.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
+from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import analyse_deliveries, revoked_partitions
-from kafka_sticky_plugin.testing.checks import (
-    check_deliveries,
-    check_exclusive_ownership,
-    check_stable_assignment,
-)
+from kafka_sticky_plugin.testing.analysis import revoked_partitions
+from kafka_sticky_plugin.testing.checks import check_stable_assignment
 from kafka_sticky_plugin.testing.events import Partition
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
 
@@ -45,19 +40,10 @@ def _moved(before: StableGroup, after: StableGroup) -> list[tuple[str, int]]:
 
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
-def test_group_forms_grows_and_shrinks(
-    strategy: str,
-    topic_factory: Callable[[int], str],
-    group_id: str,
-    group_factory: Callable[..., ConsumerGroupRunner],
-    producer_factory: Callable[[str], Any],
-) -> None:
+def test_group_forms_grows_and_shrinks(strategy: str, flowing_group: FlowingGroupFactory) -> None:
     """1 -> 3 -> 2 members: complete, balanced, minimal moves, guarantees kept."""
-    topic = topic_factory(PARTITIONS)
-    producer = producer_factory(topic)
-    producer.send_burst(PARTITIONS * 10)
-    producer.start(100)
-    group = group_factory(group_id, {topic: PARTITIONS}, [strategy])
+    flow = flowing_group([strategy], PARTITIONS, rate_per_s=100)
+    group = flow.group
     everything = group.all_partitions()
 
     group.start_member("m0")
@@ -95,12 +81,4 @@ def test_group_forms_grows_and_shrinks(
     else:
         assert revoked_on_shrink >= len(everything) - len(grown.assignment["m1"])
 
-    producer.stop()
-    drained = group.wait_delivered(producer.acknowledged(), timeout_s=30)
-    group.close()
-    events = group.log.events()
-    check_exclusive_ownership(events, time.monotonic())
-    report = analyse_deliveries(producer.acknowledged(), group.log.deliveries(), events)
-    print(f"{strategy}: acknowledged {report.acknowledged}, duplicates {report.duplicates}")
-    check_deliveries(report)
-    assert drained
+    flow.finish(label=strategy)

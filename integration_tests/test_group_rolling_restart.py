@@ -15,22 +15,12 @@ partition of every member (the demo measures what that costs).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
+from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import (
-    analyse_deliveries,
-    rebalance_rounds,
-    revoked_partitions,
-)
-from kafka_sticky_plugin.testing.checks import (
-    check_deliveries,
-    check_exclusive_ownership,
-    check_stable_assignment,
-)
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
+from kafka_sticky_plugin.testing.analysis import rebalance_rounds, revoked_partitions
+from kafka_sticky_plugin.testing.checks import check_stable_assignment
 
 PARTITIONS = 9
 MEMBERS = ("m0", "m1", "m2")
@@ -38,19 +28,10 @@ MEMBERS = ("m0", "m1", "m2")
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
-def test_rolling_restart_of_every_member(
-    strategy: str,
-    topic_factory: Callable[[int], str],
-    group_id: str,
-    group_factory: Callable[..., ConsumerGroupRunner],
-    producer_factory: Callable[[str], Any],
-) -> None:
+def test_rolling_restart_of_every_member(strategy: str, flowing_group: FlowingGroupFactory) -> None:
     """Cooperative: survivors keep fetching; only what moves is revoked; few rounds."""
-    topic = topic_factory(PARTITIONS)
-    producer = producer_factory(topic)
-    producer.send_burst(PARTITIONS * 10)
-    producer.start(100)
-    group = group_factory(group_id, {topic: PARTITIONS}, [strategy])
+    flow = flowing_group([strategy], PARTITIONS, rate_per_s=100)
+    group = flow.group
     everything = group.all_partitions()
     group.start_members(MEMBERS)
     stable = group.wait_stable(timeout_s=45)
@@ -84,12 +65,4 @@ def test_rolling_restart_of_every_member(
             assert kept <= told, "eager: every survivor revokes everything, kept ones too"
         stable = after
 
-    producer.stop()
-    drained = group.wait_delivered(producer.acknowledged(), timeout_s=30)
-    group.close()
-    events = group.log.events()
-    check_exclusive_ownership(events, time.monotonic())
-    report = analyse_deliveries(producer.acknowledged(), group.log.deliveries(), events)
-    print(f"{strategy}: acknowledged {report.acknowledged}, duplicates {report.duplicates}")
-    check_deliveries(report)
-    assert drained
+    flow.finish(label=strategy)

@@ -14,18 +14,12 @@ waits about 3 s more, and with the 6 s session used elsewhere static groups keep
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
+from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import analyse_deliveries, revoked_partitions
-from kafka_sticky_plugin.testing.checks import (
-    check_deliveries,
-    check_exclusive_ownership,
-    check_stable_assignment,
-)
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
+from kafka_sticky_plugin.testing.analysis import revoked_partitions
+from kafka_sticky_plugin.testing.checks import check_stable_assignment
 
 PARTITIONS = 6
 MEMBERS = ("m0", "m1", "m2")
@@ -35,20 +29,13 @@ STATIC_TIMEOUTS = {"session_timeout_ms": 25000, "max_poll_interval_ms": 25000}
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
 def test_static_member_restart_within_session_keeps_assignment(
-    strategy: str,
-    topic_factory: Callable[[int], str],
-    group_id: str,
-    group_factory: Callable[..., ConsumerGroupRunner],
-    producer_factory: Callable[[str], Any],
+    strategy: str, flowing_group: FlowingGroupFactory
 ) -> None:
     """Same instance id back within the session timeout: same partitions, nobody revokes."""
-    topic = topic_factory(PARTITIONS)
-    producer = producer_factory(topic)
-    producer.send_burst(PARTITIONS * 10)
-    producer.start(50)
-    group = group_factory(group_id, {topic: PARTITIONS}, [strategy], **STATIC_TIMEOUTS)
+    flow = flowing_group([strategy], PARTITIONS, rate_per_s=50, **STATIC_TIMEOUTS)
+    group = flow.group
     for name in MEMBERS:
-        group.start_member(name, instance_id=f"{group_id}-{name}")
+        group.start_member(name, instance_id=f"{group.group_id}-{name}")
     before = group.wait_stable(timeout_s=60)
     check_stable_assignment(before, group.all_partitions())
 
@@ -62,10 +49,4 @@ def test_static_member_restart_within_session_keeps_assignment(
     events = group.log.events()
     assert revoked_partitions(events, t_restart, after.t, exclude_keys=[old_key]) == 0
 
-    producer.stop()
-    drained = group.wait_delivered(producer.acknowledged(), timeout_s=30)
-    group.close()
-    events = group.log.events()
-    check_exclusive_ownership(events, time.monotonic())
-    check_deliveries(analyse_deliveries(producer.acknowledged(), group.log.deliveries(), events))
-    assert drained
+    flow.finish()

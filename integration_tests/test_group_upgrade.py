@@ -15,18 +15,12 @@ fixes a group's protocol to its first member's first choice, so this is ``kafka_
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
+from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import analyse_deliveries, revoked_partitions
-from kafka_sticky_plugin.testing.checks import (
-    check_deliveries,
-    check_exclusive_ownership,
-    check_stable_assignment,
-)
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
+from kafka_sticky_plugin.testing.analysis import revoked_partitions
+from kafka_sticky_plugin.testing.checks import check_stable_assignment
 
 PARTITIONS = 9
 MEMBERS = ("m0", "m1", "m2")
@@ -36,18 +30,11 @@ MEMBERS = ("m0", "m1", "m2")
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("old", ["range", "sticky"])
 def test_two_bounce_upgrade_to_cooperative_sticky(
-    old: str,
-    topic_factory: Callable[[int], str],
-    group_id: str,
-    group_factory: Callable[..., ConsumerGroupRunner],
-    producer_factory: Callable[[str], Any],
+    old: str, flowing_group: FlowingGroupFactory
 ) -> None:
     """range/sticky -> [cooperative-sticky, old] -> [cooperative-sticky], no loss."""
-    topic = topic_factory(PARTITIONS)
-    producer = producer_factory(topic)
-    producer.send_burst(PARTITIONS * 10)
-    producer.start(50)
-    group = group_factory(group_id, {topic: PARTITIONS}, [old])
+    flow = flowing_group([old], PARTITIONS, rate_per_s=50)
+    group = flow.group
     everything = group.all_partitions()
     group.start_members(MEMBERS)
     check_stable_assignment(group.wait_stable(timeout_s=60), everything)
@@ -64,10 +51,4 @@ def test_two_bounce_upgrade_to_cooperative_sticky(
     revoked = revoked_partitions(group.log.events(), t_restart, after.t, exclude_keys=[old_key])
     assert revoked == 0, "after the upgrade a restart still revoked the survivors' partitions"
 
-    producer.stop()
-    drained = group.wait_delivered(producer.acknowledged(), timeout_s=30)
-    group.close()
-    events = group.log.events()
-    check_exclusive_ownership(events, time.monotonic())
-    check_deliveries(analyse_deliveries(producer.acknowledged(), group.log.deliveries(), events))
-    assert drained
+    flow.finish()
