@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     peers = [p for p in args.peers.split(",") if p]
     all_rows: list[dict[str, object]] = []
     print(f"engine benchmark (python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
-    header = f"{'shape':<11} {'phase':<7} {'ours s':>8} {'peak MB':>8} {'moved':>7} {'max-min':>7}"
+    header = f"{'shape':<16} {'phase':<7} {'ours s':>8} {'peak MB':>8} {'moved':>7} {'max-min':>7}"
     header += "".join(f" {p + ' s':>14} {'ratio':>7}" for p in peers)
     print(header)
     for shape in args.shapes.split(","):
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             all_rows.extend(theirs[p])
         for row in ours:
             line = (
-                f"{shape:<11} {row['phase']:<7} {row['seconds']:>8} {row.get('peak_mb')!s:>8} "
+                f"{shape:<16} {row['phase']:<7} {row['seconds']:>8} {row.get('peak_mb')!s:>8} "
                 f"{row.get('moved')!s:>7} {row.get('spread')!s:>7}"
             )
             if racked:
