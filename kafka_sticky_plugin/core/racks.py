@@ -85,6 +85,11 @@ def build_rack_view(
     member_rack = []
     for spec in layout.specs:
         member_rack.append(names.setdefault(spec.rack, len(names)) if spec.rack else NO_RACK)
+    # Racks only partitions name get the next indices in name order, never in set order:
+    # indices order classes and buckets, so they must not depend on string hashing.
+    for r in sorted({r for names_tuple in distinct for r in names_tuple if isinstance(r, str)}):
+        if r:
+            names.setdefault(r, len(names))
     by_tuple: dict[tuple[str, ...], frozenset[int]] = {}
     for names_tuple in distinct:
         by_tuple[names_tuple] = frozenset(
@@ -181,24 +186,45 @@ def _homogeneous(
             lists = holders[b][c] = ([], [])
         lists[0 if o >= 0 and bucket_of.get(o) == b else 1].append(q)
 
+    def put_all(qs: list[int], c: frozenset[int], b: int) -> None:
+        """:func:`put` for many partitions of one class into one bucket."""
+        lists = holders[b].get(c)
+        if lists is None:
+            lists = holders[b][c] = ([], [])
+        own, other = lists
+        for q in qs:
+            o = owner[q]
+            (own if o >= 0 and bucket_of.get(o) == b else other).append(q)
+
+    # Owned partitions whose owner's bucket matches them stay in that bucket while it has
+    # room (in partition order, as one at a time would); the rest wait, by class.
     pending: dict[frozenset[int], list[int]] = {}
+    staying: dict[tuple[int, frozenset[int]], list[int]] = {}
     for q, c in racked:
         o = owner[q]
         b = bucket_of.get(o, NO_RACK) if o >= 0 else NO_RACK
         if o >= 0 and o in bucket_of and b in allowed[c] and rooms.has(b):
             rooms.take(b)
-            put(q, c, b)
+            staying.setdefault((b, c), []).append(q)
         else:
             pending.setdefault(c, []).append(q)
+    for (b, c), qs in staying.items():
+        put_all(qs, c, b)
     unmatched: list[int] = []
     for c in sorted(pending, key=lambda c: (len(allowed[c]), sorted(c))):
         qs = pending[c]
-        for i, q in enumerate(qs):
-            direct = next((b for b in allowed[c] if rooms.has(b)), None)
-            if direct is not None:
-                rooms.take(direct)
-                put(q, c, direct)
-                continue
+        i = 0
+        while i < len(qs):
+            # Direct placements in bulk: each partition takes the first allowed bucket with
+            # room, so the buckets fill in order.
+            for b in allowed[c]:
+                k = min(rooms.free(b), len(qs) - i)
+                if k > 0:
+                    rooms.take_many(b, k)
+                    put_all(qs[i : i + k], c, b)
+                    i += k
+            if i == len(qs):
+                break
             moves = _augmenting_path(c, allowed, holders, rooms)
             if moves is None:
                 # nothing reachable has room: no later partition of this class fits either
@@ -209,7 +235,8 @@ def _homogeneous(
                 lists = holders[src][cls]
                 moved = lists[1].pop() if lists[1] else lists[0].pop()
                 put(moved, cls, dst)
-            put(q, c, moves[-1][1])
+            put(qs[i], c, moves[-1][1])
+            i += 1
 
     placed_in: dict[int, list[int]] = {b: [] for b in buckets}
     for b in buckets:
@@ -278,6 +305,17 @@ class _Rooms:
         else:
             self.extra_used[b] += 1
             self.extras -= 1
+
+    def free(self, b: int) -> int:
+        """How many :meth:`take` calls on ``b`` would succeed in a row."""
+        return self.room[b] + min(self.size[b] - self.extra_used[b], self.extras)
+
+    def take_many(self, b: int, k: int) -> None:
+        """``k`` :meth:`take` calls on ``b`` (``k <= free(b)``): base room first, then extras."""
+        from_room = min(k, self.room[b])
+        self.room[b] -= from_room
+        self.extra_used[b] += k - from_room
+        self.extras -= k - from_room
 
 
 def _augmenting_path(
