@@ -18,6 +18,7 @@ from collections.abc import Callable
 import pytest
 
 from kafka_sticky_plugin.testing.admin import create_topic, delete_topic, grow_topic, unique_name
+from kafka_sticky_plugin.testing.analysis import current_ownership
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker, embedded_broker
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, GroupNotStable
 from kafka_sticky_plugin.testing.member_process import ProcessMember
@@ -125,8 +126,11 @@ def test_static_member_expiry(
     group_factory: Callable[..., ConsumerGroupRunner],
 ) -> None:
     """A crashed static member is removed after its session timeout (15 s: static groups need
-    more than 6 s on Tansu) and the survivor gets its partitions. Measured removal is about
-    12 s on an idle machine; the wait allows several times that under CI load."""
+    more than 6 s on Tansu) and the survivor gets its partitions. A profile that claims it
+    (Apache Kafka) must see it within 120 s. Tansu usually removes the member after about
+    12 s but sometimes never does, so its profile does not claim it; there the outcome is
+    printed and what must hold either way is checked: the survivor keeps every partition it
+    had, and if the crashed member was removed the survivor holds them all."""
     topic = topic_factory(4)
     group = group_factory(
         group_id,
@@ -137,19 +141,24 @@ def test_static_member_expiry(
     )
     group.start_member("m0", instance_id=f"{group_id}-m0")
     group.start_member("gone", process=True, instance_id=f"{group_id}-gone")
-    group.wait_stable(timeout_s=60)
+    before = group.wait_stable(timeout_s=60)
     gone = group.member("gone")
     assert isinstance(gone, ProcessMember)
     gone.kill()
     try:
         after = group.wait_stable(timeout_s=120)
-    except GroupNotStable:
+    except GroupNotStable as exc:
         expired = False
+        print(f"static crash: the crashed member was not removed within 120 s ({exc})")
     else:
         expired = set(after.assignment["m0"]) == group.all_partitions()
-    assert expired == broker.profile.static_member_expiry, _mismatch(
-        "static_member_expiry", expired, broker.profile.static_member_expiry, "static crash"
-    )
+        print(f"static crash: removed, survivor holds {len(after.assignment['m0'])} partitions")
+    if broker.profile.static_member_expiry:
+        assert expired, _mismatch("static_member_expiry", expired, True, "static crash")
+    survivor = current_ownership(group.log.events()).get(group.live_keys()["m0"], ())
+    assert set(before.assignment["m0"]) <= set(survivor), "the survivor lost partitions"
+    if expired:
+        assert set(survivor) == group.all_partitions()
 
 
 @pytest.mark.timeout(120)

@@ -64,7 +64,9 @@ class BrokerProfile:
 CAPABILITIES: dict[str, str] = {
     "protocol_vote": "the group protocol is the first member's first-listed, not Kafka's vote",
     "partition_growth": "no CreatePartitions, and metadata changes never trigger a rebalance",
-    "static_member_expiry": "a static member that leaves is never removed (partitions orphaned)",
+    "static_member_expiry": (
+        "a crashed static member is not reliably removed (sometimes its partitions stay orphaned)"
+    ),
     "topic_deletion_safe_for_librdkafka": "librdkafka crashes after a subscribed topic is deleted",
     "leader_rejoin_rebalances": (
         "a leader rejoining with unchanged metadata keeps the generation, so a topic deleted"
@@ -79,10 +81,12 @@ TANSU_PROFILE = BrokerProfile(
     name="tansu",
     protocol_vote=False,
     partition_growth=False,
-    # Measured here with kafka-python 3.0.12 members (6 s session): a static member that
-    # crashes or closes is removed after about 12 s and its partitions are reassigned (the
-    # first notes said "orphaned"; test_static_member_expiry keeps this honest).
-    static_member_expiry=True,
+    # Measured here with kafka-python 3.0.12 members (15 s session): a static member that
+    # crashes is usually removed after about 12 s and its partitions are reassigned, but in
+    # about one run in four (seen idle and under load) it is never removed within 120 s and
+    # its partitions stay orphaned. Not reliable, so False; test_static_member_expiry prints
+    # what each run saw and checks what holds either way.
+    static_member_expiry=False,
     topic_deletion_safe_for_librdkafka=False,
     generations_start_at=0,
     leader_rejoin_rebalances=False,
