@@ -8,7 +8,6 @@ from functools import cache
 from typing import Any
 
 import pytest
-from engine_helpers import feed_back
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -137,6 +136,22 @@ def test_mismatched_owned_partition_moves_only_when_balance_allows() -> None:
     assert coop == {"c0": [("t", 1)], "c1": [("t", 3)]}
 
 
+def _owning_their_plan(
+    members: list[MemberSpec], plan: dict[str, list[tuple[str, int]]]
+) -> list[MemberSpec]:
+    """The same members (topics, racks) fed back their partitions in ``plan`` at generation 1."""
+    return [
+        MemberSpec(
+            member_id=m.member_id,
+            topics=m.topics,
+            rack=m.rack,
+            owned=plan[m.member_id],
+            generation=1,
+        )
+        for m in members
+    ]
+
+
 def test_rack_plan_is_stable_when_fed_back() -> None:
     """A rack-aware plan fed back as ownership is returned unchanged (no churn)."""
     parts = {"a": 10, "b": 7}
@@ -145,16 +160,7 @@ def test_rack_plan_is_stable_when_fed_back() -> None:
     rack = {f"c{i}": f"r{i % 3}" for i in range(4)}
     members = [MemberSpec(member_id=m, topics=t, rack=rack[m]) for m, t in subs.items()]
     plan = sticky_assign(parts, members, partition_racks=racks)
-    again_members = [
-        MemberSpec(
-            member_id=m.member_id,
-            topics=m.topics,
-            rack=m.rack,
-            owned=plan[m.member_id],
-            generation=1,
-        )
-        for m in feed_back(subs, plan, 1)
-    ]
+    again_members = _owning_their_plan(members, plan)
     assert sticky_assign(parts, again_members, partition_racks=racks) == plan
 
 
@@ -535,16 +541,7 @@ def test_heterogeneous_rack_plan_is_stable_when_fed_back() -> None:
     plan = sticky_assign(parts, members, partition_racks=racks)
     check_rack_plan(parts, members, plan)
     assert mismatches(plan, members, racks) > 0
-    again = [
-        MemberSpec(
-            member_id=m.member_id,
-            topics=m.topics,
-            rack=m.rack,
-            owned=plan[m.member_id],
-            generation=1,
-        )
-        for m in members
-    ]
+    again = _owning_their_plan(members, plan)
     assert sticky_assign(parts, again, partition_racks=racks) == plan
     assert cooperative_assign(parts, again, partition_racks=racks) == plan
 

@@ -54,13 +54,6 @@ class RackView:
     member_rack: list[int]
     partition_racks: dict[int, frozenset[int]]
 
-    def mismatch(self, m: int, q: int) -> bool:
-        rack = self.member_rack[m]
-        if rack == NO_RACK:
-            return False
-        racks = self.partition_racks.get(q)
-        return bool(racks) and rack not in racks  # type: ignore[operator]
-
 
 def build_rack_view(
     layout: Layout, partition_racks: Mapping[tuple[str, int], Iterable[str]]
@@ -179,15 +172,8 @@ def _homogeneous(
     # holders[b][c] = ([placed here, owned by a member of b], [placed here, others])
     holders: dict[int, dict[frozenset[int], tuple[list[int], list[int]]]] = {b: {} for b in buckets}
 
-    def put(q: int, c: frozenset[int], b: int) -> None:
-        o = owner[q]
-        lists = holders[b].get(c)
-        if lists is None:
-            lists = holders[b][c] = ([], [])
-        lists[0 if o >= 0 and bucket_of.get(o) == b else 1].append(q)
-
     def put_all(qs: list[int], c: frozenset[int], b: int) -> None:
-        """:func:`put` for many partitions of one class into one bucket."""
+        """Place partitions of class ``c`` in bucket ``b`` (owned by a member of ``b`` or not)."""
         lists = holders[b].get(c)
         if lists is None:
             lists = holders[b][c] = ([], [])
@@ -234,8 +220,8 @@ def _homogeneous(
             for cls, src, dst in moves:
                 lists = holders[src][cls]
                 moved = lists[1].pop() if lists[1] else lists[0].pop()
-                put(moved, cls, dst)
-            put(qs[i], c, moves[-1][1])
+                put_all([moved], cls, dst)
+            put_all([qs[i]], c, moves[-1][1])
             i += 1
 
     placed_in: dict[int, list[int]] = {b: [] for b in buckets}
