@@ -41,6 +41,19 @@ _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 
 
+class _OneEach:
+    """The byte layout of a canonical array whose every topic holds exactly one partition:
+    ``topics`` in order, each group's ``fixed`` bytes (``int16 length, name, int32 count 1``)
+    and a ``struct`` reading or writing ``(fixed bytes, partition)`` per group."""
+
+    __slots__ = ("fixed", "struct", "topics")
+
+    def __init__(self, topics: tuple[str, ...], fixed: tuple[bytes, ...]) -> None:
+        self.topics = topics
+        self.fixed = fixed
+        self.struct = struct.Struct(">" + "".join(f"{len(f)}si" for f in fixed))
+
+
 class TopicHeaders:
     """Per-batch cache of encoded pieces: ``int16 length + UTF-8 name`` per topic,
     ``int32 1, int32 partition`` per partition number (a topic holding one partition), and
@@ -57,7 +70,7 @@ class TopicHeaders:
     def __init__(self) -> None:
         self._cache: dict[str, bytes] = {}
         self._ones: dict[int, bytes] = {}
-        self._structs: dict[tuple[str, ...], tuple[struct.Struct, tuple[bytes, ...]] | None] = {}
+        self._structs: dict[tuple[str, ...], _OneEach | None] = {}
 
     def get(self, topic: str, what: str, expected: str) -> bytes:
         """The encoded header of ``topic``; a :class:`CodecError` if it cannot be written."""
@@ -87,11 +100,12 @@ class TopicHeaders:
             bad = next(p for p in partitions if type(p) is not int)
             raise CodecError(what, f"{expected} partition as int32, got {bad!r}", 0)
         if len(topics) >= self.MIN_GROUPS:
-            packer = self._packer(tuple(topics), what, expected)
-            if packer is not None:
-                layout, fixed = packer
+            layout = self._packer(tuple(topics), what, expected)
+            if layout is not None:
                 try:
-                    return layout.pack(*chain.from_iterable(zip(fixed, partitions, strict=True)))
+                    return layout.struct.pack(
+                        *chain.from_iterable(zip(layout.fixed, partitions, strict=True))
+                    )
                 except struct.error:
                     pass  # a partition outside int32: the general path below reports it
         for topic in set(topics).difference(cache):
@@ -109,24 +123,25 @@ class TopicHeaders:
             )
         )
 
-    def _packer(
-        self, topics: tuple[str, ...], what: str, expected: str
-    ) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
-        """The struct packing ``(fixed bytes, partition)`` per topic of ``topics`` and those
-        fixed bytes (``int16 length, name, int32 1``), built the second time ``topics`` is
-        seen (``None`` the first time)."""
+    def one_each(self, topics: tuple[str, ...], what: str, expected: str) -> _OneEach:
+        """The layout of ``topics`` holding one partition each (names checked as by
+        :meth:`get`)."""
+        one = _COUNT.pack(1)
+        return _OneEach(topics, tuple(self.get(topic, what, expected) + one for topic in topics))
+
+    def _packer(self, topics: tuple[str, ...], what: str, expected: str) -> _OneEach | None:
+        """The layout packing ``topics``, built the second time ``topics`` is seen (``None``
+        the first time)."""
         structs = self._structs
         if topics not in structs:
             structs[topics] = None
             while len(structs) > self.CAPACITY:
                 del structs[next(iter(structs))]
             return None
-        packer = structs[topics]
-        if packer is None:
-            fixed = tuple(self.get(topic, what, expected) + _COUNT.pack(1) for topic in topics)
-            packer = (struct.Struct(">" + "".join(f"{len(f)}si" for f in fixed)), fixed)
-            structs[topics] = packer
-        return packer
+        layout = structs[topics]
+        if layout is None:
+            layout = structs[topics] = self.one_each(topics, what, expected)
+        return layout
 
 
 def _group_unsorted(
@@ -237,23 +252,6 @@ def read_topic_partitions(reader: Reader, expected: str) -> list[TopicPartitionP
     return reader.topic_partition_pairs(expected)[0]
 
 
-class _OneEach:
-    """The byte layout of a canonical array whose every topic holds exactly one partition:
-    ``topics`` in order, each group's fixed bytes (``int16 length, name, int32 count 1``)
-    and a struct reading ``(fixed bytes, partition)`` per group."""
-
-    __slots__ = ("fixed", "struct", "topics")
-
-    def __init__(self, topics: tuple[str, ...]) -> None:
-        fixed = []
-        for topic in topics:
-            raw = topic.encode("utf-8")
-            fixed.append(struct.pack(">h", len(raw)) + raw + _COUNT.pack(1))
-        self.topics = topics
-        self.fixed = tuple(fixed)
-        self.struct = struct.Struct(">" + "".join(f"{len(f)}si" for f in self.fixed))
-
-
 class OneEachLayouts:
     """Per-batch memo that reads a ``[topic [partition]]`` array in one ``struct`` call when
     its layout repeats an earlier one.
@@ -269,7 +267,7 @@ class OneEachLayouts:
     way. Create one per batch (never module-wide); it keeps at most :attr:`CAPACITY` layouts.
     """
 
-    __slots__ = ("_by_count",)
+    __slots__ = ("_by_count", "_headers")
 
     #: Layouts kept (by group count); the oldest is dropped first.
     CAPACITY = 8
@@ -278,6 +276,7 @@ class OneEachLayouts:
 
     def __init__(self) -> None:
         self._by_count: dict[int, _OneEach] = {}
+        self._headers = TopicHeaders()
 
     def read(self, reader: Reader) -> tuple[list[TopicPartitionPair], bytes] | None:
         """The pairs and canonical bytes of the array at ``reader``'s offset (consumed), or
@@ -301,7 +300,8 @@ class OneEachLayouts:
         if count < self.MIN_GROUPS or _COUNT.unpack_from(block)[0] != count:
             return
         self._by_count.pop(count, None)
-        self._by_count[count] = _OneEach(tuple(map(_FIRST, pairs)))
+        topics = tuple(map(_FIRST, pairs))
+        self._by_count[count] = self._headers.one_each(topics, "owned array", "topic")
         while len(self._by_count) > self.CAPACITY:
             del self._by_count[next(iter(self._by_count))]
 
