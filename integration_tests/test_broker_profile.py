@@ -27,6 +27,7 @@ _MEASURED = [
     ("static_member_expiry", 260),
     ("per_member_session_timeout", 180),
     ("topic_deletion_safe_for_librdkafka", 120),
+    ("prompt_join_response", 90),
 ]
 
 

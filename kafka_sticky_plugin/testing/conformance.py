@@ -65,6 +65,23 @@ def generations_start_at(bootstrap: str) -> Observation:
     return Observation("generations_start_at", stable.generation, "first stable generation")
 
 
+def prompt_join_response(bootstrap: str) -> Observation:
+    """How long a lone member (10 s session) takes to be assigned a fresh group's partitions:
+    a broker that holds JoinGroups until half the session timeout needs 5 s or more."""
+    topic = create_topic(bootstrap, unique_name("conf-join"), 1)
+    try:
+        with _group(
+            bootstrap, {topic: 1}, ["cooperative-sticky"], session_timeout_ms=10000
+        ) as group:
+            started = time.monotonic()
+            group.start_member("m0")
+            group.wait_stable(timeout_s=45, quiet_s=0.0)
+            took = time.monotonic() - started
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation("prompt_join_response", took < 3.0, f"a lone member joined in {took:.1f} s")
+
+
 def protocol_vote(bootstrap: str) -> Observation:
     """First member lists [roundrobin, range], second only [range]: a broker that votes picks
     range for both; one that fixes the first member's first choice refuses the second."""
@@ -268,6 +285,7 @@ MEASUREMENTS: dict[str, Callable[[str], Observation]] = {
     "static_member_expiry": static_member_expiry,
     "per_member_session_timeout": per_member_session_timeout,
     "topic_deletion_safe_for_librdkafka": topic_deletion_safe_for_librdkafka,
+    "prompt_join_response": prompt_join_response,
 }
 
 
