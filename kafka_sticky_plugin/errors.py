@@ -10,6 +10,8 @@ Every error this package raises on purpose derives from :class:`StickyPluginErro
   raised by :mod:`kafka_sticky_plugin.invariants` and names the member and partition at fault.
 - :class:`ConfigurationError`: a consumer configuration that cannot work (no rebalance
   protocol common to all assignors, an unsupported client version).
+- :class:`MissingExtraError` (also a ``ModuleNotFoundError``): an optional dependency is not
+  installed; names the ``pip install "kafka-sticky-plugin[EXTRA]"`` that brings it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ __all__ = [
     "ConfigurationError",
     "InvalidSpecError",
     "InvariantViolation",
+    "MissingExtraError",
     "StickyPluginError",
     "UnsupportedClientError",
 ]
@@ -52,3 +55,10 @@ class ConfigurationError(StickyPluginError):
 
 class UnsupportedClientError(ConfigurationError):
     """The installed Kafka client version is not one the plugin supports."""
+
+
+class MissingExtraError(StickyPluginError, ModuleNotFoundError):
+    """An optional dependency is not installed; the message names the extra that brings it.
+
+    Also a ``ModuleNotFoundError``, so ``except ImportError`` keeps working.
+    """
