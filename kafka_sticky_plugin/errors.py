@@ -32,13 +32,18 @@ class StickyPluginError(Exception):
 
 
 class CodecError(StickyPluginError, ValueError):
-    """Malformed bytes: says what was expected and at which byte offset."""
+    """Malformed bytes: says what was expected and at which byte offset.
+
+    A negative ``offset`` means the input was an object, not bytes (a kafka-python
+    subscription object, say): the message then names no offset.
+    """
 
     def __init__(self, what: str, expected: str, offset: int) -> None:
         self.what = what
         self.expected = expected
         self.offset = offset
-        super().__init__(f"malformed {what}: expected {expected} at byte offset {offset}")
+        where = f" at byte offset {offset}" if offset >= 0 else ""
+        super().__init__(f"malformed {what}: expected {expected}{where}")
 
 
 class InvalidSpecError(StickyPluginError, ValueError):

@@ -23,6 +23,7 @@ generation -1, until the next ``on_assignment``.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -61,6 +62,17 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         self._generation: int | None = None
 
     # -- member side -------------------------------------------------------------------
+
+    def unshared_copy(self) -> Any:
+        """A new instance with this one's configuration (rack, protocol) and no member state.
+
+        ``install_hooks`` gives each consumer such a copy of an instance passed in, so two
+        consumers configured with one instance never share a previous assignment.
+        """
+        twin = copy.copy(self)
+        twin._previous = ()
+        twin._generation = None
+        return twin
 
     def adopt_default_rack(self, rack_id: str) -> None:
         """Report ``rack_id`` (the consumer's ``client_rack``, set by ``install_hooks``) unless
@@ -223,6 +235,9 @@ class StickyAssignor(_StickyFamilyAssignor):
     """
 
     name = STICKY
+
+    def __init__(self, *, rack_id: str | None = None) -> None:
+        super().__init__(rack_id=rack_id)
 
     def supported_protocols(self) -> list[RebalanceProtocol]:
         """EAGER only, as Java's ``StickyAssignor``."""
