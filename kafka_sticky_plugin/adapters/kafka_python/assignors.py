@@ -14,8 +14,10 @@ What kafka-python 3.x's coordinator calls, and what each call does here:
   kafka-python's decoded subscription; both go through this package's decoders.
 - ``on_assignment(assignment, generation)`` records the member's partitions and generation.
 
-State is per instance (two consumers in one process never share it) and is only what the
-member needs for its next subscription: previous assignment, generation, rack, protocol.
+State is per instance and is only what the member needs for its next subscription:
+previous assignment, generation, rack, protocol. ``install_hooks`` gives each consumer its own
+instance (an instance passed in is copied with :meth:`unshared_copy`), so two consumers in one
+process never share that state; without the hooks, give each consumer its own instance.
 After :meth:`on_partitions_lost` the next subscription claims nothing and reports
 generation -1, until the next ``on_assignment``.
 """
