@@ -182,3 +182,25 @@ def test_wheel_with_one_extra_runs_the_readme_and_the_example(
     )
     assert "consumed 20 records" in out, out
     assert "Traceback" not in out, out
+
+
+def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
+    tmp_path: Path,
+) -> None:
+    """A test suite in the sdist would be one that cannot run (it needs the repository)."""
+    import tarfile
+
+    code = (
+        "import sys; from setuptools import build_meta as b; "
+        f"print(b.build_sdist({str(tmp_path)!r}))"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+    (sdist,) = tmp_path.glob("kafka_sticky_plugin-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for wanted in ("LICENSE", "README.md", "CHANGELOG.md", "DESIGN.md", "setup.cfg"):
+        assert wanted in names, wanted
+    assert "examples/consumer_kafka_python3.py" in names
+    assert "kafka_sticky_plugin/testing/embedded_broker.py" in names
+    shipped_tests = sorted(n for n in names if n.startswith(("tests/", "integration_tests/")))
+    assert shipped_tests == []
