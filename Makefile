@@ -85,5 +85,10 @@ demo: venv
 bench: venv
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
+## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
+.PHONY: broker
+broker: venv
+	$(PY) -m kafka_sticky_plugin broker $(BROKER_ARGS)
+
 clean:
 	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info
