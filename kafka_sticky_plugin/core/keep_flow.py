@@ -32,9 +32,12 @@ The flow is made small twice over:
 
 - **aggregated classes.** Partitions with the same subscriber set (topic group) and the same
   preferred member (valid owner, else the hinted claimant of a tied partition, else nobody)
-  are interchangeable for the objective: one node per class, with an arc to its preferred
-  member (cost 0) and one into the group's pool (cost ``K`` for a claim, 1 for a hint); free
-  partitions enter the pool directly. The pool has an arc to every subscriber.
+  are interchangeable for the objective. A member receives all its preferred partitions from
+  the source and either keeps them (its arcs to the sink) or releases some of a class into the
+  group's pool (one arc per class, cost ``K`` for a claim, 1 for a hint); free partitions
+  enter the pool directly; the pool has an arc (cost 0) to every subscriber. So the network
+  has one node per member and per topic group, and one arc per class and per (group,
+  subscriber);
 - **a load box.** Every load-optimal vector ``y`` lies within one of the builder's vector
   ``x`` coordinatewise: if ``y_i >= x_i + 2``, the M-convex exchange axiom gives ``j`` with
   ``y_j < x_j``, ``y - e_i + e_j`` and ``x + e_i - e_j`` in ``B``; optimality of both gives
@@ -45,11 +48,12 @@ The flow is made small twice over:
   plan, so a cheapest flow fills every cost-0 arc (possible: ``x`` does), which makes the box's
   lower end binding and the remaining costs exactly ``W * F`` up to a constant.
 
-The flow starts from a zero-cost flow (every member keeps up to ``x_i - 1`` of its claims
-directly: a flow of cost 0 with no negative residual arc, hence a cheapest flow of its value)
+The flow starts from a zero-cost flow (every member keeps up to ``x_i - 1`` of its preferred
+partitions: a flow of cost 0 with no negative residual arc, hence a cheapest flow of its value)
 and :class:`~.rack_flow.FlowNetwork` pushes the rest along cheapest paths, so the result is a
-cheapest complete flow. Turning the class flows back into partitions: a class sends its first
-``direct`` partitions (ascending) to its preferred member, the rest into its pool; each pool is
+cheapest complete flow. Turning the class flows back into partitions: a class's preferred
+member keeps its first ``size - released`` partitions (ascending), the rest go into the pool;
+each pool is
 dealt in ascending ``(topic, partition)`` order: a partition whose losing claimant (hint)
 receives from the pool goes back to it, the rest round-robin over the receiving members (member
 order), which spreads each topic; an owner class gives up first the partitions whose hint
@@ -62,7 +66,9 @@ is returned unchanged (always the case in a fresh group).
 
 from __future__ import annotations
 
-from .claims import TIED, Claims
+from bisect import bisect_left
+
+from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
 from .rack_flow import FlowNetwork
@@ -107,23 +113,35 @@ def maximise_kept(
     # partitions of each group go straight to its pool.
     cls: dict[tuple[int, int, int], list[int]] = {}
     pools: list[list[int]] = [[] for _ in group_members]
+    owned = claims.owned
+    for m in members:
+        mine = owned[m]
+        if not mine:
+            continue
+        for t in sorted(subs[m]):
+            start = offsets[t]
+            lo_i = bisect_left(mine, start)
+            hi_i = bisect_left(mine, start + counts[t], lo_i)
+            if hi_i > lo_i:
+                cls.setdefault((group_of_topic[t], m, 0), []).extend(mine[lo_i:hi_i])
+    for q in sorted(q for q, h in hints.items() if owner[q] == TIED and h in plan):
+        cls.setdefault((group_of_topic[layout.topic_of(q)], hints[q], 1), []).append(q)
     for t in comp.topics:
-        g = group_of_topic[t]
         start = offsets[t]
-        pool = pools[g]
-        for q, o in enumerate(owner[start : start + counts[t]], start):
-            if o >= 0:
-                key = (g, o, 0)
-            elif o == TIED and hints.get(q) in plan:
-                key = (g, hints[q], 1)
-            else:
-                pool.append(q)
-                continue
-            bucket = cls.get(key)
-            if bucket is None:
-                cls[key] = [q]
-            else:
-                bucket.append(q)
+        end = start + counts[t]
+        pools[group_of_topic[t]].extend(
+            [q for q, o in zip(range(start, end), owner[start:end], strict=True) if o == UNOWNED]
+        )
+        if tied_hinted:
+            pools[group_of_topic[t]].extend(
+                q
+                for q, o in zip(range(start, end), owner[start:end], strict=True)
+                if o == TIED and hints.get(q) not in plan
+            )
+        elif any(o == TIED for o in owner[start:end]):
+            pools[group_of_topic[t]].extend(
+                q for q, o in zip(range(start, end), owner[start:end], strict=True) if o == TIED
+            )
     free_count = [len(pool) for pool in pools]
     class_keys = sorted(cls)
     n_hints = sum(len(cls[k]) for k in class_keys if k[2] == 1)
@@ -137,37 +155,41 @@ def maximise_kept(
     top = max(x.values()) + 1
     big = above * w_load * top + k_claim * n_claims + n_hints + 1
 
-    # Nodes: 0 source, 1 sink, members, groups (pools), classes.
+    # Nodes: 0 source, 1 sink, members, groups (pools). A member receives its preferred
+    # partitions from the source and either keeps them (its arcs to the sink) or releases
+    # them into the group's pool at the class's price.
     member_node = {m: 2 + i for i, m in enumerate(members)}
     pool0 = 2 + len(members)
-    class0 = pool0 + len(group_members)
-    net = FlowNetwork(class0 + len(class_keys))
+    net = FlowNetwork(pool0 + len(group_members))
     source, sink = 0, 1
-
-    # Warm start: every member keeps up to lo of its preferred classes directly (cost 0).
-    room = dict(lo)
-    direct_arcs: list[int] = []
-    for i, key in enumerate(class_keys):
+    preferred = dict.fromkeys(members, 0)
+    group_size = list(free_count)
+    release_arcs: list[int] = []
+    for key in class_keys:
         g, p, kind = key
         size = len(cls[key])
-        start_flow = min(size, room[p])
-        room[p] -= start_flow
-        node = class0 + i
-        net.add_arc(source, node, size, 0, start_flow)
-        direct_arcs.append(net.add_arc(node, member_node[p], size, 0, start_flow))
-        net.add_arc(node, pool0 + g, size, k_claim if kind == 0 else 1)
+        preferred[p] += size
+        group_size[g] += size
+        release_arcs.append(
+            net.add_arc(member_node[p], pool0 + g, size, k_claim if kind == 0 else 1)
+        )
+    # Warm start (cost 0, no negative residual arc): each member keeps up to lo of them.
+    warm = 0
+    for m in members:
+        node = member_node[m]
+        start_flow = min(preferred[m], lo[m])
+        warm += start_flow
+        if preferred[m]:
+            net.add_arc(source, node, preferred[m], 0, start_flow)
+        net.add_arc(node, sink, lo[m], 0, start_flow)
+        for k in range(lo[m] + 1, x[m] + 2):
+            net.add_arc(node, sink, 1, big + w_load * (k - 1))
     pool_arcs: list[list[tuple[int, int]]] = []
     for g, ms in enumerate(group_members):
         if free_count[g]:
             net.add_arc(source, pool0 + g, free_count[g], 0)
-        size = sum(len(cls[k]) for k in class_keys if k[0] == g) + free_count[g]
+        size = group_size[g]
         pool_arcs.append([(m, net.add_arc(pool0 + g, member_node[m], size, 0)) for m in ms])
-    for m in members:
-        node = member_node[m]
-        net.add_arc(node, sink, lo[m], 0, lo[m] - room[m])
-        for k in range(lo[m] + 1, x[m] + 2):
-            net.add_arc(node, sink, 1, big + w_load * (k - 1))
-    warm = sum(lo[m] - room[m] for m in members)
     pushed = net.push_min_cost(source, sink)
     if warm + pushed != total:  # pragma: no cover - x itself is a complete flow in the box
         raise AssertionError("stickiness flow could not place every partition")
@@ -176,7 +198,7 @@ def maximise_kept(
     out: dict[int, list[int]] = {m: [] for m in members}
     for i, key in enumerate(class_keys):
         qs = cls[key]
-        d = net.flow(direct_arcs[i])
+        d = len(qs) - net.flow(release_arcs[i])
         if d < len(qs) and key[2] == 0 and hints:
             # Give up first the partitions whose losing claimant takes from this pool.
             takers = receives[key[0]]
