@@ -66,7 +66,7 @@ is returned unchanged (always the case in a fresh group).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from itertools import groupby
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -113,34 +113,34 @@ def maximise_kept(
     # partitions of each group go straight to its pool.
     cls: dict[tuple[int, int, int], list[int]] = {}
     pools: list[list[int]] = [[] for _ in group_members]
+    # Group of every partition, then each member's (ascending) claims cut into runs by group.
+    group_of_partition: list[int] = [-1] * offsets[comp.topics[0]] if comp.topics else []
+    for t in range(comp.topics[0], comp.topics[-1] + 1) if comp.topics else ():
+        g = group_of_topic.get(t, -1)
+        group_of_partition.extend([g] * counts[t])
     owned = claims.owned
     for m in members:
-        mine = owned[m]
-        if not mine:
-            continue
-        for t in sorted(subs[m]):
-            start = offsets[t]
-            lo_i = bisect_left(mine, start)
-            hi_i = bisect_left(mine, start + counts[t], lo_i)
-            if hi_i > lo_i:
-                cls.setdefault((group_of_topic[t], m, 0), []).extend(mine[lo_i:hi_i])
+        for g, run in groupby(owned[m], group_of_partition.__getitem__):
+            key = (g, m, 0)
+            bucket = cls.get(key)
+            if bucket is None:
+                cls[key] = list(run)
+            else:
+                bucket.extend(run)
     for q in sorted(q for q, h in hints.items() if owner[q] == TIED and h in plan):
         cls.setdefault((group_of_topic[layout.topic_of(q)], hints[q], 1), []).append(q)
     for t in comp.topics:
         start = offsets[t]
         end = start + counts[t]
-        pools[group_of_topic[t]].extend(
-            [q for q, o in zip(range(start, end), owner[start:end], strict=True) if o == UNOWNED]
-        )
-        if tied_hinted:
-            pools[group_of_topic[t]].extend(
+        window = owner[start:end]
+        pool = pools[group_of_topic[t]]
+        if UNOWNED in window:
+            pool.extend([q for q, o in zip(range(start, end), window, strict=True) if o == UNOWNED])
+        if TIED in window:
+            pool.extend(
                 q
-                for q, o in zip(range(start, end), owner[start:end], strict=True)
+                for q, o in zip(range(start, end), window, strict=True)
                 if o == TIED and hints.get(q) not in plan
-            )
-        elif any(o == TIED for o in owner[start:end]):
-            pools[group_of_topic[t]].extend(
-                q for q, o in zip(range(start, end), owner[start:end], strict=True) if o == TIED
             )
     free_count = [len(pool) for pool in pools]
     class_keys = sorted(cls)
@@ -227,7 +227,7 @@ def _keeps_everything(
     owner = claims.owner
     kept = 0
     for m in members:
-        kept += sum(1 for q in plan[m] if owner[q] == m)
+        kept += list(map(owner.__getitem__, plan[m])).count(m)
     if kept != n_claims:
         return False
     if not tied_hinted:
