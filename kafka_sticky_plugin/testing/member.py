@@ -69,6 +69,10 @@ class MemberConfig:
     commit_interval_s: float = 1.0
     install_hooks: bool = False
     client_id: str = field(default="")
+    #: Which client runs this member: ``kafka-python`` (this module), ``confluent``
+    #: (:mod:`.confluent_member`) or ``java-<kafka-clients version>`` (:mod:`.java_member`,
+    #: always a child process).
+    client: str = "kafka-python"
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

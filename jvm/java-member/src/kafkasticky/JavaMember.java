@@ -204,6 +204,9 @@ public final class JavaMember {
         p.put("max.poll.interval.ms",
                 String.valueOf(Json.asLong(config.get("max_poll_interval_ms"))));
         p.put("metadata.max.age.ms", "5000");
+        // KIP-714 client telemetry: not part of what is tested, and brokers without it
+        // (the embedded one) need not be asked.
+        p.put("enable.metrics.push", "false");
         List<String> classes = new ArrayList<>();
         for (Object name : (List<?>) config.get("assignors")) {
             classes.add(assignorClass((String) name));
