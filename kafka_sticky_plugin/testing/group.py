@@ -86,7 +86,7 @@ class ConsumerGroupRunner:
         name: str,
         instance_id: str | None,
         assignors: tuple[str, ...] | None,
-        client: str | None = None,
+        overrides: Mapping[str, object] | None = None,
     ) -> MemberConfig:
         incarnation = self._incarnations.get(name, -1) + 1
         self._incarnations[name] = incarnation
@@ -99,8 +99,8 @@ class ConsumerGroupRunner:
             assignors=assignors if assignors is not None else self.assignors,
             group_instance_id=instance_id,
         )
-        config = replace(base, **self._member_settings)  # type: ignore[arg-type]
-        return config if client is None else replace(config, client=client)
+        settings = {**self._member_settings, **(overrides or {})}
+        return replace(base, **settings)  # type: ignore[arg-type]
 
     def _handle(self, config: MemberConfig, process: bool) -> MemberHandle:
         if config.client.startswith("java-"):
@@ -131,14 +131,15 @@ class ConsumerGroupRunner:
         process: bool = False,
         instance_id: str | None = None,
         assignors: Iterable[str] | None = None,
-        client: str | None = None,
+        **settings: object,
     ) -> MemberHandle:
         """Start (a new incarnation of) member ``name``; ``assignors`` overrides the group's
         assignor list for this incarnation (a rolling upgrade changes it member by member),
-        ``client`` the group's client (module docstring)."""
+        ``settings`` the group's member settings (for example ``client_rack``, or ``client``: see
+        the module docstring)."""
         if name in self._members and self._members[name].alive:
             raise RuntimeError(f"member {name} is already running")
-        config = self._config(name, instance_id, tuple(assignors) if assignors else None, client)
+        config = self._config(name, instance_id, tuple(assignors) if assignors else None, settings)
         handle = self._handle(config, process)
         self._members[name] = handle
         handle.start()

@@ -69,6 +69,8 @@ class MemberConfig:
     commit_interval_s: float = 1.0
     install_hooks: bool = False
     client_id: str = field(default="")
+    #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
+    client_rack: str | None = None
     #: Which client runs this member: ``kafka-python`` (this module), ``confluent``
     #: (:mod:`.confluent_member`) or ``java-<kafka-clients version>`` (:mod:`.java_member`,
     #: always a child process).
@@ -304,6 +306,7 @@ def consume_loop(
         max_poll_interval_ms=config.max_poll_interval_ms,
         metadata_max_age_ms=5000,
         partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
+        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     )
     positions: dict[Any, int] = {}
     owned: set[Partition] = set()

@@ -195,6 +195,10 @@ public final class JavaMember {
         String clientId = (String) config.get("client_id");
         p.put("client.id", clientId == null || clientId.isEmpty()
                 ? member + "-" + incarnation : clientId);
+        Object rack = config.get("client_rack");
+        if (rack != null) {
+            p.put("client.rack", rack);
+        }
         p.put("group.protocol", "classic");
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
