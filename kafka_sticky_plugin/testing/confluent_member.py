@@ -83,6 +83,7 @@ def confluent_consume_loop(
             "topic.metadata.refresh.interval.ms": 5000,
             "log_level": 3,
             **({"group.instance.id": config.group_instance_id} if config.group_instance_id else {}),
+            **({"client.rack": config.client_rack} if config.client_rack is not None else {}),
         }
     )
 
