@@ -297,12 +297,13 @@ def test_rolling_migration_java_to_kafka_python_and_back(
     strategy: str, flowing_group: FlowingGroupFactory, java_clients: tuple[str, str]
 ) -> None:
     """Every Java member is replaced, one at a time, by a kafka-python member with this
-    package's assignor, then back. Each swap is a leave then a join (two generations where
-    the broker does not merge them): at the leave the other member keeps everything it had,
-    at the join only the newcomer receives partitions. (Which half the newcomer gets back is
-    not recorded anywhere a leader can read, so a swap may exchange the halves; keeping them
-    across a restart is what static membership is for.) Leadership passes between the two
-    clients along the way, under both protocols."""
+    package's assignor (one with the coordinator hooks, one without), then back. Each swap is
+    a leave then a join (two generations where the broker does not merge them): at the leave
+    the other member keeps everything it had, at the join only the newcomer receives
+    partitions. (Which half the newcomer gets back is not recorded anywhere a leader can
+    read, so a swap may exchange the halves, and both leaders do; keeping them across a
+    restart is what static membership is for.) Leadership passes between the two clients
+    along the way, under both protocols."""
     newest, older = java_clients
     flow = flowing_group([strategy], PARTITIONS, rate_per_s=RATE)
     group = flow.group
@@ -310,12 +311,18 @@ def test_rolling_migration_java_to_kafka_python_and_back(
     group.start_member("a", process=True, client=newest)
     group.start_member("b", process=True, client=older)
     stables = [_timed_stable(group, "java group", t0)]
-    plan = [("a", "kafka-python"), ("b", "kafka-python"), ("a", newest), ("b", older)]
-    for name, client in plan:
+    # The first kafka-python member runs with the coordinator hooks, the second without.
+    plan = [
+        ("a", "kafka-python", True),
+        ("b", "kafka-python", False),
+        ("a", newest, False),
+        ("b", older, False),
+    ]
+    for name, client, hooks in plan:
         group.stop_member(name)
         stables.append(_timed_stable(group, f"{name} left", t0))
         check_survivors_keep(stables[-2], stables[-1])
-        group.start_member(name, process=True, client=client)
+        group.start_member(name, process=True, client=client, install_hooks=hooks)
         stables.append(_timed_stable(group, f"{name} back as {client}", t0))
         check_join_moves(stables[-2], stables[-1])
     finish(flow, stables, f"migration {strategy}")

@@ -52,6 +52,7 @@ JAVA_CLIENT_VERSIONS: tuple[str, ...] = ("4.4.0", "3.9.2")
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 _BUILD = _REPO_ROOT / "build" / "jvm"
 _BUILD_LOCK = threading.Lock()
+_BUILT: set[str] = set()  # versions built (or found up to date) by this process
 
 
 class JavaToolsMissing(RuntimeError):
@@ -70,14 +71,18 @@ def java_tools_missing() -> str | None:
 
 def java_classpath(version: str) -> str:
     """The classpath of the Java programs compiled against kafka-clients ``version``; runs
-    ``make java-member`` first (a no-op when up to date). Raises :class:`JavaToolsMissing`."""
+    ``make java-member`` first, once per process (a no-op when up to date). Raises
+    :class:`JavaToolsMissing`."""
     if version not in JAVA_CLIENT_VERSIONS:
         raise ValueError(f"kafka-clients {version} is not pinned; pinned: {JAVA_CLIENT_VERSIONS}")
     reason = java_tools_missing()
     if reason is not None:
         raise JavaToolsMissing(reason)
     classes = _BUILD / f"java-member-{version}"
+    classpath = os.pathsep.join([str(classes), str(_BUILD / f"kafka-clients-{version}" / "*")])
     with _BUILD_LOCK:
+        if version in _BUILT:
+            return classpath
         done = subprocess.run(
             ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "java-member"],
             stdin=subprocess.DEVNULL,
@@ -85,9 +90,10 @@ def java_classpath(version: str) -> str:
             text=True,
             check=False,
         )
-    if done.returncode != 0 or not (classes / ".built").is_file():
-        raise JavaToolsMissing(f"make java-member failed:\n{done.stdout}\n{done.stderr}")
-    return os.pathsep.join([str(classes), str(_BUILD / f"kafka-clients-{version}" / "*")])
+        if done.returncode != 0 or not (classes / ".built").is_file():
+            raise JavaToolsMissing(f"make java-member failed:\n{done.stdout}\n{done.stderr}")
+        _BUILT.add(version)
+    return classpath
 
 
 def client_version(client: str) -> str:
