@@ -198,7 +198,8 @@ def test_lifecycle_with_java_members(
     java_clients: tuple[str, str],
 ) -> None:
     """Joins, a clean leave and a crash in a group of Java and kafka-python members (plus a
-    confluent one when cooperative), with Java or ours leading."""
+    confluent one when cooperative), with Java or ours leading. (A join into a running group
+    is checked by the migration and three-client scenarios.)"""
     newest, older = java_clients
     flow = flowing_group([strategy], PARTITIONS, rate_per_s=RATE)
     group = flow.group
@@ -214,9 +215,6 @@ def test_lifecycle_with_java_members(
     group.stop_member("py")
     stables.append(_timed_stable(group, "py left", t0))
     check_survivors_keep(stables[-2], stables[-1])
-    group.start_member("py", process=True)
-    stables.append(_timed_stable(group, "py back", t0))
-    check_join_moves(stables[-2], stables[-1])
     crashed = group.member("java")
     assert isinstance(crashed, ProcessMember)
     crashed.kill()
@@ -294,7 +292,10 @@ def test_java_member_paused_past_session_then_rolling_restart(
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
 def test_rolling_migration_java_to_kafka_python_and_back(
-    strategy: str, flowing_group: FlowingGroupFactory, java_clients: tuple[str, str]
+    strategy: str,
+    flowing_group: FlowingGroupFactory,
+    java_clients: tuple[str, str],
+    broker: RunningBroker,
 ) -> None:
     """Every Java member is replaced, one at a time, by a kafka-python member with this
     package's assignor (one with the coordinator hooks, one without), then back. Each swap is
@@ -304,6 +305,11 @@ def test_rolling_migration_java_to_kafka_python_and_back(
     read, so a swap may exchange the halves, and both leaders do; keeping them across a
     restart is what static membership is for.) Leadership passes between the two clients
     along the way, under both protocols."""
+    if strategy == "cooperative-sticky" and broker.profile.name == "tansu":
+        pytest.skip(
+            "on Tansu every cooperative join takes 3 rounds (about 15 s; README, Live interop):"
+            " the cooperative migration (8 rebalances) runs on Apache Kafka, the eager one on both"
+        )
     newest, older = java_clients
     flow = flowing_group([strategy], PARTITIONS, rate_per_s=RATE)
     group = flow.group
