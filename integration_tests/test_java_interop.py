@@ -19,8 +19,9 @@ same way, and every scenario ends with the same whole-run checks:
 Leaders: on both brokers the first member to join an empty group leads it, so "Java leads"
 starts a Java member first and "ours leads" a kafka-python one. Both pinned Java versions
 (:data:`~kafka_sticky_plugin.testing.java_member.JAVA_CLIENT_VERSIONS`) sit in every group;
-kafka-clients 4.4.0 cannot talk to the embedded Tansu 0.6.0 (it closes the coordinator
-connection during ApiVersions), so on Tansu both Java seats run 3.9.2 (printed).
+kafka-clients 4.4.0 cannot talk to the embedded Tansu 0.6.0 (its ApiVersions v5 names the
+expected cluster and node on every connection after the bootstrap one, and Tansu closes those
+connections), so on Tansu both Java seats run 3.9.2 (printed).
 
 Scenarios are few and small (6 partitions, fast session settings) because the file runs once
 per broker: lifecycle (joins, a leave, a crash) with each leader and protocol; a member frozen
