@@ -35,11 +35,13 @@ from .member import MemberConfig
 from .member_process import ProcessMember
 
 __all__ = [
+    "ASSIGNOR_LOGGERS",
     "JAVA_CLIENT_VERSIONS",
     "JavaProcessMember",
     "JavaToolsMissing",
     "JavaWireCodec",
     "LogLine",
+    "client_version",
     "java_classpath",
     "java_tools_missing",
     "log_problems",
