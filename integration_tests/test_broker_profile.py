@@ -11,12 +11,15 @@ that capability start running. On Apache Kafka the same tests check the Kafka be
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from kafka_sticky_plugin.testing import conformance
 from kafka_sticky_plugin.testing.admin import create_topic, partition_count
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker, embedded_broker
-from kafka_sticky_plugin.testing.profile import TANSU_PROFILE
+from kafka_sticky_plugin.testing.profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
 
 # (capability, timeout in seconds) for every measurement a running broker allows.
 _MEASURED = [
@@ -67,3 +70,42 @@ def test_embedded_broker_is_memory_only(tmp_path_factory: pytest.TempPathFactory
     assert survived == TANSU_PROFILE.durable, _mismatch(
         "durable", survived, TANSU_PROFILE.durable, "restart"
     )
+
+
+@pytest.mark.timeout(120)
+def test_conformance_command_reports_the_session_broker(broker: RunningBroker) -> None:
+    """``python -m kafka_sticky_plugin conformance`` measures a running cluster: exit 0 when
+    it behaves as Apache Kafka on what was measured, 1 when it differs (Tansu)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafka_sticky_plugin",
+            "conformance",
+            "--bootstrap",
+            broker.bootstrap.split(",")[0],
+            "--only",
+            "generations_start_at,partition_growth",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    print(done.stdout)
+    kafka_like = broker.profile == APACHE_KAFKA_PROFILE
+    assert done.returncode == (0 if kafka_like else 1), done.stdout + done.stderr
+    assert "partition_growth" in done.stdout and "generations_start_at" in done.stdout
+    assert f"{broker.profile.partition_growth}" in done.stdout
+
+
+def test_conformance_command_refuses_bad_arguments() -> None:
+    """A non-loopback address and an unknown capability are refused with exit status 2."""
+    for extra in (["--bootstrap", "10.1.2.3:9092"], ["--bootstrap", "127.0.0.1:9", "--only", "x"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "kafka_sticky_plugin", "conformance", *extra],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "error:" in done.stdout

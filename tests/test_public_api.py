@@ -16,6 +16,7 @@ PUBLIC_MODULES = [
     "kafka_sticky_plugin.invariants",
     "kafka_sticky_plugin.hooks",
     "kafka_sticky_plugin.confluent",
+    "kafka_sticky_plugin.extras",
 ]
 
 

@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from .common import HooksBase, instantiate_assignor
+from .common import HooksBase, instantiate_assignor, log_partitions
 from .listener import call_sync, lost_method_name, rebalance_listener
 from .plan import decide_prepare, membership_lost
 from .protocols import RebalanceProtocol
@@ -122,11 +122,7 @@ class V2Hooks(HooksBase):
         )
         listener = self._listener()
         if decision.lost:
-            log.info(
-                "group %s: membership lost; partitions lost: %s",
-                self.group_id,
-                sorted(decision.lost),
-            )
+            log_partitions(self.group_id, "membership lost; lost", decision.lost)
             if listener is not None:
                 call_sync(listener, lost_method_name(listener), decision.lost, self.group_id)
         if decision.reset_assignors:
@@ -135,12 +131,12 @@ class V2Hooks(HooksBase):
         if decision.commit:
             self._auto_commit_sync(timeout_ms)
         if self.protocol is RebalanceProtocol.EAGER and not reset:
-            log.info("group %s: revoking %s", self.group_id, sorted(decision.revoked))
+            log_partitions(self.group_id, "revoking", decision.revoked)
             if listener is not None:
                 call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
             self._set_assignment_keeping_state(())
         elif decision.revoked:
-            log.info("group %s: revoking unsubscribed %s", self.group_id, sorted(decision.revoked))
+            log_partitions(self.group_id, "revoking unsubscribed", decision.revoked)
             if listener is not None:
                 call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
             self._set_assignment_keeping_state(decision.kept)

@@ -27,7 +27,7 @@ import logging
 import time
 from typing import Any
 
-from .common import HooksBase
+from .common import HooksBase, instantiate_assignor, log_partitions
 from .listener import lost_method_name, rebalance_listener
 from .plan import decide_prepare, membership_lost
 from .protocols import RebalanceProtocol
@@ -47,7 +47,8 @@ class V3Hooks(HooksBase):
     family = "v3"
 
     def __init__(self, consumer: Any) -> None:
-        super().__init__(consumer, list(consumer._coordinator._assignors.values()))
+        configured = consumer._coordinator._assignors.values()
+        super().__init__(consumer, [instantiate_assignor(a) for a in configured])
 
     def install(self) -> None:
         """Patch the coordinator *instance* (idempotent)."""
@@ -57,6 +58,7 @@ class V3Hooks(HooksBase):
 
         coordinator = self._coordinator
         coordinator._rebalance_protocol = KafkaProtocol(int(self.protocol))
+        coordinator._assignors = {assignor.name: assignor for assignor in self.assignors}
         self._patch(coordinator, "group_protocols", self.group_protocols)
         self._patch(coordinator, "reset_generation", self.reset_generation)
         self._patch(coordinator, "need_rejoin", self.need_rejoin)
@@ -73,7 +75,14 @@ class V3Hooks(HooksBase):
         try:
             await self._coordinator._invoke_rebalance_listener_async(name, set(partitions))
         except Exception as exc:
-            log.exception("rebalance listener failed in %s for group %s", name, self.group_id)
+            # One line, no traceback: the exception comes out of poll() (chained to the
+            # KafkaError), which prints its traceback once.
+            log.error(
+                "rebalance listener failed in %s for group %s: %r (raised again from poll())",
+                name,
+                self.group_id,
+                exc,
+            )
             return exc
         return None
 
@@ -124,7 +133,7 @@ class V3Hooks(HooksBase):
         if decision.reset_assignors:
             self.reset_assignors()
         if decision.lost:
-            log.info("group %s: membership lost; partitions lost: %s", self.group_id, decision.lost)
+            log_partitions(self.group_id, "membership lost; lost", decision.lost)
             sub.mark_pending_revocation(decision.lost)
             listener = rebalance_listener(sub)
             if listener is not None:
