@@ -20,6 +20,7 @@ Invariant: nothing here downloads anything by itself; resolving jars is ``make``
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -85,13 +86,18 @@ def java_classpath(version: str) -> str:
     with _BUILD_LOCK:
         if version in _BUILT:
             return classpath
-        done = subprocess.run(
-            ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "java-member"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        _BUILD.mkdir(parents=True, exist_ok=True)
+        # A file lock too: two test processes (the Tansu and Kafka lanes of `make test` run
+        # side by side) must not rebuild the same folders at once.
+        with open(_BUILD / ".java-member.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = subprocess.run(
+                ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "java-member"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
         if done.returncode != 0 or not (classes / ".built").is_file():
             raise JavaToolsMissing(f"make java-member failed:\n{done.stdout}\n{done.stderr}")
         _BUILT.add(version)
