@@ -92,3 +92,27 @@ broker: venv
 
 clean:
 	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info
+
+## The genuine Java consumer for the interop tests: kafka-clients jars of each pinned version
+## (jvm/java-member/pom.xml, resolved by Maven) in build/jvm/kafka-clients-<v>/, and the
+## member and wire-codec programs compiled against them in build/jvm/java-member-<v>/.
+## Keep JAVA_CLIENT_VERSIONS in step with kafka_sticky_plugin/testing/java_member.py.
+JAVA_CLIENT_VERSIONS := 4.4.0 3.9.2
+JAVA_MEMBER_SRC := $(wildcard jvm/java-member/src/kafkasticky/*.java)
+
+.PHONY: java-member
+.SECONDARY: $(foreach v,$(JAVA_CLIENT_VERSIONS),build/jvm/kafka-clients-$(v)/.resolved)
+java-member: $(foreach v,$(JAVA_CLIENT_VERSIONS),build/jvm/java-member-$(v)/.built)
+
+build/jvm/kafka-clients-%/.resolved: jvm/java-member/pom.xml
+	rm -rf build/jvm/kafka-clients-$*
+	mvn -B -q -f jvm/java-member/pom.xml dependency:copy-dependencies -Dkafka.version=$* \
+		-DincludeScope=runtime -DoutputDirectory=$(CURDIR)/build/jvm/kafka-clients-$*
+	touch $@
+
+build/jvm/java-member-%/.built: build/jvm/kafka-clients-%/.resolved $(JAVA_MEMBER_SRC)
+	rm -rf build/jvm/java-member-$*
+	mkdir -p build/jvm/java-member-$*
+	javac --release 11 -Xlint:all -Werror -d build/jvm/java-member-$* \
+		-cp 'build/jvm/kafka-clients-$*/*' $(JAVA_MEMBER_SRC)
+	touch $@

@@ -113,11 +113,12 @@ class V2Hooks(HooksBase):
         sub = self._subscription
         owned = set(sub.assigned_partitions())
         topics = set(sub.subscription or ())
+        # Java's rule: with the membership reset (the first join included) only owned
+        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
+        # EAGER revoke (even of nothing) happens only for a member still in a generation.
+        reset = membership_lost(generation, member_id)
         decision = decide_prepare(
-            owned,
-            {tp: tp.topic in topics for tp in owned},
-            self.protocol,
-            membership_lost(generation, member_id),
+            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
         )
         listener = self._listener()
         if decision.lost:
@@ -129,7 +130,7 @@ class V2Hooks(HooksBase):
             self._set_assignment_keeping_state(())
         if decision.commit:
             self._auto_commit_sync(timeout_ms)
-        if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
+        if self.protocol is RebalanceProtocol.EAGER and not reset:
             log_partitions(self.group_id, "revoking", decision.revoked)
             if listener is not None:
                 call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)

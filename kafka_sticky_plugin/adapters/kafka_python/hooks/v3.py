@@ -122,11 +122,12 @@ class V3Hooks(HooksBase):
         sub = self._subscription
         owned = set(sub.assigned_partitions())
         topics = set(sub.subscription or ())
+        # Java's rule: with the membership reset (the first join included) only owned
+        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
+        # EAGER revoke (even of nothing) happens only for a member still in a generation.
+        reset = membership_lost(generation, member_id)
         decision = decide_prepare(
-            owned,
-            {tp: tp.topic in topics for tp in owned},
-            self.protocol,
-            membership_lost(generation, member_id),
+            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
         )
         error: BaseException | None = None
         if decision.reset_assignors:
@@ -153,7 +154,7 @@ class V3Hooks(HooksBase):
                 )
             except Exception:
                 log.exception("group %s: pre-rebalance commit failed", self.group_id)
-        if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
+        if self.protocol is RebalanceProtocol.EAGER and not reset:
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked) or error
             sub.assign_from_subscribed([])
