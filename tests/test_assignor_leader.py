@@ -362,6 +362,24 @@ def test_unreadable_kafka_python_object_gets_empty_assignment(
     assert len(errors) == 1 and "weird" in errors[0].getMessage()
 
 
+def test_plain_assign_with_a_garbage_bytes_member_assigns_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """kafka-python 3.x's own ``assign()`` path with raw metadata a member's decoder could not
+    read: no exception, one error line naming it, an empty assignment, the rest assigned."""
+    good = [
+        Member(version=5, member_id=m, group_instance_id=None, metadata=sub(3, T)) for m in "ab"
+    ]
+    bad = Member(version=5, member_id="garbage", group_instance_id=None, metadata=b"\x00\x02\xff")
+    with caplog.at_level(logging.WARNING, logger="kafka_sticky_plugin"):
+        result = CooperativeStickyAssignor().assign(cluster_of({"t1": 4}), [*good, bad])
+    plan = decoded(result)
+    assert plan["garbage"] == []
+    assert sorted(plan["a"] + plan["b"]) == [("t1", p) for p in range(4)]
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(errors) == 1 and "garbage" in errors[0], errors
+
+
 @pytest.mark.parametrize(
     "owned",
     [

@@ -7,10 +7,14 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafka_sticky_plugin.adapters.kafka_python.hooks.contract import GroupMemberMetadata
+from kafka_sticky_plugin import CooperativeStickyAssignor
+from kafka_sticky_plugin.adapters.kafka_python.hooks.contract import (
+    BoundAssignor,
+    GroupMemberMetadata,
+    bind_assignor,
+)
 from kafka_sticky_plugin.adapters.kafka_python.hooks.members import (
     normalise_members,
-    subscribed_topics,
     with_owned_partitions,
 )
 from kafka_sticky_plugin.codec.consumer_protocol import (
@@ -38,10 +42,27 @@ def test_every_client_shape_normalises_to_the_same_triple() -> None:
     assert static == [GroupMemberMetadata("m2", "instance-2", V0)]
 
 
-def test_subscribed_topics_reads_every_version() -> None:
-    """The union of topics from v0 and v3 subscriptions."""
+def test_group_topics_come_from_the_one_decode_of_every_version() -> None:
+    """The union of topics from v0 and v3 subscriptions, read in the same pass as the specs."""
     members = normalise_members([("m1", V3), ("m2", V0)])
-    assert subscribed_topics(members) == {"a", "b", "c"}
+    group = bind(CooperativeStickyAssignor()).read(members)
+    assert group.topics == {"a", "b", "c"}
+    assert [spec.member_id for spec in group.specs] == ["m1", "m2"]
+    assert group.unreadable == ()
+
+
+def test_a_member_whose_object_cannot_become_bytes_is_unreadable_not_raised() -> None:
+    """normalise_members never raises on a member's metadata; the leader names the member."""
+    members = normalise_members([("m1", V3), ("bad", object())])
+    group = bind(CooperativeStickyAssignor()).read(members)
+    assert group.unreadable == ("bad",)
+    assert group.topics == {"a", "b"}
+
+
+def bind(assignor: object) -> BoundAssignor:
+    bound = bind_assignor(assignor)
+    assert bound is not None
+    return bound
 
 
 owned_lists = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 9)), max_size=8)

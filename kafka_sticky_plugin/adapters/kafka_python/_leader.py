@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -49,15 +49,16 @@ from ...codec import (
     decode_sticky_user_data,
 )
 from ...core import MemberSpec, cooperative_assign, sticky_assign
-from ...errors import CodecError
-from ._metadata import to_subscription
+from ...errors import CodecError, InvalidSpecError
 
 __all__ = [
     "COOPERATIVE_STICKY",
     "STICKY",
+    "DecodedGroup",
     "MemberMetadata",
     "assign_group",
     "member_spec",
+    "read_group",
 ]
 
 _log = logging.getLogger("kafka_sticky_plugin.assignor")
@@ -164,15 +165,68 @@ def member_spec(
 
 
 def _decode_member(
-    decoder: SubscriptionDecoder, metadata: Any
+    decoder: SubscriptionDecoder,
+    metadata: Any,
+    convert: Callable[[Any], Subscription] | None,
 ) -> tuple[Subscription, bytes | None]:
     if isinstance(metadata, (bytes, bytearray, memoryview)):
         return decoder.decode_with_owned_block(metadata)
-    subscription = to_subscription(metadata)
+    if isinstance(metadata, Subscription):
+        subscription = metadata
+    elif convert is not None:
+        subscription = convert(metadata)
+    else:
+        raise CodecError("JoinGroup metadata", f"bytes, got {type(metadata).__name__}", -1)
     return subscription, decoder.owned_block(subscription)
 
 
 _NULL_USER_DATA = b"\xff\xff\xff\xff"
+
+
+@dataclass(frozen=True)
+class DecodedGroup:
+    """Every member of one JoinGroup read once: the group's topics and the engine's input.
+
+    Invariants: ``specs`` holds one spec per readable member, ``unreadable`` the ids of the
+    others (each logged once when read), and the two are disjoint; ``topics`` is the union of
+    the readable members' subscribed topics (what a leader asks the cluster about);
+    ``version`` is the assignment version to write (the lowest subscription version among
+    readable members, capped at the latest). Nothing here changes after :func:`read_group`.
+    """
+
+    protocol: str
+    topics: frozenset[str]
+    specs: tuple[MemberSpec, ...]
+    unreadable: tuple[str, ...]
+    version: int
+    reusable: Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]
+
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> dict[str, bytes]:
+        """Encoded assignments for every member read (see :func:`assign_group`)."""
+        with _cyclic_gc_paused():
+            return _assign_decoded(self, partitions_per_topic, partition_racks)
+
+
+def read_group(
+    protocol: str,
+    members: Iterable[MemberMetadata],
+    *,
+    convert: Callable[[Any], Subscription] | None = None,
+) -> DecodedGroup:
+    """Decode every member once (the module docstring's claim rules).
+
+    ``convert`` turns metadata that is neither bytes nor a :class:`Subscription` (a client's
+    decoded object) into one, raising :class:`CodecError` when it cannot. A member whose
+    metadata cannot be read never raises here: it is listed in ``unreadable`` and named in
+    one error log line.
+    """
+    with _cyclic_gc_paused():
+        return _read_group(protocol, members, convert)
 
 
 def assign_group(
@@ -181,6 +235,7 @@ def assign_group(
     members: Iterable[MemberMetadata],
     *,
     partition_racks: PartitionRacks | None = None,
+    convert: Callable[[Any], Subscription] | None = None,
 ) -> dict[str, bytes]:
     """Encoded assignments for every member id in ``members`` (see the module docstring).
 
@@ -195,7 +250,8 @@ def assign_group(
     paused for the duration of the call.
     """
     with _cyclic_gc_paused():
-        return _assign_group(protocol, partitions_per_topic, members, partition_racks)
+        group = _read_group(protocol, members, convert)
+        return _assign_decoded(group, partitions_per_topic, partition_racks)
 
 
 @contextmanager
@@ -216,21 +272,29 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _assign_group(
+def _read_group(
     protocol: str,
-    partitions_per_topic: Mapping[str, int],
     members: Iterable[MemberMetadata],
-    partition_racks: PartitionRacks | None,
-) -> dict[str, bytes]:
+    convert: Callable[[Any], Subscription] | None,
+) -> DecodedGroup:
     decoder = SubscriptionDecoder()
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
+    topics: set[str] = set()
+    topic_arrays: dict[int, tuple[str, ...]] = {}
     reusable: dict[str, tuple[tuple[tuple[str, int], ...], bytes]] = {}
     for member in members:
         try:
-            subscription, owned_block = _decode_member(decoder, member.metadata)
-        except CodecError as exc:
+            subscription, owned_block = _decode_member(decoder, member.metadata, convert)
+            spec = member_spec(
+                member.member_id,
+                subscription,
+                protocol,
+                instance_id=member.instance_id,
+                owned_block=owned_block,
+            )
+        except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
                 member.member_id,
@@ -238,23 +302,36 @@ def _assign_group(
             )
             unreadable.append(member.member_id)
             continue
+        specs.append(spec)
         versions.append(subscription.version)
+        if id(subscription.topics) not in topic_arrays:
+            # The decoder hands members with equal topic arrays one shared tuple: each
+            # distinct array is read once (kept alive here so that its id stays unique).
+            topic_arrays[id(subscription.topics)] = subscription.topics
+            topics.update(subscription.topics)
         if owned_block is not None:
             reusable[member.member_id] = (subscription.owned_partitions, owned_block)
-        specs.append(
-            member_spec(
-                member.member_id,
-                subscription,
-                protocol,
-                instance_id=member.instance_id,
-                owned_block=owned_block,
-            )
-        )
-    engine = cooperative_assign if protocol == COOPERATIVE_STICKY else sticky_assign
-    plan = engine(partitions_per_topic, specs, partition_racks=partition_racks)
-    version = min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION)
+    return DecodedGroup(
+        protocol=protocol,
+        topics=frozenset(topics),
+        specs=tuple(specs),
+        unreadable=tuple(unreadable),
+        version=min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION),
+        reusable=reusable,
+    )
+
+
+def _assign_decoded(
+    group: DecodedGroup,
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: PartitionRacks | None,
+) -> dict[str, bytes]:
+    engine = cooperative_assign if group.protocol == COOPERATIVE_STICKY else sticky_assign
+    plan = engine(partitions_per_topic, group.specs, partition_racks=partition_racks)
+    version = group.version
     header = version.to_bytes(2, "big")
     encoder = AssignmentEncoder()
+    reusable = group.reusable
     out: dict[str, bytes] = {}
     for member_id, partitions in plan.items():
         previous = reusable.get(member_id)
@@ -263,6 +340,6 @@ def _assign_group(
         else:
             out[member_id] = encoder.encode(Assignment(version, tuple(partitions)))
     empty = encoder.encode(Assignment(version=version, partitions=()))
-    for member_id in unreadable:
+    for member_id in group.unreadable:
         out[member_id] = empty
     return out

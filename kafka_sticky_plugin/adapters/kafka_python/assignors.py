@@ -22,7 +22,6 @@ generation -1, until the next ``on_assignment``.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -40,9 +39,17 @@ from ...codec import (
     encode_sticky_user_data,
     encode_subscription,
 )
-from ...errors import CodecError, ConfigurationError
+from ...errors import ConfigurationError
 from ._cluster import replica_racks
-from ._leader import COOPERATIVE_STICKY, STICKY, MemberMetadata, PartitionRacks, assign_group
+from ._leader import (
+    COOPERATIVE_STICKY,
+    STICKY,
+    DecodedGroup,
+    MemberMetadata,
+    PartitionRacks,
+    assign_group,
+    read_group,
+)
 from ._metadata import assigned_partitions, to_subscription
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
@@ -164,53 +171,44 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
             partition_racks=cluster_racks,
         )
 
+    def read_members(self, members: Iterable[MemberMetadata]) -> DecodedGroup:
+        """Read every JoinGroup member once: the group's topics and the engine's input.
+
+        Stable API for the coordinator hooks: they ask the cluster about ``.topics``, then
+        call ``.assign(partitions_per_topic, partition_racks=...)``. Metadata may be raw
+        bytes, a :class:`Subscription` or a kafka-python subscription object; a member whose
+        metadata cannot be read is named in one error log line and later gets an empty
+        assignment.
+        """
+        return read_group(self.name, members, convert=to_subscription)
+
     def assign(self, cluster: Any, members: Iterable[Any]) -> dict[str, bytes]:
         """kafka-python's leader hook: ``{member_id: assignment bytes}`` for SyncGroup.
 
         ``members`` are kafka-python's JoinGroup members (``member_id``, ``metadata`` as
-        bytes or a decoded subscription, optional ``group_instance_id``); partition counts
+        bytes or a decoded subscription, optional ``group_instance_id``); each is read once
+        (an unreadable one gets an empty assignment and one error log line); partition counts
         come from ``cluster.partitions_for_topic``; topics the cluster does not know are
         ignored; replica racks (KIP-881) come from the cluster's brokers and partitions when
         the brokers report racks.
         """
-        inputs: list[MemberMetadata] = []
-        topics: set[str] = set()
-        for member in members:
-            metadata = member.metadata
-            if not isinstance(metadata, (bytes, bytearray, memoryview)):
-                # A kafka-python object: read it once here; an unreadable one is passed on
-                # as is so that assign_group logs it and gives it an empty assignment.
-                with contextlib.suppress(CodecError):
-                    metadata = to_subscription(metadata)
-            if isinstance(metadata, Subscription):
-                topics.update(metadata.topics)
-            else:
-                topics.update(_topics_of(metadata))
-            instance_id = getattr(member, "group_instance_id", None) or None
-            inputs.append(MemberMetadata(member.member_id, metadata, instance_id))
+        group = self.read_members(
+            MemberMetadata(
+                str(member.member_id),
+                member.metadata,
+                getattr(member, "group_instance_id", None) or None,
+            )
+            for member in members
+        )
         partitions_per_topic: dict[str, int] = {}
-        for topic in sorted(topics):
+        for topic in sorted(group.topics):
             partitions = cluster.partitions_for_topic(topic)
             if partitions:
                 partitions_per_topic[topic] = len(partitions)
-        return assign_group(
-            self.name,
+        return group.assign(
             partitions_per_topic,
-            inputs,
             partition_racks=replica_racks(cluster, partitions_per_topic),
         )
-
-
-def _topics_of(metadata: Any) -> Iterable[str]:
-    """Topic names of raw metadata bytes, or nothing when they cannot be read.
-
-    Only used to ask the cluster for partition counts; the decode that counts (and its error
-    log line) happens in :func:`~._leader.assign_group`.
-    """
-    try:
-        return to_subscription(metadata).topics
-    except CodecError:
-        return ()
 
 
 class StickyAssignor(_StickyFamilyAssignor):

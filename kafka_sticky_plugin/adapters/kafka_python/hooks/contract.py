@@ -8,9 +8,11 @@ protocol classes, so the same assignor instance works on kafka-python 2.x (whose
 - ``name`` (str) and ``supported_protocols()`` (protocol ids, see :mod:`.protocols`);
 - ``subscription_bytes(topics) -> bytes``: its JoinGroup metadata (owned partitions and
   generation come from its own per-instance state), pure apart from reading that state;
-- ``assign_from_bytes(partitions_per_topic, {member_id: raw metadata}, None, instance_ids=...)
-  -> {member_id: bytes}``: the leader path, given every member's raw JoinGroup metadata (any
-  consumer-protocol version);
+- ``read_members(members) -> DecodedGroup``: the leader path, given every member's raw
+  JoinGroup metadata (any consumer-protocol version) as ``MemberMetadata``: each member is
+  decoded once; the result names the group's topics and assigns them
+  (``.assign(partitions_per_topic, partition_racks=...) -> {member_id: bytes}``); an
+  unreadable member never raises, it gets an empty assignment;
 - ``on_assignment(assignment, generation)``: the member's decoded assignment
   (:class:`kafka_sticky_plugin.codec.consumer_protocol.Assignment`) and the group generation;
 - ``on_partitions_lost()``: forget owned partitions and generation after membership was
@@ -23,23 +25,26 @@ the client handle it as it always did.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ....codec.consumer_protocol import Assignment
+from .._leader import DecodedGroup, MemberMetadata
 
 __all__ = ["BoundAssignor", "GroupMemberMetadata", "bind_assignor", "is_hookable"]
 
-_REQUIRED = ("subscription_bytes", "assign_from_bytes", "on_assignment", "on_partitions_lost")
+_REQUIRED = ("subscription_bytes", "read_members", "on_assignment", "on_partitions_lost")
 
 
 class GroupMemberMetadata(NamedTuple):
-    """One JoinGroup member as the leader receives it: ids and raw protocol metadata."""
+    """One JoinGroup member as the leader receives it: ids and raw protocol metadata
+    (``bytes``, or the client's object as given when it could not be turned into bytes: the
+    leader then reports that member as unreadable)."""
 
     member_id: str
     group_instance_id: str | None
-    metadata: bytes
+    metadata: Any
 
 
 @dataclass(frozen=True)
@@ -58,19 +63,12 @@ class BoundAssignor:
     def subscription(self, topics: Iterable[str]) -> bytes:
         return bytes(self.assignor.subscription_bytes(sorted(set(topics))))
 
-    def assign(
-        self,
-        partitions_per_topic: Mapping[str, int],
-        members: Sequence[GroupMemberMetadata],
-        partition_racks: Mapping[tuple[str, int], Iterable[str]] | None = None,
-    ) -> dict[str, bytes]:
-        plan = self.assignor.assign_from_bytes(
-            dict(partitions_per_topic),
-            {m.member_id: m.metadata for m in members},
-            partition_racks,
-            instance_ids={m.member_id: m.group_instance_id for m in members},
+    def read(self, members: Sequence[GroupMemberMetadata]) -> DecodedGroup:
+        """Every member decoded once (never raises for an unreadable member)."""
+        group: DecodedGroup = self.assignor.read_members(
+            [MemberMetadata(m.member_id, m.metadata, m.group_instance_id) for m in members]
         )
-        return {str(member): bytes(data) for member, data in plan.items()}
+        return group
 
     def on_assignment(self, assignment: Assignment, generation: int) -> None:
         self.assignor.on_assignment(assignment, generation)
