@@ -430,7 +430,7 @@ def test_leader_shortcuts_give_the_engine_plan_on_a_large_rejoin(
     """Members that own one partition of each of the same topics take the leader's shortcuts
     (one-struct owned arrays, trusted canonical claims, reused owned bytes, packed
     assignments); the result must equal the engine fed by the general decoder."""
-    from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec
+    from kafka_sticky_plugin.assignor.leader import member_spec
     from kafka_sticky_plugin.core import cooperative_assign
 
     seed = random.randrange(2**32)

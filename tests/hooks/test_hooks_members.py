@@ -1,4 +1,4 @@
-"""Leader-side member shapes of every client version, and owned-partition rewriting."""
+"""Leader-side member shapes of every client version, and the owned partitions a member sends."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
-from kafka_sticky_plugin.adapters.kafka_python.hooks.contract import (
+from kafka_sticky_plugin.adapters.kafka_python.hooks.members import (
+    normalise_members,
+)
+from kafka_sticky_plugin.assignor.contract import (
     BoundAssignor,
     GroupMemberMetadata,
     bind_assignor,
 )
-from kafka_sticky_plugin.adapters.kafka_python.hooks.members import (
-    normalise_members,
-    with_owned_partitions,
-)
 from kafka_sticky_plugin.codec.consumer_protocol import (
+    Assignment,
     decode_subscription,
     encode_subscription,
     subscription_of,
@@ -72,17 +72,17 @@ owned_lists = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 9))
 def test_owned_partitions_are_replaced_by_the_current_assignment(
     owned: list[tuple[str, int]],
 ) -> None:
-    """v1+ subscriptions carry exactly the given owned partitions, other fields unchanged."""
-    rewritten = decode_subscription(with_owned_partitions(V3, owned))
-    original = decode_subscription(V3)
+    """Given the consumer's current assignment, the subscription claims exactly it (sorted,
+    distinct), everything else as the assignor's own subscription; no decode of our bytes."""
+    assignor = CooperativeStickyAssignor()
+    assignor.on_assignment(Assignment(3, (("a", 1),)), 4)
+    bound = bind(assignor)
+    rewritten = decode_subscription(bound.subscription(["a", "b"], owned))
+    original = decode_subscription(bound.subscription(["a", "b"]))
+    assert original.owned_partitions == (("a", 1),)
     assert rewritten.owned_partitions == tuple(sorted(set(owned)))
     assert (rewritten.topics, rewritten.generation_id, rewritten.version) == (
         original.topics,
         original.generation_id,
         original.version,
     )
-
-
-def test_v0_subscription_has_no_owned_field_to_rewrite() -> None:
-    """A v0 subscription is returned byte for byte."""
-    assert with_owned_partitions(V0, [("c", 0)]) == V0

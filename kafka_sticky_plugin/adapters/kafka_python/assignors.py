@@ -27,11 +27,17 @@ from typing import Any
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
-try:  # kafka-python 3.x
-    from kafka.coordinator.assignors.abstract import RebalanceProtocol
-except ImportError:  # kafka-python 2.x and kafka-python-ng: no KIP-429 in the client
-    from .hooks.protocols import RebalanceProtocol  # type: ignore[assignment]
-
+from ...assignor.contract import HookableAssignor
+from ...assignor.leader import (
+    COOPERATIVE_STICKY,
+    STICKY,
+    DecodedGroup,
+    MemberMetadata,
+    PartitionRacks,
+    assign_group,
+    read_group,
+)
+from ...assignor.rebalance import RebalanceProtocol
 from ...codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Subscription,
@@ -41,15 +47,6 @@ from ...codec import (
 )
 from ...errors import ConfigurationError
 from ._cluster import replica_racks
-from ._leader import (
-    COOPERATIVE_STICKY,
-    STICKY,
-    DecodedGroup,
-    MemberMetadata,
-    PartitionRacks,
-    assign_group,
-    read_group,
-)
 from ._metadata import assigned_partitions, to_subscription
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
@@ -118,26 +115,36 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
     def _claimed_partitions(self) -> tuple[tuple[str, int], ...]:
         return self._previous
 
-    def subscription(self, topics: Iterable[str]) -> Subscription:
-        """The subscription this member sends now (pure: reads state, changes nothing)."""
+    def subscription(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> Subscription:
+        """The subscription this member sends now (pure: reads state, changes nothing).
+
+        ``owned``, when given, replaces the partitions claimed from this assignor's memory
+        (the coordinator hooks pass the consumer's current assignment under COOPERATIVE, as
+        Java does)."""
+        claimed = self._claimed_partitions() if owned is None else tuple(sorted(set(owned)))
         return Subscription(
             version=CONSUMER_PROTOCOL_LATEST_VERSION,
             topics=tuple(sorted(set(topics))),
             user_data=self._user_data(),
-            owned_partitions=self._claimed_partitions(),
+            owned_partitions=claimed,
             generation_id=-1 if self._generation is None else self._generation,
             rack_id=self._rack_id,
         )
 
-    def subscription_bytes(self, topics: Iterable[str]) -> bytes:
+    def subscription_bytes(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> bytes:
         """The JoinGroup metadata this member sends now, as consumer-protocol v3 bytes.
 
         Stable API for the coordinator hooks of every kafka-python version: sorted topics,
         the owned partitions and generation recorded by :meth:`on_assignment` (none and -1
         after :meth:`on_partitions_lost`), the rack, and the assignor's user data in
-        Java's format. Pure: calling it twice gives the same bytes.
+        Java's format. ``owned`` replaces the claimed partitions (see :meth:`subscription`).
+        Pure: calling it twice gives the same bytes.
         """
-        return encode_subscription(self.subscription(topics))
+        return encode_subscription(self.subscription(topics, owned))
 
     def metadata(self, topics: Iterable[str]) -> bytes:
         """kafka-python's hook: the JoinGroup metadata (see :meth:`subscription_bytes`)."""
@@ -281,3 +288,10 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
 
     def _user_data(self) -> bytes | None:
         return encode_cooperative_user_data(self._generation)
+
+
+def _conforms(
+    sticky: StickyAssignor, cooperative: CooperativeStickyAssignor
+) -> tuple[HookableAssignor, HookableAssignor]:
+    """Never called: mypy checks here that both assignors implement the hooks' contract."""
+    return sticky, cooperative

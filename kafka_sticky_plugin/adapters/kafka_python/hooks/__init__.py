@@ -10,8 +10,13 @@ The public entry point is :func:`kafka_sticky_plugin.hooks.install_hooks`.
 
 from __future__ import annotations
 
-from .plan import CompleteDecision, PrepareDecision, decide_complete, decide_prepare
-from .protocols import RebalanceProtocol, select_protocol
+from ....assignor.decisions import (
+    CompleteDecision,
+    PrepareDecision,
+    decide_complete,
+    decide_prepare,
+)
+from ....assignor.rebalance import RebalanceProtocol, select_protocol
 from .versions import SUPPORTED_CLIENTS, ClientVersion, classify, detect_client
 
 __all__ = [

@@ -12,13 +12,13 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ....assignor.contract import BoundAssignor, bind_assignor, is_hookable
+from ....assignor.decisions import CompleteDecision, decide_complete
+from ....assignor.rebalance import RebalanceProtocol, select_protocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
 from .._cluster import replica_racks
-from .contract import BoundAssignor, bind_assignor, is_hookable
-from .members import normalise_members, with_owned_partitions
-from .plan import CompleteDecision, decide_complete
-from .protocols import RebalanceProtocol, select_protocol
+from .members import normalise_members
 
 __all__ = ["HooksBase", "instantiate_assignor", "protocols_of"]
 
@@ -155,10 +155,12 @@ class HooksBase:
             if bound is None:
                 protocols.append((assignor.name, assignor.metadata(topic_set)))
                 continue
-            metadata = bound.subscription(topic_set)
-            if self.protocol is RebalanceProtocol.COOPERATIVE:
-                metadata = with_owned_partitions(metadata, owned)
-            protocols.append((bound.name, metadata))
+            # Java fills owned partitions from the consumer's *current* assignment (after
+            # pre-join revocations), not from the assignor's memory: COOPERATIVE only.
+            cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
+            protocols.append(
+                (bound.name, bound.subscription(topic_set, owned if cooperative else None))
+            )
         return protocols
 
     def leader_assign(self, bound: BoundAssignor, members: Any) -> dict[str, bytes]:

@@ -10,14 +10,12 @@ tuples (kafka-python-ng on JoinGroup v5+), ``GroupMember`` namedtuples with
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from ....codec.consumer_protocol import decode_subscription, encode_subscription
-from .contract import GroupMemberMetadata
+from ....assignor.contract import GroupMemberMetadata
 
-__all__ = ["normalise_members", "with_owned_partitions"]
+__all__ = ["normalise_members"]
 
 
 def _as_bytes(value: Any) -> Any:
@@ -55,19 +53,3 @@ def _normalise_one(member: Any) -> GroupMemberMetadata:
 def normalise_members(members: Iterable[Any]) -> list[GroupMemberMetadata]:
     """Every member as ``(member_id, group_instance_id or None, raw metadata)``."""
     return [_normalise_one(member) for member in members]
-
-
-def with_owned_partitions(subscription: bytes, owned: Iterable[tuple[str, int]]) -> bytes:
-    """Re-encode ``subscription`` with ``owned`` as its owned partitions (v1+ only).
-
-    Java fills a subscription's owned partitions from the consumer's *current* assignment
-    (after pre-join revocations), not from the assignor's memory; a v0 subscription has no
-    such field and is returned unchanged.
-    """
-    decoded = decode_subscription(subscription)
-    if decoded.version < 1:
-        return subscription
-    owned_sorted = tuple(sorted({(str(t), int(p)) for t, p in owned}))
-    if owned_sorted == decoded.owned_partitions:
-        return subscription
-    return encode_subscription(dataclasses.replace(decoded, owned_partitions=owned_sorted))

@@ -6,8 +6,9 @@ protocol classes, so the same assignor instance works on kafka-python 2.x (whose
 ``on_assignment``) and on 3.x. An object is *hookable* when it provides:
 
 - ``name`` (str) and ``supported_protocols()`` (protocol ids, see :mod:`.protocols`);
-- ``subscription_bytes(topics) -> bytes``: its JoinGroup metadata (owned partitions and
-  generation come from its own per-instance state), pure apart from reading that state;
+- ``subscription_bytes(topics, owned=None) -> bytes``: its JoinGroup metadata (generation,
+  and owned partitions unless ``owned`` is given, come from its own per-instance state), pure
+  apart from reading that state;
 - ``read_members(members) -> DecodedGroup``: the leader path, given every member's raw
   JoinGroup metadata (any consumer-protocol version) as ``MemberMetadata``: each member is
   decoded once; the result names the group's topics and assigns them
@@ -27,12 +28,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-from ....codec.consumer_protocol import Assignment
-from .._leader import DecodedGroup, MemberMetadata
+from ..codec.consumer_protocol import Assignment
+from .leader import DecodedGroup, MemberMetadata
 
-__all__ = ["BoundAssignor", "GroupMemberMetadata", "bind_assignor", "is_hookable"]
+__all__ = [
+    "BoundAssignor",
+    "GroupMemberMetadata",
+    "HookableAssignor",
+    "bind_assignor",
+    "is_hookable",
+]
 
 _REQUIRED = ("subscription_bytes", "read_members", "on_assignment", "on_partitions_lost")
 
@@ -47,11 +54,30 @@ class GroupMemberMetadata(NamedTuple):
     metadata: Any
 
 
+class HookableAssignor(Protocol):
+    """The contract of the module docstring as a type: what every adapter's assignor offers
+    (mypy checks the kafka-python assignors against it)."""
+
+    name: str
+
+    def supported_protocols(self) -> Sequence[int]: ...
+
+    def subscription_bytes(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> bytes: ...
+
+    def read_members(self, members: Iterable[MemberMetadata]) -> DecodedGroup: ...
+
+    def on_assignment(self, assignment: Any, generation: int | None = None) -> None: ...
+
+    def on_partitions_lost(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class BoundAssignor:
     """One hookable assignor instance, with the calls the hooks make on it."""
 
-    assignor: Any
+    assignor: HookableAssignor
 
     @property
     def name(self) -> str:
@@ -60,8 +86,12 @@ class BoundAssignor:
     def protocols(self) -> list[int]:
         return [int(p) for p in self.assignor.supported_protocols()]
 
-    def subscription(self, topics: Iterable[str]) -> bytes:
-        return bytes(self.assignor.subscription_bytes(sorted(set(topics))))
+    def subscription(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> bytes:
+        """JoinGroup metadata; ``owned`` (COOPERATIVE: the consumer's current assignment)
+        replaces the partitions the assignor would claim from its own memory."""
+        return bytes(self.assignor.subscription_bytes(sorted(set(topics)), owned))
 
     def read(self, members: Sequence[GroupMemberMetadata]) -> DecodedGroup:
         """Every member decoded once (never raises for an unreadable member)."""
@@ -91,4 +121,4 @@ def is_hookable(assignor: Any) -> bool:
 
 def bind_assignor(assignor: Any) -> BoundAssignor | None:
     """Bind a hookable assignor instance, or ``None`` for a foreign one."""
-    return BoundAssignor(assignor) if is_hookable(assignor) else None
+    return BoundAssignor(assignor) if is_hookable(assignor) else None  # checked just above

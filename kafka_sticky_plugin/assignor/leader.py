@@ -39,17 +39,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ...codec import (
+from ..codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Assignment,
     AssignmentEncoder,
     Subscription,
     SubscriptionDecoder,
-    decode_cooperative_user_data,
-    decode_sticky_user_data,
+    read_user_data_claim,
 )
-from ...core import MemberSpec, cooperative_assign, sticky_assign
-from ...errors import CodecError, InvalidSpecError
+from ..core import MemberSpec
+from ..errors import CodecError, InvalidSpecError
+from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
 __all__ = [
     "COOPERATIVE_STICKY",
@@ -62,9 +62,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger("kafka_sticky_plugin.assignor")
-
-STICKY = "sticky"
-COOPERATIVE_STICKY = "cooperative-sticky"
 
 PartitionRacks = Mapping[tuple[str, int], Iterable[str]]
 
@@ -88,27 +85,14 @@ def _user_data_claim(
     protocol: str,
     owned_block: bytes | None = None,
 ) -> tuple[list[tuple[str, int]] | None, int]:
-    """``(partitions, generation or -1)`` from user data; unreadable means no history.
-
-    ``partitions`` is ``None`` when the user data repeats the subscription's owned partitions
-    byte for byte (``owned_block``, what our members and librdkafka's send): the same claims,
-    read once.
-    """
-    user_data = subscription.user_data
-    if not user_data:
-        return [], -1
+    """:func:`read_user_data_claim` for one member; unreadable means no history (one
+    warning line naming the member)."""
     try:
-        if protocol == COOPERATIVE_STICKY and len(user_data) == 4:
-            generation = decode_cooperative_user_data(user_data)
-            return [], -1 if generation is None else generation
-        if owned_block is not None and user_data.startswith(owned_block):
-            # Sticky user data is that same array, then (v1) an int32 generation.
-            if len(user_data) == len(owned_block):
-                return None, -1
-            if len(user_data) == len(owned_block) + 4:
-                generation = int.from_bytes(user_data[-4:], "big", signed=True)
-                return None, max(generation, -1)
-        partitions, decoded_generation = decode_sticky_user_data(user_data)
+        return read_user_data_claim(
+            subscription.user_data,
+            cooperative=strategy_named(protocol).cooperative,
+            owned_block=owned_block,
+        )
     except CodecError as exc:
         _log.warning(
             "member %s: unreadable %s user data, treated as no history (%s)",
@@ -117,7 +101,6 @@ def _user_data_claim(
             exc,
         )
         return [], -1
-    return partitions, -1 if decoded_generation is None else decoded_generation
 
 
 def member_spec(
@@ -138,7 +121,7 @@ def member_spec(
     generation = subscription.generation_id if version >= 2 else -1
     ud_partitions, ud_generation = _user_data_claim(member_id, subscription, protocol, owned_block)
     owned: Iterable[tuple[str, int]] = subscription.owned_partitions
-    if (protocol != COOPERATIVE_STICKY or version < 1) and ud_partitions:
+    if (not strategy_named(protocol).cooperative or version < 1) and ud_partitions:
         if owned:
             # Our members and librdkafka's write the same list twice: unite only if needed.
             owned = owned if ud_partitions == list(owned) else [*owned, *ud_partitions]
@@ -178,9 +161,6 @@ def _decode_member(
     else:
         raise CodecError("JoinGroup metadata", f"bytes, got {type(metadata).__name__}", -1)
     return subscription, decoder.owned_block(subscription)
-
-
-_NULL_USER_DATA = b"\xff\xff\xff\xff"
 
 
 @dataclass(frozen=True)
@@ -326,17 +306,17 @@ def _assign_decoded(
     partitions_per_topic: Mapping[str, int],
     partition_racks: PartitionRacks | None,
 ) -> dict[str, bytes]:
-    engine = cooperative_assign if group.protocol == COOPERATIVE_STICKY else sticky_assign
-    plan = engine(partitions_per_topic, group.specs, partition_racks=partition_racks)
+    plan = strategy_named(group.protocol).assign(
+        partitions_per_topic, group.specs, partition_racks=partition_racks
+    )
     version = group.version
-    header = version.to_bytes(2, "big")
     encoder = AssignmentEncoder()
     reusable = group.reusable
     out: dict[str, bytes] = {}
     for member_id, partitions in plan.items():
         previous = reusable.get(member_id)
         if previous is not None and tuple(partitions) == previous[0]:
-            out[member_id] = header + previous[1] + _NULL_USER_DATA
+            out[member_id] = encoder.encode_owned_block(version, previous[1])
         else:
             out[member_id] = encoder.encode(Assignment(version, tuple(partitions)))
     empty = encoder.encode(Assignment(version=version, partitions=()))
