@@ -37,15 +37,9 @@ from ...assignor.leader import (
     assign_group,
     read_group,
 )
+from ...assignor.member import MemberState
 from ...assignor.rebalance import RebalanceProtocol
-from ...codec import (
-    CONSUMER_PROTOCOL_LATEST_VERSION,
-    Subscription,
-    encode_cooperative_user_data,
-    encode_sticky_user_data,
-    encode_subscription,
-)
-from ...errors import ConfigurationError
+from ...codec import Subscription
 from ._cluster import replica_racks
 from ._metadata import assigned_partitions, to_subscription
 
@@ -53,39 +47,47 @@ __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
 
 
 class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
-    """Shared member state and leader path of both assignors (not for direct use)."""
+    """Both assignors: kafka-python's calls mapped onto the client-free member state
+    (:class:`~kafka_sticky_plugin.assignor.member.MemberState`) and leader path (not for
+    direct use)."""
 
     name: str = ""
 
-    def __init__(self, *, rack_id: str | None = None) -> None:
-        if rack_id is not None and not isinstance(rack_id, str):
-            raise ConfigurationError(f"rack_id must be a str or None, got {rack_id!r}")
-        self._rack_id = rack_id
-        self._previous: tuple[tuple[str, int], ...] = ()
-        self._generation: int | None = None
+    def __init__(
+        self,
+        *,
+        rack_id: str | None = None,
+        rebalance_protocol: RebalanceProtocol | int | None = None,
+    ) -> None:
+        self._member = MemberState(
+            self.name, rack_id=rack_id, rebalance_protocol=rebalance_protocol
+        )
 
     # -- member side -------------------------------------------------------------------
 
     def adopt_default_rack(self, rack_id: str) -> None:
         """Report ``rack_id`` (the consumer's ``client_rack``, set by ``install_hooks``) unless
         a rack was given to the constructor."""
-        if self._rack_id is None and rack_id:
-            self._rack_id = rack_id
+        self._member.adopt_default_rack(rack_id)
 
     @property
     def rack_id(self) -> str | None:
         """The rack this member reports in subscription v3 (``None``: none)."""
-        return self._rack_id
+        return self._member.rack_id
 
     @property
     def previous_assignment(self) -> tuple[tuple[str, int], ...]:
         """The partitions of the last ``on_assignment``, sorted; empty after a loss."""
-        return self._previous
+        return self._member.previous_assignment
 
     @property
     def generation(self) -> int | None:
         """The generation of the last ``on_assignment``; ``None`` before one or after a loss."""
-        return self._generation
+        return self._member.generation
+
+    def supported_protocols(self) -> list[RebalanceProtocol]:
+        """The strategy's protocols, preferred first, as Java's ``supportedProtocols()``."""
+        return list(self._member.strategy.protocols)
 
     def on_assignment(self, assignment: Any, generation: int | None = None) -> None:
         """Record this member's new assignment and the generation it belongs to.
@@ -94,11 +96,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         the raw assignment bytes, or a :class:`~kafka_sticky_plugin.codec.Assignment`.
         A missing or negative ``generation`` is recorded as ``None``.
         """
-        self._previous = tuple(sorted(set(assigned_partitions(assignment))))
-        if isinstance(generation, bool) or not isinstance(generation, int) or generation < 0:
-            self._generation = None
-        else:
-            self._generation = generation
+        self._member.record(assigned_partitions(assignment), generation)
 
     def on_partitions_lost(self) -> None:
         """Forget the assignment and generation: membership was fenced or expired.
@@ -106,14 +104,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         Called by the coordinator hooks when kafka-python reports lost partitions; the next
         subscription then claims no partitions and reports generation -1.
         """
-        self._previous = ()
-        self._generation = None
-
-    def _user_data(self) -> bytes | None:
-        raise NotImplementedError
-
-    def _claimed_partitions(self) -> tuple[tuple[str, int], ...]:
-        return self._previous
+        self._member.forget()
 
     def subscription(
         self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
@@ -123,15 +114,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         ``owned``, when given, replaces the partitions claimed from this assignor's memory
         (the coordinator hooks pass the consumer's current assignment under COOPERATIVE, as
         Java does)."""
-        claimed = self._claimed_partitions() if owned is None else tuple(sorted(set(owned)))
-        return Subscription(
-            version=CONSUMER_PROTOCOL_LATEST_VERSION,
-            topics=tuple(sorted(set(topics))),
-            user_data=self._user_data(),
-            owned_partitions=claimed,
-            generation_id=-1 if self._generation is None else self._generation,
-            rack_id=self._rack_id,
-        )
+        return self._member.subscription(topics, owned)
 
     def subscription_bytes(
         self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
@@ -144,7 +127,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         Java's format. ``owned`` replaces the claimed partitions (see :meth:`subscription`).
         Pure: calling it twice gives the same bytes.
         """
-        return encode_subscription(self.subscription(topics, owned))
+        return self._member.subscription_bytes(topics, owned)
 
     def metadata(self, topics: Iterable[str]) -> bytes:
         """kafka-python's hook: the JoinGroup metadata (see :meth:`subscription_bytes`)."""
@@ -219,7 +202,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
 
 
 class StickyAssignor(_StickyFamilyAssignor):
-    """Java's ``sticky`` (KIP-54 with KIP-341 generations), EAGER protocol.
+    """Java's ``sticky`` (KIP-54 with KIP-341 generations), EAGER protocol only.
 
     User data: the previous assignment and generation in Java's sticky v1 format (v0 when
     there is no generation, null when there is no previous assignment), which Java's and
@@ -229,14 +212,8 @@ class StickyAssignor(_StickyFamilyAssignor):
 
     name = STICKY
 
-    def supported_protocols(self) -> list[RebalanceProtocol]:
-        """EAGER only, as Java's ``StickyAssignor``."""
-        return [RebalanceProtocol.EAGER]
-
-    def _user_data(self) -> bytes | None:
-        if not self._previous and self._generation is None:
-            return None
-        return encode_sticky_user_data(self._previous, self._generation)
+    def __init__(self, *, rack_id: str | None = None) -> None:
+        super().__init__(rack_id=rack_id)
 
 
 class CooperativeStickyAssignor(_StickyFamilyAssignor):
@@ -261,33 +238,16 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
         rack_id: str | None = None,
         rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
     ) -> None:
-        super().__init__(rack_id=rack_id)
-        self._protocol = RebalanceProtocol.COOPERATIVE
-        self.use_rebalance_protocol(rebalance_protocol)
-
-    def supported_protocols(self) -> list[RebalanceProtocol]:
-        """COOPERATIVE first, then EAGER, as Java's ``CooperativeStickyAssignor``."""
-        return [RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER]
+        super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:
         """The protocol the consumer runs; decides whether owned partitions are claimed."""
-        return self._protocol
+        return self._member.rebalance_protocol
 
     def use_rebalance_protocol(self, protocol: RebalanceProtocol | int) -> None:
         """Tell the assignor which protocol its consumer's coordinator runs."""
-        try:
-            self._protocol = RebalanceProtocol(protocol)
-        except ValueError:
-            raise ConfigurationError(f"unknown rebalance protocol {protocol!r}") from None
-
-    def _claimed_partitions(self) -> tuple[tuple[str, int], ...]:
-        if self._protocol == RebalanceProtocol.EAGER:
-            return ()
-        return self._previous
-
-    def _user_data(self) -> bytes | None:
-        return encode_cooperative_user_data(self._generation)
+        self._member.use_rebalance_protocol(protocol)
 
 
 def _conforms(
