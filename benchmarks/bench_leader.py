@@ -39,7 +39,7 @@ if str(HERE) not in sys.path:
 from shapes import SHAPES  # noqa: E402
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor  # noqa: E402
-from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec  # noqa: E402
+from kafka_sticky_plugin.assignor.leader import member_spec  # noqa: E402
 from kafka_sticky_plugin.codec import (  # noqa: E402
     Assignment,
     decode_assignment,

@@ -28,13 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .adapters.kafka_python.hooks.protocols import RebalanceProtocol
 from .adapters.kafka_python.hooks.versions import (
     SUPPORTED_CLIENTS,
     ClientVersion,
     detect_client,
     supported_clients_text,
 )
+from .assignor.rebalance import RebalanceProtocol
 from .errors import ConfigurationError, UnsupportedClientError
 
 __all__ = [

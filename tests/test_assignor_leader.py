@@ -362,6 +362,24 @@ def test_unreadable_kafka_python_object_gets_empty_assignment(
     assert len(errors) == 1 and "weird" in errors[0].getMessage()
 
 
+def test_plain_assign_with_a_garbage_bytes_member_assigns_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """kafka-python 3.x's own ``assign()`` path with raw metadata a member's decoder could not
+    read: no exception, one error line naming it, an empty assignment, the rest assigned."""
+    good = [
+        Member(version=5, member_id=m, group_instance_id=None, metadata=sub(3, T)) for m in "ab"
+    ]
+    bad = Member(version=5, member_id="garbage", group_instance_id=None, metadata=b"\x00\x02\xff")
+    with caplog.at_level(logging.WARNING, logger="kafka_sticky_plugin"):
+        result = CooperativeStickyAssignor().assign(cluster_of({"t1": 4}), [*good, bad])
+    plan = decoded(result)
+    assert plan["garbage"] == []
+    assert sorted(plan["a"] + plan["b"]) == [("t1", p) for p in range(4)]
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(errors) == 1 and "garbage" in errors[0], errors
+
+
 @pytest.mark.parametrize(
     "owned",
     [
@@ -412,7 +430,7 @@ def test_leader_shortcuts_give_the_engine_plan_on_a_large_rejoin(
     """Members that own one partition of each of the same topics take the leader's shortcuts
     (one-struct owned arrays, trusted canonical claims, reused owned bytes, packed
     assignments); the result must equal the engine fed by the general decoder."""
-    from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec
+    from kafka_sticky_plugin.assignor.leader import member_spec
     from kafka_sticky_plugin.core import cooperative_assign
 
     seed = random.randrange(2**32)

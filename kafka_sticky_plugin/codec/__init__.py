@@ -11,6 +11,7 @@ Modules: :mod:`.consumer_protocol` (subscription and assignment v0-v3) and
 
 from __future__ import annotations
 
+from ._wire import INT32_MAX, INT32_MIN
 from .consumer_protocol import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Assignment,
@@ -28,10 +29,13 @@ from .sticky_user_data import (
     decode_sticky_user_data,
     encode_cooperative_user_data,
     encode_sticky_user_data,
+    read_user_data_claim,
 )
 
 __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
+    "INT32_MAX",
+    "INT32_MIN",
     "Assignment",
     "AssignmentEncoder",
     "Subscription",
@@ -44,5 +48,6 @@ __all__ = [
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
     "encode_subscription",
+    "read_user_data_claim",
     "subscription_of",
 ]

@@ -67,6 +67,7 @@ CONSUMER_PROTOCOL_LATEST_VERSION = 3
 #: distinct subscriptions; more only costs a few failed prefix compares).
 _TOPIC_MEMO_SIZE = 8
 
+_NULL_BYTES = b"\xff\xff\xff\xff"  # a null ``bytes`` field: length -1
 _SUBSCRIPTION = "consumer protocol subscription"
 _ASSIGNMENT = "consumer protocol assignment"
 
@@ -260,6 +261,15 @@ class AssignmentEncoder:
     def encode(self, assignment: Assignment) -> bytes:
         """Same as :func:`encode_assignment`."""
         return _encode_assignment(assignment, self._headers)
+
+    @staticmethod
+    def encode_owned_block(version: int, owned_block: bytes) -> bytes:
+        """The assignment of exactly the partitions a subscription's canonical owned block
+        (from :meth:`SubscriptionDecoder.decode_with_owned_block`) lists, with null user
+        data: those bytes spliced between the version and the null user data. Same bytes as
+        :meth:`encode` of those partitions (the two arrays share one layout)."""
+        _check_version(version, _ASSIGNMENT)
+        return version.to_bytes(2, "big") + owned_block + _NULL_BYTES
 
 
 def decode_assignment(data: bytes | bytearray | memoryview) -> Assignment:

@@ -38,6 +38,7 @@ __all__ = [
     "decode_sticky_user_data",
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
+    "read_user_data_claim",
 ]
 
 _STICKY = "sticky assignor user data"
@@ -125,3 +126,37 @@ def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | 
     """
     reader = Reader(data, _COOPERATIVE)
     return _generation_or_none(reader.int32("generation"))
+
+
+def read_user_data_claim(
+    user_data: bytes | None,
+    *,
+    cooperative: bool,
+    owned_block: bytes | None = None,
+) -> tuple[list[TopicPartitionPair] | None, int]:
+    """``(previous partitions, generation or -1)`` claimed by a member's subscription user data.
+
+    ``cooperative``: 4 bytes are cooperative user data (Java's int32 generation); anything
+    else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
+    librdkafka's cooperative-sticky sends too). Null or empty user data claims nothing (-1).
+
+    ``owned_block`` (the subscription's canonical owned-partitions bytes, count included)
+    is a shortcut with the same result: sticky user data that starts with exactly those
+    bytes (what our members and librdkafka's send) is that same array, optionally followed
+    by the int32 generation, so it is not decoded again; ``partitions`` is then ``None``,
+    meaning "the subscription's owned partitions". Raises :class:`CodecError` when the user
+    data cannot be read (the caller treats that as "no history").
+    """
+    if not user_data:
+        return [], -1
+    if cooperative and len(user_data) == 4:
+        generation = decode_cooperative_user_data(user_data)
+        return [], -1 if generation is None else generation
+    if owned_block is not None and user_data.startswith(owned_block):
+        if len(user_data) == len(owned_block):
+            return None, -1
+        if len(user_data) == len(owned_block) + 4:
+            tail = int.from_bytes(user_data[-4:], "big", signed=True)
+            return None, max(tail, -1)
+    partitions, decoded = decode_sticky_user_data(user_data)
+    return partitions, -1 if decoded is None else decoded

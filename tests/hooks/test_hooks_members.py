@@ -1,4 +1,4 @@
-"""Leader-side member shapes of every client version, and owned-partition rewriting."""
+"""Leader-side member shapes of every client version, and the owned partitions a member sends."""
 
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafka_sticky_plugin.adapters.kafka_python.hooks.contract import GroupMemberMetadata
+from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.adapters.kafka_python.hooks.members import (
     normalise_members,
-    subscribed_topics,
-    with_owned_partitions,
+)
+from kafka_sticky_plugin.assignor.contract import (
+    BoundAssignor,
+    GroupMemberMetadata,
+    bind_assignor,
 )
 from kafka_sticky_plugin.codec.consumer_protocol import (
+    Assignment,
     decode_subscription,
     encode_subscription,
     subscription_of,
@@ -38,10 +42,27 @@ def test_every_client_shape_normalises_to_the_same_triple() -> None:
     assert static == [GroupMemberMetadata("m2", "instance-2", V0)]
 
 
-def test_subscribed_topics_reads_every_version() -> None:
-    """The union of topics from v0 and v3 subscriptions."""
+def test_group_topics_come_from_the_one_decode_of_every_version() -> None:
+    """The union of topics from v0 and v3 subscriptions, read in the same pass as the specs."""
     members = normalise_members([("m1", V3), ("m2", V0)])
-    assert subscribed_topics(members) == {"a", "b", "c"}
+    group = bind(CooperativeStickyAssignor()).read(members)
+    assert group.topics == {"a", "b", "c"}
+    assert [spec.member_id for spec in group.specs] == ["m1", "m2"]
+    assert group.unreadable == ()
+
+
+def test_a_member_whose_object_cannot_become_bytes_is_unreadable_not_raised() -> None:
+    """normalise_members never raises on a member's metadata; the leader names the member."""
+    members = normalise_members([("m1", V3), ("bad", object())])
+    group = bind(CooperativeStickyAssignor()).read(members)
+    assert group.unreadable == ("bad",)
+    assert group.topics == {"a", "b"}
+
+
+def bind(assignor: object) -> BoundAssignor:
+    bound = bind_assignor(assignor)
+    assert bound is not None
+    return bound
 
 
 owned_lists = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 9)), max_size=8)
@@ -51,17 +72,17 @@ owned_lists = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 9))
 def test_owned_partitions_are_replaced_by_the_current_assignment(
     owned: list[tuple[str, int]],
 ) -> None:
-    """v1+ subscriptions carry exactly the given owned partitions, other fields unchanged."""
-    rewritten = decode_subscription(with_owned_partitions(V3, owned))
-    original = decode_subscription(V3)
+    """Given the consumer's current assignment, the subscription claims exactly it (sorted,
+    distinct), everything else as the assignor's own subscription; no decode of our bytes."""
+    assignor = CooperativeStickyAssignor()
+    assignor.on_assignment(Assignment(3, (("a", 1),)), 4)
+    bound = bind(assignor)
+    rewritten = decode_subscription(bound.subscription(["a", "b"], owned))
+    original = decode_subscription(bound.subscription(["a", "b"]))
+    assert original.owned_partitions == (("a", 1),)
     assert rewritten.owned_partitions == tuple(sorted(set(owned)))
     assert (rewritten.topics, rewritten.generation_id, rewritten.version) == (
         original.topics,
         original.generation_id,
         original.version,
     )
-
-
-def test_v0_subscription_has_no_owned_field_to_rewrite() -> None:
-    """A v0 subscription is returned byte for byte."""
-    assert with_owned_partitions(V0, [("c", 0)]) == V0

@@ -13,9 +13,9 @@ before the consumer exists. ``group.protocol=consumer`` (KIP-848) is always incr
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 
+from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 
 __all__ = [
@@ -26,13 +26,6 @@ __all__ = [
     "config_value",
     "strategy_list",
 ]
-
-
-class RebalanceProtocol(enum.Enum):
-    """How a member hands partitions over; the values are librdkafka's own names."""
-
-    EAGER = "EAGER"
-    COOPERATIVE = "COOPERATIVE"
 
 
 # librdkafka's built-in strategies (CONFIGURATION.md, "Available strategies"). It has no eager

@@ -92,8 +92,8 @@ def subscribe(
     known = consumer.rebalance_protocol if isinstance(consumer, CheckedConsumer) else None
     if known is not None and protocol is not None and protocol is not known:
         raise ConfigurationError(
-            f"protocol={protocol.value} contradicts the consumer's configuration, which gives "
-            f"{known.value}; omit protocol= for consumers from create_consumer()"
+            f"protocol={protocol.name} contradicts the consumer's configuration, which gives "
+            f"{known.name}; omit protocol= for consumers from create_consumer()"
         )
     chosen = known or protocol
     if chosen is None:

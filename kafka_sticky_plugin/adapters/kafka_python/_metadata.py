@@ -16,8 +16,14 @@ from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from ...codec import Assignment, Subscription, decode_assignment, decode_subscription
-from ...codec._wire import INT32_MAX, INT32_MIN
+from ...codec import (
+    INT32_MAX,
+    INT32_MIN,
+    Assignment,
+    Subscription,
+    decode_assignment,
+    decode_subscription,
+)
 from ...errors import CodecError
 
 __all__ = ["assigned_partitions", "to_subscription"]

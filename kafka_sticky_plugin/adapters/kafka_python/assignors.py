@@ -24,44 +24,47 @@ generation -1, until the next ``on_assignment``.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
-try:  # kafka-python 3.x
-    from kafka.coordinator.assignors.abstract import RebalanceProtocol
-except ImportError:  # kafka-python 2.x and kafka-python-ng: no KIP-429 in the client
-    from .hooks.protocols import RebalanceProtocol  # type: ignore[assignment]
-
-from ...codec import (
-    CONSUMER_PROTOCOL_LATEST_VERSION,
-    Subscription,
-    encode_cooperative_user_data,
-    encode_sticky_user_data,
-    encode_subscription,
+from ...assignor.contract import HookableAssignor
+from ...assignor.leader import (
+    COOPERATIVE_STICKY,
+    STICKY,
+    DecodedGroup,
+    MemberMetadata,
+    PartitionRacks,
+    assign_group,
+    read_group,
 )
-from ...errors import CodecError, ConfigurationError
+from ...assignor.member import MemberState
+from ...assignor.rebalance import RebalanceProtocol
+from ...codec import Subscription
 from ._cluster import replica_racks
-from ._leader import COOPERATIVE_STICKY, STICKY, MemberMetadata, PartitionRacks, assign_group
 from ._metadata import assigned_partitions, to_subscription
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
 
 
 class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
-    """Shared member state and leader path of both assignors (not for direct use)."""
+    """Both assignors: kafka-python's calls mapped onto the client-free member state
+    (:class:`~kafka_sticky_plugin.assignor.member.MemberState`) and leader path (not for
+    direct use)."""
 
     name: str = ""
 
-    def __init__(self, *, rack_id: str | None = None) -> None:
-        if rack_id is not None and not isinstance(rack_id, str):
-            raise ConfigurationError(f"rack_id must be a str or None, got {rack_id!r}")
-        self._rack_id = rack_id
-        self._previous: tuple[tuple[str, int], ...] = ()
-        self._generation: int | None = None
+    def __init__(
+        self,
+        *,
+        rack_id: str | None = None,
+        rebalance_protocol: RebalanceProtocol | int | None = None,
+    ) -> None:
+        self._member = MemberState(
+            self.name, rack_id=rack_id, rebalance_protocol=rebalance_protocol
+        )
 
     # -- member side -------------------------------------------------------------------
 
@@ -72,30 +75,32 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         consumers configured with one instance never share a previous assignment.
         """
         twin = copy.copy(self)
-        twin._previous = ()
-        twin._generation = None
+        twin._member = self._member.fresh_copy()
         return twin
 
     def adopt_default_rack(self, rack_id: str) -> None:
         """Report ``rack_id`` (the consumer's ``client_rack``, set by ``install_hooks``) unless
         a rack was given to the constructor."""
-        if self._rack_id is None and rack_id:
-            self._rack_id = rack_id
+        self._member.adopt_default_rack(rack_id)
 
     @property
     def rack_id(self) -> str | None:
         """The rack this member reports in subscription v3 (``None``: none)."""
-        return self._rack_id
+        return self._member.rack_id
 
     @property
     def previous_assignment(self) -> tuple[tuple[str, int], ...]:
         """The partitions of the last ``on_assignment``, sorted; empty after a loss."""
-        return self._previous
+        return self._member.previous_assignment
 
     @property
     def generation(self) -> int | None:
         """The generation of the last ``on_assignment``; ``None`` before one or after a loss."""
-        return self._generation
+        return self._member.generation
+
+    def supported_protocols(self) -> list[RebalanceProtocol]:
+        """The strategy's protocols, preferred first, as Java's ``supportedProtocols()``."""
+        return list(self._member.strategy.protocols)
 
     def on_assignment(self, assignment: Any, generation: int | None = None) -> None:
         """Record this member's new assignment and the generation it belongs to.
@@ -104,11 +109,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         the raw assignment bytes, or a :class:`~kafka_sticky_plugin.codec.Assignment`.
         A missing or negative ``generation`` is recorded as ``None``.
         """
-        self._previous = tuple(sorted(set(assigned_partitions(assignment))))
-        if isinstance(generation, bool) or not isinstance(generation, int) or generation < 0:
-            self._generation = None
-        else:
-            self._generation = generation
+        self._member.record(assigned_partitions(assignment), generation)
 
     def on_partitions_lost(self) -> None:
         """Forget the assignment and generation: membership was fenced or expired.
@@ -116,35 +117,30 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         Called by the coordinator hooks when kafka-python reports lost partitions; the next
         subscription then claims no partitions and reports generation -1.
         """
-        self._previous = ()
-        self._generation = None
+        self._member.forget()
 
-    def _user_data(self) -> bytes | None:
-        raise NotImplementedError
+    def subscription(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> Subscription:
+        """The subscription this member sends now (pure: reads state, changes nothing).
 
-    def _claimed_partitions(self) -> tuple[tuple[str, int], ...]:
-        return self._previous
+        ``owned``, when given, replaces the partitions claimed from this assignor's memory
+        (the coordinator hooks pass the consumer's current assignment under COOPERATIVE, as
+        Java does)."""
+        return self._member.subscription(topics, owned)
 
-    def subscription(self, topics: Iterable[str]) -> Subscription:
-        """The subscription this member sends now (pure: reads state, changes nothing)."""
-        return Subscription(
-            version=CONSUMER_PROTOCOL_LATEST_VERSION,
-            topics=tuple(sorted(set(topics))),
-            user_data=self._user_data(),
-            owned_partitions=self._claimed_partitions(),
-            generation_id=-1 if self._generation is None else self._generation,
-            rack_id=self._rack_id,
-        )
-
-    def subscription_bytes(self, topics: Iterable[str]) -> bytes:
+    def subscription_bytes(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> bytes:
         """The JoinGroup metadata this member sends now, as consumer-protocol v3 bytes.
 
         Stable API for the coordinator hooks of every kafka-python version: sorted topics,
         the owned partitions and generation recorded by :meth:`on_assignment` (none and -1
         after :meth:`on_partitions_lost`), the rack, and the assignor's user data in
-        Java's format. Pure: calling it twice gives the same bytes.
+        Java's format. ``owned`` replaces the claimed partitions (see :meth:`subscription`).
+        Pure: calling it twice gives the same bytes.
         """
-        return encode_subscription(self.subscription(topics))
+        return self._member.subscription_bytes(topics, owned)
 
     def metadata(self, topics: Iterable[str]) -> bytes:
         """kafka-python's hook: the JoinGroup metadata (see :meth:`subscription_bytes`)."""
@@ -178,57 +174,48 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
             partition_racks=cluster_racks,
         )
 
+    def read_members(self, members: Iterable[MemberMetadata]) -> DecodedGroup:
+        """Read every JoinGroup member once: the group's topics and the engine's input.
+
+        Stable API for the coordinator hooks: they ask the cluster about ``.topics``, then
+        call ``.assign(partitions_per_topic, partition_racks=...)``. Metadata may be raw
+        bytes, a :class:`Subscription` or a kafka-python subscription object; a member whose
+        metadata cannot be read is named in one error log line and later gets an empty
+        assignment.
+        """
+        return read_group(self.name, members, convert=to_subscription)
+
     def assign(self, cluster: Any, members: Iterable[Any]) -> dict[str, bytes]:
         """kafka-python's leader hook: ``{member_id: assignment bytes}`` for SyncGroup.
 
         ``members`` are kafka-python's JoinGroup members (``member_id``, ``metadata`` as
-        bytes or a decoded subscription, optional ``group_instance_id``); partition counts
+        bytes or a decoded subscription, optional ``group_instance_id``); each is read once
+        (an unreadable one gets an empty assignment and one error log line); partition counts
         come from ``cluster.partitions_for_topic``; topics the cluster does not know are
         ignored; replica racks (KIP-881) come from the cluster's brokers and partitions when
         the brokers report racks.
         """
-        inputs: list[MemberMetadata] = []
-        topics: set[str] = set()
-        for member in members:
-            metadata = member.metadata
-            if not isinstance(metadata, (bytes, bytearray, memoryview)):
-                # A kafka-python object: read it once here; an unreadable one is passed on
-                # as is so that assign_group logs it and gives it an empty assignment.
-                with contextlib.suppress(CodecError):
-                    metadata = to_subscription(metadata)
-            if isinstance(metadata, Subscription):
-                topics.update(metadata.topics)
-            else:
-                topics.update(_topics_of(metadata))
-            instance_id = getattr(member, "group_instance_id", None) or None
-            inputs.append(MemberMetadata(member.member_id, metadata, instance_id))
+        group = self.read_members(
+            MemberMetadata(
+                str(member.member_id),
+                member.metadata,
+                getattr(member, "group_instance_id", None) or None,
+            )
+            for member in members
+        )
         partitions_per_topic: dict[str, int] = {}
-        for topic in sorted(topics):
+        for topic in sorted(group.topics):
             partitions = cluster.partitions_for_topic(topic)
             if partitions:
                 partitions_per_topic[topic] = len(partitions)
-        return assign_group(
-            self.name,
+        return group.assign(
             partitions_per_topic,
-            inputs,
             partition_racks=replica_racks(cluster, partitions_per_topic),
         )
 
 
-def _topics_of(metadata: Any) -> Iterable[str]:
-    """Topic names of raw metadata bytes, or nothing when they cannot be read.
-
-    Only used to ask the cluster for partition counts; the decode that counts (and its error
-    log line) happens in :func:`~._leader.assign_group`.
-    """
-    try:
-        return to_subscription(metadata).topics
-    except CodecError:
-        return ()
-
-
 class StickyAssignor(_StickyFamilyAssignor):
-    """Java's ``sticky`` (KIP-54 with KIP-341 generations), EAGER protocol.
+    """Java's ``sticky`` (KIP-54 with KIP-341 generations), EAGER protocol only.
 
     User data: the previous assignment and generation in Java's sticky v1 format (v0 when
     there is no generation, null when there is no previous assignment), which Java's and
@@ -240,15 +227,6 @@ class StickyAssignor(_StickyFamilyAssignor):
 
     def __init__(self, *, rack_id: str | None = None) -> None:
         super().__init__(rack_id=rack_id)
-
-    def supported_protocols(self) -> list[RebalanceProtocol]:
-        """EAGER only, as Java's ``StickyAssignor``."""
-        return [RebalanceProtocol.EAGER]
-
-    def _user_data(self) -> bytes | None:
-        if not self._previous and self._generation is None:
-            return None
-        return encode_sticky_user_data(self._previous, self._generation)
 
 
 class CooperativeStickyAssignor(_StickyFamilyAssignor):
@@ -273,30 +251,20 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
         rack_id: str | None = None,
         rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
     ) -> None:
-        super().__init__(rack_id=rack_id)
-        self._protocol = RebalanceProtocol.COOPERATIVE
-        self.use_rebalance_protocol(rebalance_protocol)
-
-    def supported_protocols(self) -> list[RebalanceProtocol]:
-        """COOPERATIVE first, then EAGER, as Java's ``CooperativeStickyAssignor``."""
-        return [RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER]
+        super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:
         """The protocol the consumer runs; decides whether owned partitions are claimed."""
-        return self._protocol
+        return self._member.rebalance_protocol
 
     def use_rebalance_protocol(self, protocol: RebalanceProtocol | int) -> None:
         """Tell the assignor which protocol its consumer's coordinator runs."""
-        try:
-            self._protocol = RebalanceProtocol(protocol)
-        except ValueError:
-            raise ConfigurationError(f"unknown rebalance protocol {protocol!r}") from None
+        self._member.use_rebalance_protocol(protocol)
 
-    def _claimed_partitions(self) -> tuple[tuple[str, int], ...]:
-        if self._protocol == RebalanceProtocol.EAGER:
-            return ()
-        return self._previous
 
-    def _user_data(self) -> bytes | None:
-        return encode_cooperative_user_data(self._generation)
+def _conforms(
+    sticky: StickyAssignor, cooperative: CooperativeStickyAssignor
+) -> tuple[HookableAssignor, HookableAssignor]:
+    """Never called: mypy checks here that both assignors implement the hooks' contract."""
+    return sticky, cooperative

@@ -12,13 +12,13 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ....assignor.contract import BoundAssignor, bind_assignor, is_hookable
+from ....assignor.decisions import CompleteDecision, decide_complete
+from ....assignor.rebalance import RebalanceProtocol, select_protocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
 from .._cluster import replica_racks
-from .contract import BoundAssignor, bind_assignor, is_hookable
-from .members import normalise_members, subscribed_topics, with_owned_partitions
-from .plan import CompleteDecision, decide_complete
-from .protocols import RebalanceProtocol, select_protocol
+from .members import normalise_members
 
 __all__ = ["HooksBase", "instantiate_assignor", "log_partitions", "protocols_of"]
 
@@ -168,15 +168,20 @@ class HooksBase:
             if bound is None:
                 protocols.append((assignor.name, assignor.metadata(topic_set)))
                 continue
-            metadata = bound.subscription(topic_set)
-            if self.protocol is RebalanceProtocol.COOPERATIVE:
-                metadata = with_owned_partitions(metadata, owned)
-            protocols.append((bound.name, metadata))
+            # Java fills owned partitions from the consumer's *current* assignment (after
+            # pre-join revocations), not from the assignor's memory: COOPERATIVE only.
+            cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
+            protocols.append(
+                (bound.name, bound.subscription(topic_set, owned if cooperative else None))
+            )
         return protocols
 
     def leader_assign(self, bound: BoundAssignor, members: Any) -> dict[str, bytes]:
         """The leader path: raw metadata of every member -> our assignor -> bytes per member.
 
+        Every member is decoded once, which also yields the group's topics; a member whose
+        metadata cannot be read gets an empty assignment and one error log line, and the
+        rest of the group is assigned normally (nothing raises out of ``poll()``).
         Replica racks (KIP-881) come from the cluster metadata when brokers report racks.
         Mirrors the client's bookkeeping: the group subscription widens to every member's
         topics, metadata is refreshed, and the snapshot used to detect partition changes is
@@ -184,7 +189,8 @@ class HooksBase:
         """
         coordinator = self._coordinator
         metas = normalise_members(members)
-        topics = subscribed_topics(metas)
+        group = bound.read(metas)  # each member decoded once; unreadable ones never raise
+        topics = group.topics
         self._subscription.group_subscribe(topics)
         cluster = coordinator._cluster
         set_topics = getattr(cluster, "set_topics", None)
@@ -197,8 +203,8 @@ class HooksBase:
         partitions_per_topic = {
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
-        plan = bound.assign(
-            partitions_per_topic, metas, replica_racks(cluster, partitions_per_topic)
+        plan = group.assign(
+            partitions_per_topic, partition_racks=replica_racks(cluster, partitions_per_topic)
         )
         for member in metas:
             if member.member_id not in plan:

@@ -10,67 +10,46 @@ tuples (kafka-python-ng on JoinGroup v5+), ``GroupMember`` namedtuples with
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from ....codec.consumer_protocol import decode_subscription, encode_subscription
-from ....errors import CodecError
-from .contract import GroupMemberMetadata
+from ....assignor.contract import GroupMemberMetadata
 
-__all__ = ["normalise_members", "subscribed_topics", "with_owned_partitions"]
+__all__ = ["normalise_members"]
 
 
-def _as_bytes(value: Any, member_id: str) -> bytes:
+def _as_bytes(value: Any) -> Any:
+    """Raw bytes of a member's metadata; a value that is neither bytes nor re-encodable is
+    passed on as is, and the leader reports that member as unreadable (never raised here:
+    one broken member must not stop the group)."""
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
     encode = getattr(value, "encode", None)
     if callable(encode):  # a client-side struct that was decoded earlier
-        return bytes(encode())
-    raise CodecError(f"JoinGroup metadata of member {member_id!r}", "bytes", 0)
+        try:
+            return bytes(encode())
+        except Exception:  # a broken client object: the leader names this member
+            return value
+    return value
 
 
 def _normalise_one(member: Any) -> GroupMemberMetadata:
     if isinstance(member, tuple) and not hasattr(member, "_fields"):
         if len(member) == 2:
             member_id, raw = member
-            return GroupMemberMetadata(str(member_id), None, _as_bytes(raw, str(member_id)))
+            return GroupMemberMetadata(str(member_id), None, _as_bytes(raw))
         if len(member) == 3:
             member_id, instance_id, raw = member
             instance = str(instance_id) if instance_id else None
-            return GroupMemberMetadata(str(member_id), instance, _as_bytes(raw, str(member_id)))
+            return GroupMemberMetadata(str(member_id), instance, _as_bytes(raw))
     member_id = str(member.member_id)
     instance_id = getattr(member, "group_instance_id", None) or None
     raw = getattr(member, "metadata_bytes", None)
     if raw is None:
         raw = member.metadata
-    return GroupMemberMetadata(member_id, instance_id, _as_bytes(raw, member_id))
+    return GroupMemberMetadata(member_id, instance_id, _as_bytes(raw))
 
 
 def normalise_members(members: Iterable[Any]) -> list[GroupMemberMetadata]:
     """Every member as ``(member_id, group_instance_id or None, raw metadata)``."""
     return [_normalise_one(member) for member in members]
-
-
-def subscribed_topics(members: Iterable[GroupMemberMetadata]) -> set[str]:
-    """The union of every member's subscribed topics (raises ``CodecError`` on bad bytes)."""
-    topics: set[str] = set()
-    for member in members:
-        topics.update(decode_subscription(member.metadata).topics)
-    return topics
-
-
-def with_owned_partitions(subscription: bytes, owned: Iterable[tuple[str, int]]) -> bytes:
-    """Re-encode ``subscription`` with ``owned`` as its owned partitions (v1+ only).
-
-    Java fills a subscription's owned partitions from the consumer's *current* assignment
-    (after pre-join revocations), not from the assignor's memory; a v0 subscription has no
-    such field and is returned unchanged.
-    """
-    decoded = decode_subscription(subscription)
-    if decoded.version < 1:
-        return subscription
-    owned_sorted = tuple(sorted({(str(t), int(p)) for t, p in owned}))
-    if owned_sorted == decoded.owned_partitions:
-        return subscription
-    return encode_subscription(dataclasses.replace(decoded, owned_partitions=owned_sorted))

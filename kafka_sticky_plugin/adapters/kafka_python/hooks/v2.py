@@ -29,10 +29,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from ....assignor.decisions import decide_prepare, membership_lost
+from ....assignor.rebalance import RebalanceProtocol
 from .common import HooksBase, instantiate_assignor, log_partitions
 from .listener import call_sync, lost_method_name, rebalance_listener
-from .plan import decide_prepare, membership_lost
-from .protocols import RebalanceProtocol
 
 __all__ = ["V2Hooks"]
 

@@ -1,9 +1,13 @@
-"""The leader's path, bytes to bytes: decode every member, run the engine, encode.
+"""The leader's path, bytes to bytes: decode every member once, run the engine, encode.
 
 No client import, no I/O, no state kept between calls; side effects are one logger and a
-pause of the cyclic garbage collector for the duration of a call (restored on exit). Both
-assignor classes (``assign`` and ``assign_from_bytes``, which the coordinator hooks of every
-kafka-python version call) go through :func:`assign_group`.
+pause of the cyclic garbage collector for the duration of a call (restored on exit). Two
+steps: :func:`read_group` decodes every member once, which yields both the group's topics (a
+leader asks its cluster for their partition counts) and the engine's input; then
+:meth:`DecodedGroup.assign` plans and encodes. :func:`assign_group` does both. Every adapter
+goes through them (kafka-python's ``assign``, ``assign_from_bytes`` and coordinator hooks of
+every version; the simulator), and the byte layouts and shortcuts they use live in
+:mod:`kafka_sticky_plugin.codec`.
 
 How a member's claim is read (``protocol`` is the group's selected assignor name):
 
@@ -34,36 +38,34 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ...codec import (
+from ..codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Assignment,
     AssignmentEncoder,
     Subscription,
     SubscriptionDecoder,
-    decode_cooperative_user_data,
-    decode_sticky_user_data,
+    read_user_data_claim,
 )
-from ...core import MemberSpec, cooperative_assign, sticky_assign
-from ...errors import CodecError
-from ._metadata import to_subscription
+from ..core import MemberSpec
+from ..errors import CodecError, InvalidSpecError
+from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
 __all__ = [
     "COOPERATIVE_STICKY",
     "STICKY",
+    "DecodedGroup",
     "MemberMetadata",
     "assign_group",
     "member_spec",
+    "read_group",
 ]
 
 _log = logging.getLogger("kafka_sticky_plugin.assignor")
-
-STICKY = "sticky"
-COOPERATIVE_STICKY = "cooperative-sticky"
 
 PartitionRacks = Mapping[tuple[str, int], Iterable[str]]
 
@@ -87,27 +89,14 @@ def _user_data_claim(
     protocol: str,
     owned_block: bytes | None = None,
 ) -> tuple[list[tuple[str, int]] | None, int]:
-    """``(partitions, generation or -1)`` from user data; unreadable means no history.
-
-    ``partitions`` is ``None`` when the user data repeats the subscription's owned partitions
-    byte for byte (``owned_block``, what our members and librdkafka's send): the same claims,
-    read once.
-    """
-    user_data = subscription.user_data
-    if not user_data:
-        return [], -1
+    """:func:`read_user_data_claim` for one member; unreadable means no history (one
+    warning line naming the member)."""
     try:
-        if protocol == COOPERATIVE_STICKY and len(user_data) == 4:
-            generation = decode_cooperative_user_data(user_data)
-            return [], -1 if generation is None else generation
-        if owned_block is not None and user_data.startswith(owned_block):
-            # Sticky user data is that same array, then (v1) an int32 generation.
-            if len(user_data) == len(owned_block):
-                return None, -1
-            if len(user_data) == len(owned_block) + 4:
-                generation = int.from_bytes(user_data[-4:], "big", signed=True)
-                return None, max(generation, -1)
-        partitions, decoded_generation = decode_sticky_user_data(user_data)
+        return read_user_data_claim(
+            subscription.user_data,
+            cooperative=strategy_named(protocol).cooperative,
+            owned_block=owned_block,
+        )
     except CodecError as exc:
         _log.warning(
             "member %s: unreadable %s user data, treated as no history (%s)",
@@ -116,7 +105,6 @@ def _user_data_claim(
             exc,
         )
         return [], -1
-    return partitions, -1 if decoded_generation is None else decoded_generation
 
 
 def member_spec(
@@ -137,7 +125,7 @@ def member_spec(
     generation = subscription.generation_id if version >= 2 else -1
     ud_partitions, ud_generation = _user_data_claim(member_id, subscription, protocol, owned_block)
     owned: Iterable[tuple[str, int]] = subscription.owned_partitions
-    if (protocol != COOPERATIVE_STICKY or version < 1) and ud_partitions:
+    if (not strategy_named(protocol).cooperative or version < 1) and ud_partitions:
         if owned:
             # Our members and librdkafka's write the same list twice: unite only if needed.
             owned = owned if ud_partitions == list(owned) else [*owned, *ud_partitions]
@@ -164,15 +152,65 @@ def member_spec(
 
 
 def _decode_member(
-    decoder: SubscriptionDecoder, metadata: Any
+    decoder: SubscriptionDecoder,
+    metadata: Any,
+    convert: Callable[[Any], Subscription] | None,
 ) -> tuple[Subscription, bytes | None]:
     if isinstance(metadata, (bytes, bytearray, memoryview)):
         return decoder.decode_with_owned_block(metadata)
-    subscription = to_subscription(metadata)
+    if isinstance(metadata, Subscription):
+        subscription = metadata
+    elif convert is not None:
+        subscription = convert(metadata)
+    else:
+        raise CodecError("JoinGroup metadata", f"bytes, got {type(metadata).__name__}", -1)
     return subscription, decoder.owned_block(subscription)
 
 
-_NULL_USER_DATA = b"\xff\xff\xff\xff"
+@dataclass(frozen=True)
+class DecodedGroup:
+    """Every member of one JoinGroup read once: the group's topics and the engine's input.
+
+    Invariants: ``specs`` holds one spec per readable member, ``unreadable`` the ids of the
+    others (each logged once when read), and the two are disjoint; ``topics`` is the union of
+    the readable members' subscribed topics (what a leader asks the cluster about);
+    ``version`` is the assignment version to write (the lowest subscription version among
+    readable members, capped at the latest). Nothing here changes after :func:`read_group`.
+    """
+
+    protocol: str
+    topics: frozenset[str]
+    specs: tuple[MemberSpec, ...]
+    unreadable: tuple[str, ...]
+    version: int
+    reusable: Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]
+
+    def assign(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> dict[str, bytes]:
+        """Encoded assignments for every member read (see :func:`assign_group`)."""
+        with _cyclic_gc_paused():
+            return _assign_decoded(self, partitions_per_topic, partition_racks)
+
+
+def read_group(
+    protocol: str,
+    members: Iterable[MemberMetadata],
+    *,
+    convert: Callable[[Any], Subscription] | None = None,
+) -> DecodedGroup:
+    """Decode every member once (the module docstring's claim rules).
+
+    ``convert`` turns metadata that is neither bytes nor a :class:`Subscription` (a client's
+    decoded object) into one, raising :class:`CodecError` when it cannot. A member whose
+    metadata cannot be read never raises here: it is listed in ``unreadable`` and named in
+    one error log line.
+    """
+    with _cyclic_gc_paused():
+        return _read_group(protocol, members, convert)
 
 
 def assign_group(
@@ -181,6 +219,7 @@ def assign_group(
     members: Iterable[MemberMetadata],
     *,
     partition_racks: PartitionRacks | None = None,
+    convert: Callable[[Any], Subscription] | None = None,
 ) -> dict[str, bytes]:
     """Encoded assignments for every member id in ``members`` (see the module docstring).
 
@@ -195,7 +234,8 @@ def assign_group(
     paused for the duration of the call.
     """
     with _cyclic_gc_paused():
-        return _assign_group(protocol, partitions_per_topic, members, partition_racks)
+        group = _read_group(protocol, members, convert)
+        return _assign_decoded(group, partitions_per_topic, partition_racks)
 
 
 @contextmanager
@@ -216,21 +256,29 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _assign_group(
+def _read_group(
     protocol: str,
-    partitions_per_topic: Mapping[str, int],
     members: Iterable[MemberMetadata],
-    partition_racks: PartitionRacks | None,
-) -> dict[str, bytes]:
+    convert: Callable[[Any], Subscription] | None,
+) -> DecodedGroup:
     decoder = SubscriptionDecoder()
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
+    topics: set[str] = set()
+    topic_arrays: dict[int, tuple[str, ...]] = {}
     reusable: dict[str, tuple[tuple[tuple[str, int], ...], bytes]] = {}
     for member in members:
         try:
-            subscription, owned_block = _decode_member(decoder, member.metadata)
-        except CodecError as exc:
+            subscription, owned_block = _decode_member(decoder, member.metadata, convert)
+            spec = member_spec(
+                member.member_id,
+                subscription,
+                protocol,
+                instance_id=member.instance_id,
+                owned_block=owned_block,
+            )
+        except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
                 member.member_id,
@@ -238,31 +286,44 @@ def _assign_group(
             )
             unreadable.append(member.member_id)
             continue
+        specs.append(spec)
         versions.append(subscription.version)
+        if id(subscription.topics) not in topic_arrays:
+            # The decoder hands members with equal topic arrays one shared tuple: each
+            # distinct array is read once (kept alive here so that its id stays unique).
+            topic_arrays[id(subscription.topics)] = subscription.topics
+            topics.update(subscription.topics)
         if owned_block is not None:
             reusable[member.member_id] = (subscription.owned_partitions, owned_block)
-        specs.append(
-            member_spec(
-                member.member_id,
-                subscription,
-                protocol,
-                instance_id=member.instance_id,
-                owned_block=owned_block,
-            )
-        )
-    engine = cooperative_assign if protocol == COOPERATIVE_STICKY else sticky_assign
-    plan = engine(partitions_per_topic, specs, partition_racks=partition_racks)
-    version = min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION)
-    header = version.to_bytes(2, "big")
+    return DecodedGroup(
+        protocol=protocol,
+        topics=frozenset(topics),
+        specs=tuple(specs),
+        unreadable=tuple(unreadable),
+        version=min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION),
+        reusable=reusable,
+    )
+
+
+def _assign_decoded(
+    group: DecodedGroup,
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: PartitionRacks | None,
+) -> dict[str, bytes]:
+    plan = strategy_named(group.protocol).assign(
+        partitions_per_topic, group.specs, partition_racks=partition_racks
+    )
+    version = group.version
     encoder = AssignmentEncoder()
+    reusable = group.reusable
     out: dict[str, bytes] = {}
     for member_id, partitions in plan.items():
         previous = reusable.get(member_id)
         if previous is not None and tuple(partitions) == previous[0]:
-            out[member_id] = header + previous[1] + _NULL_USER_DATA
+            out[member_id] = encoder.encode_owned_block(version, previous[1])
         else:
             out[member_id] = encoder.encode(Assignment(version, tuple(partitions)))
     empty = encoder.encode(Assignment(version=version, partitions=()))
-    for member_id in unreadable:
+    for member_id in group.unreadable:
         out[member_id] = empty
     return out

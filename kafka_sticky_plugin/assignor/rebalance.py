@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 
-from ....errors import ConfigurationError
+from ..errors import ConfigurationError
 
 __all__ = ["RebalanceProtocol", "select_protocol"]
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafka_sticky_plugin.adapters.kafka_python.hooks.protocols import (
+from kafka_sticky_plugin.assignor.rebalance import (
     RebalanceProtocol,
     select_protocol,
 )
@@ -45,3 +45,15 @@ def test_no_assignor_is_an_error() -> None:
 def test_cooperative_when_all_support_it() -> None:
     """cooperative-sticky alone (COOPERATIVE, EAGER) selects COOPERATIVE."""
     assert select_protocol([("cooperative-sticky", [1, 0])]) is RebalanceProtocol.COOPERATIVE
+
+
+def test_one_rebalance_protocol_for_the_whole_package() -> None:
+    """The hooks, the confluent adapter and the kafka-python assignors share one enum."""
+    from kafka_sticky_plugin import CooperativeStickyAssignor
+    from kafka_sticky_plugin.adapters.confluent_kafka import config
+    from kafka_sticky_plugin.hooks import RebalanceProtocol as HooksProtocol
+
+    assert config.RebalanceProtocol is RebalanceProtocol is HooksProtocol
+    supported = CooperativeStickyAssignor().supported_protocols()
+    assert [type(p) for p in supported] == [RebalanceProtocol, RebalanceProtocol]
+    assert config.check_config({"group.id": "g"}) in set(RebalanceProtocol)

@@ -21,7 +21,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from .protocols import RebalanceProtocol
+from .rebalance import RebalanceProtocol
 
 __all__ = [
     "CompleteDecision",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafka_sticky_plugin.adapters.kafka_python.hooks.plan import (
+from kafka_sticky_plugin.assignor.decisions import (
     decide_complete,
     decide_prepare,
     membership_lost,
 )
-from kafka_sticky_plugin.adapters.kafka_python.hooks.protocols import RebalanceProtocol
+from kafka_sticky_plugin.assignor.rebalance import RebalanceProtocol
 
 partitions = st.frozensets(
     st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 5)), max_size=12

@@ -1,0 +1,124 @@
+"""What the hooks need from one of the plugin's assignors, in one place.
+
+The hooks drive an assignor through :class:`BoundAssignor`, never through client-specific
+protocol classes, so the same assignor instance works on kafka-python 2.x (whose
+``AbstractPartitionAssignor`` has classmethod-style ``metadata`` and a one-argument
+``on_assignment``) and on 3.x. An object is *hookable* when it provides:
+
+- ``name`` (str) and ``supported_protocols()`` (protocol ids, see :mod:`.protocols`);
+- ``subscription_bytes(topics, owned=None) -> bytes``: its JoinGroup metadata (generation,
+  and owned partitions unless ``owned`` is given, come from its own per-instance state), pure
+  apart from reading that state;
+- ``read_members(members) -> DecodedGroup``: the leader path, given every member's raw
+  JoinGroup metadata (any consumer-protocol version) as ``MemberMetadata``: each member is
+  decoded once; the result names the group's topics and assigns them
+  (``.assign(partitions_per_topic, partition_racks=...) -> {member_id: bytes}``); an
+  unreadable member never raises, it gets an empty assignment;
+- ``on_assignment(assignment, generation)``: the member's decoded assignment
+  (:class:`kafka_sticky_plugin.codec.consumer_protocol.Assignment`) and the group generation;
+- ``on_partitions_lost()``: forget owned partitions and generation after membership was
+  lost, so the next subscription claims nothing with generation -1;
+- optionally ``use_rebalance_protocol(protocol_id)``: told the protocol the hooks selected.
+
+Anything else (kafka-python's own range/roundrobin assignors) is *foreign*: the hooks let
+the client handle it as it always did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from ..codec.consumer_protocol import Assignment
+from .leader import DecodedGroup, MemberMetadata
+
+__all__ = [
+    "BoundAssignor",
+    "GroupMemberMetadata",
+    "HookableAssignor",
+    "bind_assignor",
+    "is_hookable",
+]
+
+_REQUIRED = ("subscription_bytes", "read_members", "on_assignment", "on_partitions_lost")
+
+
+class GroupMemberMetadata(NamedTuple):
+    """One JoinGroup member as the leader receives it: ids and raw protocol metadata
+    (``bytes``, or the client's object as given when it could not be turned into bytes: the
+    leader then reports that member as unreadable)."""
+
+    member_id: str
+    group_instance_id: str | None
+    metadata: Any
+
+
+class HookableAssignor(Protocol):
+    """The contract of the module docstring as a type: what every adapter's assignor offers
+    (mypy checks the kafka-python assignors against it)."""
+
+    name: str
+
+    def supported_protocols(self) -> Sequence[int]: ...
+
+    def subscription_bytes(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> bytes: ...
+
+    def read_members(self, members: Iterable[MemberMetadata]) -> DecodedGroup: ...
+
+    def on_assignment(self, assignment: Any, generation: int | None = None) -> None: ...
+
+    def on_partitions_lost(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class BoundAssignor:
+    """One hookable assignor instance, with the calls the hooks make on it."""
+
+    assignor: HookableAssignor
+
+    @property
+    def name(self) -> str:
+        return str(self.assignor.name)
+
+    def protocols(self) -> list[int]:
+        return [int(p) for p in self.assignor.supported_protocols()]
+
+    def subscription(
+        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    ) -> bytes:
+        """JoinGroup metadata; ``owned`` (COOPERATIVE: the consumer's current assignment)
+        replaces the partitions the assignor would claim from its own memory."""
+        return bytes(self.assignor.subscription_bytes(sorted(set(topics)), owned))
+
+    def read(self, members: Sequence[GroupMemberMetadata]) -> DecodedGroup:
+        """Every member decoded once (never raises for an unreadable member)."""
+        group: DecodedGroup = self.assignor.read_members(
+            [MemberMetadata(m.member_id, m.metadata, m.group_instance_id) for m in members]
+        )
+        return group
+
+    def on_assignment(self, assignment: Assignment, generation: int) -> None:
+        self.assignor.on_assignment(assignment, generation)
+
+    def reset_owned(self) -> None:
+        self.assignor.on_partitions_lost()
+
+    def use_protocol(self, protocol: int) -> None:
+        select = getattr(self.assignor, "use_rebalance_protocol", None)
+        if callable(select):
+            select(protocol)
+
+
+def is_hookable(assignor: Any) -> bool:
+    """True when ``assignor`` (an instance) offers every call :class:`BoundAssignor` makes."""
+    return all(callable(getattr(assignor, name, None)) for name in _REQUIRED) and callable(
+        getattr(assignor, "supported_protocols", None)
+    )
+
+
+def bind_assignor(assignor: Any) -> BoundAssignor | None:
+    """Bind a hookable assignor instance, or ``None`` for a foreign one."""
+    return BoundAssignor(assignor) if is_hookable(assignor) else None  # checked just above
