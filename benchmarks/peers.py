@@ -1,17 +1,27 @@
-"""Drive kafka-python's own assignors on the benchmark shapes (the peers we compare with).
+"""kafka-python's own sticky assignor as a peer process, on the same input file as the others.
 
-kafka-python 3.x ``assign(cluster, members)`` takes an object with ``partitions_for_topic`` and
-members with ``member_id`` and a decoded ``ConsumerProtocolSubscription`` as ``metadata``; its
-sticky assignor reads the previous assignment from ``user_data`` (an encoded or decoded
-``StickyAssignorUserData``).
+Usage: ``python benchmarks/peers.py sticky INPUT OUTPUT [REPEAT]``. kafka-python 3.x has no
+cooperative-sticky assignor and no rack-aware one. Timed apart, best of REPEAT, one JSON line:
+
+- ``decode_s``: ``ConsumerProtocolSubscription.decode`` of every member's metadata, what its
+  coordinator does before it calls ``assign()``;
+- ``assign_s``: ``StickyPartitionAssignor().assign(cluster, members)`` (it reads the previous
+  assignment from the sticky user data);
+- ``encode_s``: ``encode()`` of every member's ``ConsumerProtocolAssignment``.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-Plan = dict[str, list[tuple[str, int]]]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peer_files import read_input, write_output  # noqa: E402
 
 
 class StaticCluster:
@@ -32,40 +42,52 @@ class StaticCluster:
 
 @dataclass
 class Member:
+    """The attributes kafka-python's JoinGroup member carries into ``assign()``."""
+
     member_id: str
     metadata: Any
     group_instance_id: str | None = None
 
 
-def run_peer(
-    name: str,
-    partitions: dict[str, int],
-    subs: dict[str, list[str]],
-    owned: Plan | None = None,
-    generation: int = -1,
-) -> Plan:
-    """Run kafka-python's ``name`` assignor (``sticky`` or ``roundrobin``) and return its plan."""
-    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-    from kafka.coordinator.assignors.sticky.sticky_assignor import (
-        StickyAssignorUserData,
-        StickyPartitionAssignor,
-    )
+def main(argv: list[str]) -> int:
+    from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
     from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
 
-    members = []
-    for member_id, topics in subs.items():
-        user_data: Any = b""
-        mine = (owned or {}).get(member_id)
-        if name == "sticky" and mine:
-            by_topic: dict[str, list[int]] = {}
-            for t, p in mine:
-                by_topic.setdefault(t, []).append(p)
-            user_data = StickyAssignorUserData(list(by_topic.items()), generation)
-        metadata = ConsumerProtocolSubscription(0, list(topics), user_data)
-        members.append(Member(member_id, metadata))
-    assignor: Any = StickyPartitionAssignor() if name == "sticky" else RoundRobinPartitionAssignor()
-    result = assignor.assign(StaticCluster(partitions), members)
-    plan: Plan = {}
-    for member_id, assignment in result.items():
-        plan[member_id] = sorted((t, p) for t, ps in assignment.assigned_partitions for p in ps)
-    return plan
+    protocol, source, target = argv[:3]
+    if protocol != "sticky":
+        print(f"kafka-python has no {protocol} assignor", file=sys.stderr)
+        return 2
+    repeat = int(argv[3]) if len(argv) > 3 else 1
+    partitions, metadata, _racks = read_input(Path(source))
+    cluster = StaticCluster(partitions)
+    best = [float("inf")] * 3
+    encoded: dict[str, bytes] = {}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        members = [
+            Member(m, ConsumerProtocolSubscription.decode(raw)) for m, raw in metadata.items()
+        ]
+        t1 = time.perf_counter()
+        plan = StickyPartitionAssignor().assign(cluster, members)
+        t2 = time.perf_counter()
+        encoded = {m: a.encode() for m, a in plan.items()}
+        t3 = time.perf_counter()
+        for i, s in enumerate((t1 - t0, t2 - t1, t3 - t2)):
+            best[i] = min(best[i], s)
+    write_output(Path(target), encoded)
+    print(
+        json.dumps(
+            {
+                "decode_s": best[0],
+                "assign_s": best[1],
+                "encode_s": best[2],
+                "racks": False,
+                "repeat": repeat,
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
