@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peer_files import read_input, write_output  # noqa: E402
+from peer_files import read_input, write_output
 
-from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor  # noqa: E402
+from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
 
 
 def main(argv: list[str]) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peer_files import read_input, write_output  # noqa: E402
+from peer_files import read_input, write_output
 
 
 class StaticCluster:

@@ -60,14 +60,11 @@ def quality(
                 twice += 1
                 continue
             owner[tp] = member_id
-            count = partitions.get(tp[0])
-            if subscribed is None or tp[0] not in subscribed or count is None:
-                invalid += 1
-            elif not 0 <= tp[1] < count:
+            count = partitions.get(tp[0], 0)
+            if subscribed is None or tp[0] not in subscribed or not 0 <= tp[1] < count:
                 invalid += 1
             elif partition_racks is not None and rack is not None:
-                if rack not in partition_racks.get(tp, ()):
-                    cross += 1
+                cross += rack not in partition_racks.get(tp, ())
     wanted = {t for s in members for t in s.topics if t in partitions}
     unassigned = sum(partitions[t] for t in wanted) - sum(
         1 for tp in owner if tp[0] in wanted and 0 <= tp[1] < partitions[tp[0]]

@@ -104,8 +104,10 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
         seconds = time.perf_counter() - start
         if phase == "fresh":
             # Every member's previous assignment in rejoin and leave: the eager fresh plan.
-            fresh = plan if engine is sticky_assign else sticky_assign(
-                shape.partitions, specs, partition_racks=partition_racks
+            fresh = (
+                plan
+                if engine is sticky_assign
+                else sticky_assign(shape.partitions, specs, partition_racks=partition_racks)
             )
         del plan, specs
         row = {"phase": phase, "engine_s": seconds, "input_mb": path.stat().st_size / 2**20}
@@ -254,12 +256,19 @@ def print_tables(
     index = {(r["shape"], r["protocol"], r["phase"], r["peer"]): r for r in rows}
     keys = sorted(
         {(r["shape"], r["protocol"], r["phase"]) for r in rows},
-        key=lambda k: (str(k[1]) != "sticky", str(k[1]), _order(str(k[0])), PHASES.index(str(k[2]))),
+        key=lambda k: (
+            str(k[1]) != "sticky",
+            str(k[1]),
+            _order(str(k[0])),
+            PHASES.index(str(k[2])),
+        ),
     )
     others = [p for p in peers if p != "ours"]
-    print("\ntime (s): engine = our engine call; ours = our leader's bytes path (decode + engine + "
-          "encode);\npeers: decode + assign + encode; ratio = peer / ours; assign/eng = peer's "
-          "assign call / our engine")
+    print(
+        "\ntime (s): engine = our engine call; ours = our leader's bytes path (decode + engine + "
+        "encode);\npeers: decode + assign + encode; ratio = peer / ours; assign/eng = peer's "
+        "assign call / our engine"
+    )
     head = f"{'shape':<16} {'protocol':<7} {'phase':<6} {'engine':>7} {'ours':>7}"
     for p in others:
         head += f" {p:>12} {'ratio':>7} {'asg/eng':>7}"
@@ -316,8 +325,9 @@ def build_peers() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--generate", nargs=3, metavar=("SHAPE", "PROTOCOL", "DIR"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--generate", nargs=3, metavar=("SHAPE", "PROTOCOL", "DIR"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated shape names")
     parser.add_argument("--protocols", default="sticky", help="sticky,cooperative-sticky")
     parser.add_argument(
