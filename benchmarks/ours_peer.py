@@ -26,6 +26,7 @@ def main(argv: list[str]) -> int:
     repeat = int(argv[3]) if len(argv) > 3 else 1
     partitions, metadata, racks = read_input(Path(source))
     assignor = CooperativeStickyAssignor() if protocol == "cooperative-sticky" else StickyAssignor()
+    assignor.assign_from_bytes({"warm-up": 4}, {"w": assignor.metadata(["warm-up"])})
     best = float("inf")
     result: dict[str, bytes] = {}
     for _ in range(repeat):

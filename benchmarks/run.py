@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -83,6 +84,9 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     subs = shape.subscriptions()
     racks = shape.member_racks(subs)
     partition_racks = shape.partition_racks()
+    engine(
+        {"warm-up": 4}, input_members(protocol, _metadata(protocol, {"w": ["warm-up"]}, {}, None))
+    )
     fresh: Plan | None = None
     for phase in PHASES:
         phase_subs = dict(subs)
@@ -136,32 +140,31 @@ def peer_command(peer: str) -> list[str] | str:
 
 
 def run_limited(cmd: list[str], timeout: float | None) -> dict[str, object]:
-    """Run ``cmd``; kill it at ``timeout`` seconds. Returns its JSON line (if any), ``status``
-    (``ok``, ``cut`` or ``error: ...``) and ``peak_mb``: the process's own peak RSS."""
+    """Run ``cmd`` under ``peak_rss.py``; kill the whole process group at ``timeout`` seconds.
+    Returns the peer's JSON line (if any), ``status`` (``ok``, ``cut`` or ``error: ...``) and
+    ``peak_mb``: the peer process's own peak RSS (``None`` when it was cut)."""
+    launcher = [sys.executable, str(HERE / "peak_rss.py")]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, start_new_session=True)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        proc = subprocess.Popen([*launcher, *cmd], stdout=out, stderr=err, start_new_session=True)
         status = "ok"
-        while True:
-            pid, code, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                os.killpg(proc.pid, 9)
-                pid, code, usage = os.wait4(proc.pid, 0)
-                status = "cut"
-                break
-            time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(code)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            status = "cut"
         out.seek(0)
-        err.seek(0)
         lines = [x for x in out.read().decode(errors="replace").splitlines() if x.startswith("{")]
-        row: dict[str, object] = json.loads(lines[-1]) if lines and status == "ok" else {}
-        if status == "ok" and (proc.returncode != 0 or not lines):
+        rows = [json.loads(x) for x in lines]
+        peak = next((r["peak_kb"] for r in rows if "peak_kb" in r), None)
+        found = [r for r in rows if "peak_kb" not in r]
+        row: dict[str, object] = found[-1] if found and status == "ok" else {}
+        if status == "ok" and (proc.returncode != 0 or not found):
+            err.seek(0)
             tail = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             status = f"error: {tail[0][:160]}"
         row["status"] = status
-        row["peak_mb"] = usage.ru_maxrss / 1024
+        row["peak_mb"] = None if peak is None else peak / 1024
         return row
 
 
@@ -188,6 +191,8 @@ def bench_shape(
     input file, with quality measured on each peer's output."""
     from plan_quality import input_members, plan_of, quality
 
+    spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
+    t0 = time.monotonic()
     gen = subprocess.run(
         [sys.executable, str(Path(__file__)), "--generate", shape, protocol, str(workdir)],
         capture_output=True,
@@ -197,13 +202,16 @@ def bench_shape(
     if gen.returncode != 0:
         raise RuntimeError(f"generator failed on {shape}/{protocol}: {gen.stderr[-2000:]}")
     engine = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
+    spent["generate"] += time.monotonic() - t0
     rows: list[dict[str, object]] = []
     skipped: dict[str, str] = {}
     for phase in PHASES:
         source = workdir / f"{shape}.{protocol}.{phase}.in"
+        t0 = time.monotonic()
         partitions, metadata, racks = read_input(source)
         members = input_members(protocol, metadata)
         del metadata
+        spent["quality"] += time.monotonic() - t0
         base = {"shape": shape, "protocol": protocol, "phase": phase}
         rows.append({**base, "peer": "engine", "status": "ok", **engine[phase]})
         for peer in peers:
@@ -217,17 +225,22 @@ def bench_shape(
                 row["status"] = skipped[peer]
             else:
                 target = workdir / f"{shape}.{protocol}.{phase}.{peer}.out"
+                t0 = time.monotonic()
                 row.update(run_limited([*cmd, protocol, str(source), str(target)], timeouts[peer]))
+                t1 = time.monotonic()
                 if row["status"] == "ok":
                     plan = plan_of(read_output(target), members)
                     row.update(quality(partitions, members, plan, racks))
                     del plan
                 elif row["status"] == "cut" and peer == "kafka-python":
                     skipped[peer] = f"skipped (cut on {phase})"
+                spent["peers"] += t1 - t0
+                spent["quality"] += time.monotonic() - t1
                 target.unlink(missing_ok=True)
             row["seconds"] = total_seconds(row)
             rows.append(row)
         source.unlink()
+    print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)
     return rows
 
 
@@ -332,12 +345,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--protocols", default="sticky", help="sticky,cooperative-sticky")
     parser.add_argument(
         "--cooperative-shapes",
-        default="H-1M,NESTED-10k",
+        default="H-1M",
         help="shapes also run with cooperative-sticky (added to --protocols)",
     )
     parser.add_argument("--peers", default=",".join(PEERS), help=f"from {PEERS}")
     parser.add_argument("--peer-timeout", type=float, default=30.0, help="per call, franz/java")
-    parser.add_argument("--kafka-python-timeout", type=float, default=20.0)
+    parser.add_argument("--kafka-python-timeout", type=float, default=15.0)
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
     args = parser.parse_args(argv)
@@ -371,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     for shape, protocol in runs:
         t0 = time.monotonic()
         rows.extend(bench_shape(shape, protocol, peers, timeouts, workdir))
-        print(f"  {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
+        print(f" -- {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
     print_tables(rows, peers, timeouts)
     print(f"\nwhole run: {time.monotonic() - began:.0f} s")
     if args.json:
