@@ -10,7 +10,7 @@ every member's previous assignment, so every peer gets the same bytes.
 
 Then every peer runs on that file in its own process (``ours``: our leader's
 ``assign_from_bytes``, ``benchmarks/ours_peer.py``; ``franz``: ``build/go/franz-peer``;
-``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``: ``benchmarks/peers.py``), cut at
+``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``: ``benchmarks/kafka_python_peer.py``), cut at
 ``--peer-timeout`` seconds (kafka-python: ``--kafka-python-timeout``; once cut on a shape it is
 skipped on that shape's later phases). Each prints its own timings (decode, assign, encode),
 writes the assignment bytes its client would send, and the plan's quality is measured here
@@ -126,7 +126,7 @@ def peer_command(peer: str) -> list[str] | str:
     if peer == "ours":
         return [sys.executable, str(HERE / "ours_peer.py")]
     if peer == "kafka-python":
-        return [sys.executable, str(HERE / "peers.py")]
+        return [sys.executable, str(HERE / "kafka_python_peer.py")]
     if peer == "franz":
         binary = ROOT / "build" / "go" / "franz-peer"
         return [str(binary)] if binary.exists() else "not built (make bench-peers needs go)"
