@@ -10,8 +10,8 @@ every member's previous assignment, so every peer gets the same bytes.
 
 Then every peer runs on that file in its own process (``ours``: our leader's
 ``assign_from_bytes``, ``benchmarks/ours_peer.py``; ``franz``: ``build/go/franz-peer``;
-``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``: ``benchmarks/kafka_python_peer.py``), cut at
-``--peer-timeout`` seconds (kafka-python: ``--kafka-python-timeout``; once cut on a shape it is
+``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``:
+``benchmarks/kafka_python_peer.py``), cut at ``--peer-timeout`` seconds (kafka-python: ``--kafka-python-timeout``; once cut on a shape it is
 skipped on that shape's later phases). Each prints its own timings (decode, assign, encode),
 writes the assignment bytes its client would send, and the plan's quality is measured here
 by our own code (``plan_quality.py``); peak MB is the peer process's peak RSS (``wait4``).
@@ -349,8 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         help="shapes also run with cooperative-sticky (added to --protocols)",
     )
     parser.add_argument("--peers", default=",".join(PEERS), help=f"from {PEERS}")
-    parser.add_argument("--peer-timeout", type=float, default=30.0, help="per call, franz/java")
-    parser.add_argument("--kafka-python-timeout", type=float, default=15.0)
+    parser.add_argument("--peer-timeout", type=float, default=20.0, help="per call, franz/java")
+    parser.add_argument("--kafka-python-timeout", type=float, default=10.0)
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
     args = parser.parse_args(argv)
