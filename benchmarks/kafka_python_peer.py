@@ -1,7 +1,8 @@
 """kafka-python's own sticky assignor as a peer process, on the same input file as the others.
 
 Usage: ``python benchmarks/kafka_python_peer.py sticky INPUT OUTPUT [REPEAT]``. kafka-python
-3.x has no cooperative-sticky assignor and no rack-aware one. Timed apart, best of REPEAT, one JSON line:
+3.x has no cooperative-sticky assignor and no rack-aware one. Timed apart, best of REPEAT,
+one JSON line:
 
 - ``decode_s``: ``ConsumerProtocolSubscription.decode`` of every member's metadata, what its
   coordinator does before it calls ``assign()``;

@@ -11,10 +11,11 @@ every member's previous assignment, so every peer gets the same bytes.
 Then every peer runs on that file in its own process (``ours``: our leader's
 ``assign_from_bytes``, ``benchmarks/ours_peer.py``; ``franz``: ``build/go/franz-peer``;
 ``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``:
-``benchmarks/kafka_python_peer.py``), cut at ``--peer-timeout`` seconds (kafka-python: ``--kafka-python-timeout``; once cut on a shape it is
-skipped on that shape's later phases). Each prints its own timings (decode, assign, encode),
-writes the assignment bytes its client would send, and the plan's quality is measured here
-by our own code (``plan_quality.py``); peak MB is the peer process's peak RSS (``wait4``).
+``benchmarks/kafka_python_peer.py``), cut at ``--peer-timeout`` seconds (kafka-python:
+``--kafka-python-timeout``; once cut on a shape it is skipped on that shape's later phases).
+Each prints its own timings (decode, assign, encode), writes the assignment bytes its client
+would send, and the plan's quality is measured here by our own code (``plan_quality.py``);
+peak MB is the peer process's own peak RSS (through ``peak_rss.py``).
 See docs/benchmarks.md.
 """
 
