@@ -2,7 +2,7 @@
 
 Members (subscriptions, owned partitions, generations, racks) are read from the same input
 metadata every peer got, with our codec and the leader's own claim rules
-(:func:`kafka_sticky_plugin.adapters.kafka_python._leader.member_spec`); each peer's
+(:func:`kafka_sticky_plugin.assignor.leader.member_spec`); each peer's
 assignment bytes are read with our codec; load-optimality is
 :func:`kafka_sticky_plugin.invariants.check_balanced`.
 """
@@ -13,7 +13,7 @@ import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from kafka_sticky_plugin.adapters.kafka_python._leader import member_spec
+from kafka_sticky_plugin.assignor.leader import member_spec
 from kafka_sticky_plugin.codec import SubscriptionDecoder, decode_assignment
 from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.errors import InvariantViolation
