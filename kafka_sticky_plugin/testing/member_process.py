@@ -109,18 +109,23 @@ class ProcessMember(MemberHandle):
         self._stderr_tail: list[str] = []
 
     def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            try:
-                message = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if message.get("type") == "event":
-                event = _event_from_json(message["event"])
-                self._log.add(event)
-                if event.kind in ("started", "error"):
-                    self._ready.set()
-            elif message.get("type") == "deliveries":
-                self._log.add_deliveries(Delivery(**d) for d in message["deliveries"])
+        """Read the child's JSON lines until it exits, then close the pipe."""
+        with stream:
+            for line in stream:
+                self._handle(line)
+
+    def _handle(self, line: str) -> None:
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            return
+        if message.get("type") == "event":
+            event = _event_from_json(message["event"])
+            self._log.add(event)
+            if event.kind in ("started", "error"):
+                self._ready.set()
+        elif message.get("type") == "deliveries":
+            self._log.add_deliveries(Delivery(**d) for d in message["deliveries"])
 
     def _parent_event(self, kind: str) -> None:
         self._log.add(
@@ -180,6 +185,8 @@ class ProcessMember(MemberHandle):
             self._process.kill()
             self._process.wait(10)
             self._parent_event("killed")
+        if self._reader is not None:
+            self._reader.join(5)
 
     def stop(self, timeout_s: float = 30.0) -> None:
         if self._process is None or self._process.poll() is not None:
