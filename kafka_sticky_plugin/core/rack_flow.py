@@ -33,6 +33,7 @@ Invariants:
 from __future__ import annotations
 
 import heapq
+from itertools import compress
 
 __all__ = ["FlowNetwork"]
 
@@ -63,6 +64,41 @@ class FlowNetwork:
         self.adj[v].append(a + 1)
         return a
 
+    def add_arcs(
+        self,
+        tails: list[int],
+        heads: list[int],
+        capacities: list[int],
+        costs: list[int],
+        flows: list[int] | None = None,
+    ) -> int:
+        """Add arcs ``tails[i] -> heads[i]`` in order, exactly as that many :meth:`add_arc`
+        calls would (same ids, same adjacency order); returns the first id (arc ``i`` is
+        ``first + 2 * i``). ``flows`` defaults to zeros."""
+        k = len(tails)
+        if flows is None:
+            flows = [0] * k
+        if not len(heads) == len(capacities) == len(costs) == len(flows) == k:
+            raise ValueError("arc lists differ in length")
+        if any(not 0 <= f <= c for f, c in zip(flows, capacities, strict=True)):
+            raise ValueError("flow must lie within [0, capacity]")
+        first = len(self.head)
+        pairs: list[int] = [0] * (2 * k)
+        pairs[0::2] = heads
+        pairs[1::2] = tails
+        self.head += pairs
+        pairs[0::2] = [c - f for c, f in zip(capacities, flows, strict=True)]
+        pairs[1::2] = flows
+        self.cap += pairs
+        pairs[0::2] = costs
+        pairs[1::2] = [-c for c in costs]
+        self.cost += pairs
+        adj = self.adj
+        for a, u, v in zip(range(first, first + 2 * k, 2), tails, heads, strict=True):
+            adj[u].append(a)
+            adj[v].append(a + 1)
+        return first
+
     def flow(self, a: int) -> int:
         """Flow currently on forward arc ``a``."""
         return self.cap[a ^ 1]
@@ -72,7 +108,7 @@ class FlowNetwork:
         the amount pushed. Raises ``ValueError`` when the initial flow is not a cheapest one
         (a residual arc with negative cost)."""
         cap, cost = self.cap, self.cost
-        if any(cap[a] > 0 and cost[a] < 0 for a in range(len(cap))):
+        if min(compress(cost, cap), default=0) < 0:  # capacities are never negative
             raise ValueError("initial flow is not of minimum cost (negative residual arc)")
         potential = [0] * self.n
         pushed = 0
