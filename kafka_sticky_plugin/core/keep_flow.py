@@ -68,6 +68,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from itertools import compress
+from operator import not_
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -268,9 +270,17 @@ def maximise_kept(
             out[m].extend(owned[m])
             continue
         cuts = cut[m]
-        out[m].extend(q for q in owned[m] if group_at(q) not in cuts)
+        flags = list(map(cuts.__contains__, map(group_at, owned[m])))
+        out[m].extend(compress(owned[m], map(not_, flags)))
+        released_qs = list(compress(owned[m], flags))
+        by_group: dict[int, list[int]] = {}
+        if len(cuts) == 1:
+            by_group[next(iter(cuts))] = released_qs
+        else:
+            for q in released_qs:
+                by_group.setdefault(group_at(q), []).append(q)
         for g, r in cuts.items():
-            qs = [q for q in owned[m] if group_at(q) == g]
+            qs = by_group[g]
             d = len(qs) - r
             if hints:
                 # Give up first the partitions whose losing claimant takes from this pool.

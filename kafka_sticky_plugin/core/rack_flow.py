@@ -249,13 +249,13 @@ class FlowNetwork:
 
     def _candidates(
         self, sink: int, level: list[int], layers: list[list[int]], potential: list[int]
-    ) -> list[list[int]]:
+    ) -> dict[int, list[int]]:
         """For every node that can reach the sink in the level graph, its admissible arcs one
         level up into such nodes, in arc order (= adjacency order: arc ids grow as arcs are
-        added); empty for the other nodes. Found layer by layer from the sink, each layer
+        added); other nodes are absent. Found layer by layer from the sink, each layer
         from whichever side has fewer arcs to scan."""
         adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
-        cands: list[list[int]] = [[] for _ in range(self.n)]
+        cands: dict[int, list[int]] = {}
         useful = [False] * self.n
         useful[sink] = True
         upper = [sink]
@@ -270,7 +270,9 @@ class FlowNetwork:
                             if not useful[u]:
                                 useful[u] = True
                                 lower.append(u)
-                            cands[u].append(b ^ 1)
+                                cands[u] = [b ^ 1]
+                            else:
+                                cands[u].append(b ^ 1)
                 for u in lower:
                     cands[u].sort()
             else:
@@ -307,13 +309,14 @@ class FlowNetwork:
         down) does not change which paths are found, in which order."""
         head, cap = self.head, self.cap
         cands = self._candidates(sink, level, layers, potential)
+        no_arcs: list[int] = []
         pointer = [0] * self.n
         pushed = 0
         path: list[int] = []
         u = source
         while True:
             while u != sink:
-                arcs = cands[u]
+                arcs = cands.get(u, no_arcs)
                 i = pointer[u]
                 end = len(arcs)
                 while i < end and cap[arcs[i]] <= 0:
