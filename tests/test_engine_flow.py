@@ -151,6 +151,7 @@ def test_add_arcs_is_add_arc_repeated() -> None:
         flows,
     )
     assert ids == list(range(first, first + 2 * len(arcs), 2))
+    assert bulk.flows(first, len(arcs)) == flows
     assert (one.adj, one.head, one.cap, one.cost) == (bulk.adj, bulk.head, bulk.cap, bulk.cost)
     with pytest.raises(ValueError):
         bulk.add_arcs([0], [1], [1], [0], [2])

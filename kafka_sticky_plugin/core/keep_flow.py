@@ -247,11 +247,10 @@ def maximise_kept(
     if warm + pushed != total:  # pragma: no cover - x itself is a complete flow in the box
         raise AssertionError("stickiness flow could not place every partition")
 
-    cap = net.cap  # the flow on forward arc a is cap[a + 1]
-    released = cap[release0 + 1 : release0 + 1 + 2 * len(class_keys) : 2]
+    released = net.flows(release0, len(class_keys))
     received = [
-        {m: f for m, f in zip(ms, cap[first + 1 : first + 1 + 2 * len(ms) : 2], strict=True) if f}
-        for _, first, ms in pool_arcs
+        {m: f for m, f in zip(ms, net.flows(start, len(ms)), strict=True) if f}
+        for _, start, ms in pool_arcs
     ]
     # Released claims by member: {group: amount}; tied classes handled one by one.
     cut: dict[int, dict[int, int]] = {}

@@ -103,6 +103,11 @@ class FlowNetwork:
         """Flow currently on forward arc ``a``."""
         return self.cap[a ^ 1]
 
+    def flows(self, first: int, count: int) -> list[int]:
+        """Flows on the ``count`` forward arcs ``first, first + 2, ...`` (as added by one
+        :meth:`add_arcs` call)."""
+        return self.cap[first + 1 : first + 1 + 2 * count : 2]
+
     def push_min_cost(self, source: int, sink: int) -> int:
         """Push the maximum additional flow from ``source`` to ``sink`` at minimum cost; return
         the amount pushed. Raises ``ValueError`` when the initial flow is not a cheapest one
