@@ -66,7 +66,10 @@ is returned unchanged (always the case in a fresh group).
 
 from __future__ import annotations
 
-from itertools import groupby
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from itertools import compress
+from operator import not_
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -88,7 +91,7 @@ def maximise_kept(
     tied_hinted = [q for q, h in hints.items() if owner[q] == TIED and h in plan]
     if n_claims == 0 and not tied_hinted:
         return plan
-    if _keeps_everything(claims, members, plan, tied_hinted, n_claims):
+    if _keeps_everything(claims, members, plan, tied_hinted):
         return plan
 
     offsets, counts, subs = layout.offsets, layout.counts, layout.subscriptions
@@ -101,34 +104,51 @@ def maximise_kept(
     group_members: list[list[int]] = []
     group_index: dict[tuple[int, ...], int] = {}
     for t in comp.topics:
-        key = tuple(subscribers[t])
-        g = group_index.get(key)
+        subscriber_set = tuple(subscribers[t])
+        g = group_index.get(subscriber_set)
         if g is None:
             g = len(group_members)
-            group_index[key] = g
+            group_index[subscriber_set] = g
             group_members.append(subscribers[t])
         group_of_topic[t] = g
 
-    # Partition classes (group, preferred member, kind) -> ascending partitions; the free
-    # partitions of each group go straight to its pool.
-    cls: dict[tuple[int, int, int], list[int]] = {}
+    # Partition classes (group, preferred member, kind): kind 0 are a member's valid claims
+    # in one group (only counted here: a class that releases nothing is kept whole), kind 1
+    # the hinted tied partitions (listed); the free partitions of each group go straight to
+    # its pool. Group of every partition first (-1 outside the component).
     pools: list[list[int]] = [[] for _ in group_members]
-    # Group of every partition, then each member's (ascending) claims cut into runs by group.
     group_of_partition: list[int] = [-1] * offsets[comp.topics[0]] if comp.topics else []
     for t in range(comp.topics[0], comp.topics[-1] + 1) if comp.topics else ():
         g = group_of_topic.get(t, -1)
         group_of_partition.extend([g] * counts[t])
+    group_at = group_of_partition.__getitem__
     owned = claims.owned
+    # Class key (g, m, kind) as one integer, ordered as the tuple.
+    stride = 2 * (max(members) + 1)
+    size_of: dict[int, int] = {}
     for m in members:
-        for g, run in groupby(owned[m], group_of_partition.__getitem__):
-            key = (g, m, 0)
-            bucket = cls.get(key)
-            if bucket is None:
-                cls[key] = list(run)
-            else:
-                bucket.extend(run)
+        qs = owned[m]
+        if not qs:
+            continue
+        base = 2 * m
+        if len(qs) < 4 * len(subs[m]):
+            for g, c in Counter(map(group_at, qs)).items():
+                size_of[g * stride + base] = c
+            continue
+        # Long runs per topic (ascending claims): count each run by binary search.
+        i, n = 0, len(qs)
+        while i < n:
+            t = bisect_right(offsets, qs[i]) - 1
+            j = bisect_left(qs, offsets[t] + counts[t], i)
+            key = group_of_topic[t] * stride + base
+            size_of[key] = size_of.get(key, 0) + j - i
+            i = j
+    tied_cls: dict[int, list[int]] = {}
     for q in sorted(q for q, h in hints.items() if owner[q] == TIED and h in plan):
-        cls.setdefault((group_of_topic[layout.topic_of(q)], hints[q], 1), []).append(q)
+        key = group_of_topic[layout.topic_of(q)] * stride + 2 * hints[q] + 1
+        tied_cls.setdefault(key, []).append(q)
+    for key, qs in tied_cls.items():
+        size_of[key] = len(qs)
     for t in comp.topics:
         start = offsets[t]
         end = start + counts[t]
@@ -143,8 +163,9 @@ def maximise_kept(
                 if o == TIED and hints.get(q) not in plan
             )
     free_count = [len(pool) for pool in pools]
-    class_keys = sorted(cls)
-    n_hints = sum(len(cls[k]) for k in class_keys if k[2] == 1)
+    class_keys = sorted(size_of)
+    class_sizes = [size_of[k] for k in class_keys]
+    n_hints = sum(len(qs) for qs in tied_cls.values())
     k_claim = n_hints + 1
     w_load = k_claim * n_claims + n_hints + 1
 
@@ -157,59 +178,118 @@ def maximise_kept(
 
     # Nodes: 0 source, 1 sink, members, groups (pools). A member receives its preferred
     # partitions from the source and either keeps them (its arcs to the sink) or releases
-    # them into the group's pool at the class's price.
+    # them into the group's pool at the class's price. Arcs are added in bulk, in the order
+    # (classes, then members, then groups) that fixes the solver's tie-breaking.
     member_node = {m: 2 + i for i, m in enumerate(members)}
     pool0 = 2 + len(members)
     net = FlowNetwork(pool0 + len(group_members))
     source, sink = 0, 1
     preferred = dict.fromkeys(members, 0)
     group_size = list(free_count)
-    release_arcs: list[int] = []
-    for key in class_keys:
-        g, p, kind = key
-        size = len(cls[key])
+    tails: list[int] = []
+    heads: list[int] = []
+    costs: list[int] = []
+    for key, size in zip(class_keys, class_sizes, strict=True):
+        g, rest = divmod(key, stride)
+        p, kind = divmod(rest, 2)
         preferred[p] += size
         group_size[g] += size
-        release_arcs.append(
-            net.add_arc(member_node[p], pool0 + g, size, k_claim if kind == 0 else 1)
-        )
+        tails.append(member_node[p])
+        heads.append(pool0 + g)
+        costs.append(k_claim if kind == 0 else 1)
+    release0 = net.add_arcs(tails, heads, class_sizes, costs)
     # Warm start (cost 0, no negative residual arc): each member keeps up to lo of them.
     warm = 0
+    tails, heads, caps, costs, flows = [], [], [], [], []
     for m in members:
         node = member_node[m]
         start_flow = min(preferred[m], lo[m])
         warm += start_flow
         if preferred[m]:
-            net.add_arc(source, node, preferred[m], 0, start_flow)
-        net.add_arc(node, sink, lo[m], 0, start_flow)
+            tails.append(source)
+            heads.append(node)
+            caps.append(preferred[m])
+            costs.append(0)
+            flows.append(start_flow)
+        tails.append(node)
+        heads.append(sink)
+        caps.append(lo[m])
+        costs.append(0)
+        flows.append(start_flow)
         for k in range(lo[m] + 1, x[m] + 2):
-            net.add_arc(node, sink, 1, big + w_load * (k - 1))
-    pool_arcs: list[list[tuple[int, int]]] = []
+            tails.append(node)
+            heads.append(sink)
+            caps.append(1)
+            costs.append(big + w_load * (k - 1))
+            flows.append(0)
+    net.add_arcs(tails, heads, caps, costs, flows)
+    tails, heads, caps, costs = [], [], [], []
+    pool_starts: list[int] = []  # batch position of each group's first arc to a member
     for g, ms in enumerate(group_members):
+        node = pool0 + g
         if free_count[g]:
-            net.add_arc(source, pool0 + g, free_count[g], 0)
-        size = group_size[g]
-        pool_arcs.append([(m, net.add_arc(pool0 + g, member_node[m], size, 0)) for m in ms])
+            tails.append(source)
+            heads.append(node)
+            caps.append(free_count[g])
+            costs.append(0)
+        pool_starts.append(len(tails))
+        tails += [node] * len(ms)
+        heads += [member_node[m] for m in ms]
+        caps += [group_size[g]] * len(ms)
+        costs += [0] * len(ms)
+    first = net.add_arcs(tails, heads, caps, costs)
+    # (group, first arc to a member, its members)
+    pool_arcs = [
+        (g, first + 2 * i, ms)
+        for g, (i, ms) in enumerate(zip(pool_starts, group_members, strict=True))
+    ]
     pushed = net.push_min_cost(source, sink)
     if warm + pushed != total:  # pragma: no cover - x itself is a complete flow in the box
         raise AssertionError("stickiness flow could not place every partition")
 
-    receives = [{m for m, a in arcs if net.flow(a) > 0} for arcs in pool_arcs]
+    released = net.flows(release0, len(class_keys))
+    received = [
+        {m: f for m, f in zip(ms, net.flows(start, len(ms)), strict=True) if f}
+        for _, start, ms in pool_arcs
+    ]
+    # Released claims by member: {group: amount}; tied classes handled one by one.
+    cut: dict[int, dict[int, int]] = {}
     out: dict[int, list[int]] = {m: [] for m in members}
-    for i, key in enumerate(class_keys):
-        qs = cls[key]
-        d = len(qs) - net.flow(release_arcs[i])
-        if d < len(qs) and key[2] == 0 and hints:
-            # Give up first the partitions whose losing claimant takes from this pool.
-            takers = receives[key[0]]
-            qs = sorted(qs, key=lambda q: (hints.get(q) in takers, q))
-        out[key[1]].extend(qs[:d])
-        pools[key[0]].extend(qs[d:])
-    for g, arcs in enumerate(pool_arcs):
-        pool = pools[g]
+    for key, size, r in zip(class_keys, class_sizes, released, strict=True):
+        g, rest = divmod(key, stride)
+        p, kind = divmod(rest, 2)
+        if kind == 1:
+            qs = tied_cls[key]
+            out[p].extend(qs[: size - r])
+            pools[g].extend(qs[size - r :])
+        elif r:
+            cut.setdefault(p, {})[g] = r
+    for m in members:
+        if m not in cut:
+            out[m].extend(owned[m])
+            continue
+        cuts = cut[m]
+        flags = list(map(cuts.__contains__, map(group_at, owned[m])))
+        out[m].extend(compress(owned[m], map(not_, flags)))
+        released_qs = list(compress(owned[m], flags))
+        by_group: dict[int, list[int]] = {}
+        if len(cuts) == 1:
+            by_group[next(iter(cuts))] = released_qs
+        else:
+            for q in released_qs:
+                by_group.setdefault(group_at(q), []).append(q)
+        for g, r in cuts.items():
+            qs = by_group[g]
+            d = len(qs) - r
+            if hints:
+                # Give up first the partitions whose losing claimant takes from this pool.
+                takers = received[g]
+                qs.sort(key=lambda q: (hints.get(q) in takers, q))
+            out[m].extend(qs[:d])
+            pools[g].extend(qs[d:])
+    for g, pool in enumerate(pools):
         pool.sort()
-        want = {m: net.flow(a) for m, a in arcs if net.flow(a) > 0}
-        _deal(pool, want, hints, out)
+        _deal(pool, dict(received[g]), hints, out)
     for m in members:
         out[m].sort()
     return out
@@ -220,16 +300,17 @@ def _keeps_everything(
     members: list[int],
     plan: dict[int, list[int]],
     tied_hinted: list[int],
-    n_claims: int,
 ) -> bool:
     """True when ``plan`` keeps every valid claim and gives every hinted tied partition to its
     hinted claimant (nothing left to gain)."""
-    owner = claims.owner
-    kept = 0
+    owner, owned = claims.owner, claims.owned
+    owner_at = owner.__getitem__
     for m in members:
-        kept += list(map(owner.__getitem__, plan[m])).count(m)
-    if kept != n_claims:
-        return False
+        qs = plan[m]
+        # Fast path: the plan is exactly the member's claims. Else count the kept ones (never
+        # more than its claims).
+        if qs != owned[m] and list(map(owner_at, qs)).count(m) != len(owned[m]):
+            return False
     if not tied_hinted:
         return True
     holder = {q: m for m in members for q in plan[m]}
@@ -237,7 +318,10 @@ def _keeps_everything(
 
 
 def _deal(
-    pool: list[int], want: dict[int, int], hints: dict[int, int], out: dict[int, list[int]]
+    pool: list[int],
+    want: dict[int, int],
+    hints: dict[int, int],
+    out: dict[int, list[int]],
 ) -> None:
     """Deal ``pool`` (ascending) over ``want`` = ``{member: amount}`` (member order): a
     partition whose losing claimant (hint) still takes goes back to it, the rest round-robin."""
