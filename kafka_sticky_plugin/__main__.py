@@ -12,6 +12,10 @@ _COMMANDS = {
     "demo": ("kafka_sticky_plugin.demo.cli", "the rolling-restart demo on the embedded broker"),
     "simulate": ("kafka_sticky_plugin.simulate.cli", "the rebalance simulation pipeline (PySpark)"),
     "assign": ("kafka_sticky_plugin.example_assign", "assign an example group and print the plan"),
+    "conformance": (
+        "kafka_sticky_plugin.testing.conformance_cli",
+        "measure which group behaviours your broker has (--bootstrap HOST:PORT)",
+    ),
 }
 
 

@@ -13,6 +13,10 @@
 #   PYTHON            interpreter used to create the venvs (default: python3)
 #   MATRIX_ONLY       space-separated names to run (default: every requirements/matrix/*.txt)
 #   MATRIX_PYTEST_ARGS extra pytest arguments (default: -q)
+#   MATRIX_BROKERS    brokers the real-broker tests run on, in turn (default: "embedded kafka":
+#                     the embedded Tansu broker, then Apache Kafka from build/jvm/kafka-broker,
+#                     which scripts/kafka_runtime.sh resolves; skipped with one line where
+#                     java or mvn is missing, a failure under CI=true)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,17 +45,34 @@ run_one() {
     local version
     version="$("$venv/bin/python" -c 'import kafka; print(kafka.__version__)')"
     echo "== $name: kafka client $version"
-    local paths=()
-    [[ -d tests/hooks ]] && paths+=(tests/hooks)
-    [[ -d integration_tests/hooks ]] && paths+=(integration_tests/hooks)
-    if [[ ${#paths[@]} -eq 0 ]]; then
+    if [[ ! -d tests/hooks || ! -d integration_tests/hooks ]]; then
         echo "== $name: no hook tests found" >&2
         return 1
     fi
     # -p no:cacheprovider: the matrix venvs share the checkout; keep their runs independent.
+    # The unit tests (tests/hooks) run once, the real-broker tests once per broker.
+    local broker status=0
     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
-        "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" "${paths[@]}"
+        "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" tests/hooks || status=1
+    for broker in "${brokers[@]}"; do
+        echo "== $name: real-broker hook tests on $broker"
+        KAFKA_STICKY_BROKER="$broker" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
+            "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" \
+            integration_tests/hooks || status=1
+    done
+    return $status
 }
+
+read -r -a wanted_brokers <<<"${MATRIX_BROKERS:-embedded kafka}"
+brokers=()
+for broker in "${wanted_brokers[@]}"; do
+    if [[ "$broker" == kafka ]]; then
+        rc=0
+        bash scripts/kafka_runtime.sh || rc=$?
+        if [[ $rc -eq 2 ]]; then continue; elif [[ $rc -ne 0 ]]; then exit "$rc"; fi
+    fi
+    brokers+=("$broker")
+done
 
 mkdir -p .venvs
 names=()
@@ -74,5 +95,5 @@ for name in "${names[@]}"; do
         failed+=("$name")
     fi
 done
-echo "version matrix: ${#names[@]} versions in $((SECONDS - start)) s; failed: ${failed[*]:-none}"
+echo "version matrix: ${#names[@]} versions on ${brokers[*]} in $((SECONDS - start)) s; failed: ${failed[*]:-none}"
 [[ ${#failed[@]} -eq 0 ]]

