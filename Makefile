@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
-.PHONY: all venv test lint typecheck unit integration integration-tansu integration-kafka \
+.PHONY: all venv test check lint typecheck unit integration integration-tansu integration-kafka \
 	kafka-broker matrix demo bench clean
 
 all: test
@@ -26,6 +26,10 @@ $(STAMP): $(REQS) setup.cfg pyproject.toml
 
 ## The whole test suite: lint, types, fast tier, real-broker tier, client-version matrix.
 test: lint typecheck unit integration matrix
+
+## The fast tier, before the long ones: lint, types, unit tests without Spark (a few minutes).
+check: lint typecheck
+	$(PY) -m pytest tests -q -m "not spark" -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: venv
 	$(PY) -m ruff check .

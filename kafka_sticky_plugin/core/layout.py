@@ -23,6 +23,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..errors import InvalidSpecError
 from .spec import MemberSpec, validate_partition_counts
 
 __all__ = ["Layout", "build_layout", "merge_duplicate_members"]
@@ -37,7 +38,7 @@ def merge_duplicate_members(members: Iterable[MemberSpec]) -> list[MemberSpec]:
     by_id: dict[str, list[MemberSpec]] = {}
     for spec in members:
         if not isinstance(spec, MemberSpec):
-            raise TypeError(f"expected MemberSpec, got {type(spec).__name__}")
+            raise InvalidSpecError(f"expected MemberSpec, got {type(spec).__name__}")
         by_id.setdefault(spec.member_id, []).append(spec)
     merged: list[MemberSpec] = []
     for member_id in sorted(by_id):

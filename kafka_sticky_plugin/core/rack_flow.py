@@ -27,6 +27,8 @@ from __future__ import annotations
 import heapq
 from collections import deque
 
+from ..errors import InvariantViolation
+
 __all__ = ["FlowNetwork"]
 
 
@@ -43,7 +45,7 @@ class FlowNetwork:
     def add_arc(self, u: int, v: int, capacity: int, cost: int, flow: int = 0) -> int:
         """Add ``u -> v`` carrying ``flow`` (``0 <= flow <= capacity``); returns its arc id."""
         if not 0 <= flow <= capacity:
-            raise ValueError("flow must lie within [0, capacity]")
+            raise InvariantViolation("flow must lie within [0, capacity]")
         a = len(self.head)
         self.head += (v, u)
         self.cap += (capacity - flow, flow)
@@ -62,7 +64,7 @@ class FlowNetwork:
         (a residual arc with negative cost)."""
         cap, cost = self.cap, self.cost
         if any(cap[a] > 0 and cost[a] < 0 for a in range(len(cap))):
-            raise ValueError("initial flow is not of minimum cost (negative residual arc)")
+            raise InvariantViolation("initial flow is not of minimum cost (negative residual arc)")
         potential = [0] * self.n
         pushed = 0
         while True:

@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..errors import InvariantViolation
 from .claims import Claims
 from .components import Component
 from .layout import Layout
@@ -351,7 +352,7 @@ def _deal(
     i = 0
     while i < len(qs):
         if not takers:
-            raise RuntimeError("rack pass: capacities do not add up (engine bug)")
+            raise InvariantViolation("rack pass: capacities do not add up (engine bug)")
         nxt = []
         for m in takers:
             if i == len(qs):
@@ -490,7 +491,7 @@ def _heterogeneous(
         demand = sum(load[m] for m in group_members[g])
         net.add_arc(1 + n_classes + g, sink, demand, 0, group_placed[g])
     if sum(placed) + net.push_min_cost(source, sink) != total:
-        raise RuntimeError("rack pass: the flow does not place every partition (engine bug)")
+        raise InvariantViolation("rack pass: the flow does not place every partition (engine bug)")
 
     units: list[dict[int, int]] = [{} for _ in group_members]
     for g in range(n_groups):
@@ -568,12 +569,12 @@ def _realise(
             incoming[g].extend(rest[i : i + n])
             i += n
         if i != len(rest):
-            raise RuntimeError("rack pass: class counts do not add up (engine bug)")
+            raise InvariantViolation("rack pass: class counts do not add up (engine bug)")
     for g, qs in enumerate(incoming):
         qs.sort()
         _deal(qs, group_members[g], assigned, load)
     for m in members:
         if len(assigned[m]) != load[m]:
-            raise RuntimeError("rack pass: a member's load changed (engine bug)")
+            raise InvariantViolation("rack pass: a member's load changed (engine bug)")
         assigned[m].sort()
     return assigned

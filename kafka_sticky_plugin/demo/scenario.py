@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..assignor.strategies import COOPERATIVE_STICKY
+from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
 from ..testing.admin import create_topic, unique_name
 from ..testing.analysis import (
     DeliveryReport,
@@ -48,15 +50,13 @@ class Strategy:
     needs_protocol_vote: bool = False
 
 
+#: Each of the package's strategies (its one registry) alone, then the KIP-429 upgrade.
 STRATEGIES: dict[str, Strategy] = {
-    "sticky": Strategy("sticky", ("sticky",), (("sticky",),)),
-    "cooperative-sticky": Strategy(
-        "cooperative-sticky", ("cooperative-sticky",), (("cooperative-sticky",),)
-    ),
+    **{name: Strategy(name, (name,), ((name,),)) for name in ASSIGNOR_STRATEGIES},
     "upgrade-from-range": Strategy(
         "upgrade-from-range",
         ("range",),
-        (("cooperative-sticky", "range"), ("cooperative-sticky",)),
+        ((COOPERATIVE_STICKY, "range"), (COOPERATIVE_STICKY,)),
         needs_protocol_vote=True,
     ),
 }

@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..assignor.strategies import COOPERATIVE_STICKY, STICKY, STRATEGIES
 from .model import STATUS_BASELINE_ERROR, STATUS_OK, STATUS_TIME_CAP
-from .strategies import STRATEGY_NAMES
+from .strategies import STRATEGY_NAMES, ours_counterpart
 
 __all__ = ["CHARTS", "load_results", "write_report"]
 
@@ -155,12 +156,8 @@ def _head_to_head(frame: Any, order: Sequence[str]) -> Any:
     totals = complete.groupby(["scenario_id", "strategy"])[
         ["moved", "revoked", "paused_partition_rounds"]
     ].sum()
-    pairs = [
-        (other, "cooperative-sticky" if "cooperative" in other else "sticky")
-        for other in order
-        if other not in ("sticky", "cooperative-sticky")
-    ]
-    pairs.append(("sticky", "cooperative-sticky"))  # what the cooperative protocol saves
+    pairs = [(other, ours_counterpart(other)) for other in order if other not in STRATEGIES]
+    pairs.append((STICKY, COOPERATIVE_STICKY))  # what the cooperative protocol saves
     rows = {}
     for other, ours in pairs:
         try:

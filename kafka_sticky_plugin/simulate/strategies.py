@@ -6,7 +6,10 @@ time (decoding what members reported plus the assignment; never the simulator's 
 ``cooperative`` says which protocol the members run: eager (everyone revokes everything, one
 round) or cooperative (KIP-429: members keep what they own, rounds repeat until nothing is revoked).
 
-Ours: ``sticky`` and ``cooperative-sticky`` (:mod:`kafka_sticky_plugin.core`). Baselines:
+Ours: ``sticky`` and ``cooperative-sticky`` (the package's strategy registry), costed through
+the same leader path as a real group (:func:`kafka_sticky_plugin.assignor.assign_group`:
+subscription bytes in, assignment bytes out), so the compute column compares like with like
+with the baselines, whose ``assign()`` also decodes what members sent. Baselines:
 kafka-python's own ``range``, ``roundrobin``, ``sticky`` and ``cooperative-sticky``
 assignors, driven through their real ``assign(cluster, members)``
 (:mod:`kafka_sticky_plugin.simulate.baselines`); they are the only ones with a time cap.
@@ -18,26 +21,40 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..core import MemberSpec, cooperative_assign, sticky_assign
+from ..assignor import STRATEGIES, MemberMetadata, assign_group
+from ..assignor.member import MemberState
+from ..codec import decode_assignment
 from ..core.spec import TopicPartitionTuple
 from ..errors import ConfigurationError
 from .group import Member
 
-__all__ = ["STRATEGY_NAMES", "Plan", "Strategy", "get_strategy"]
+__all__ = [
+    "STRATEGY_NAMES",
+    "Plan",
+    "Strategy",
+    "get_strategy",
+    "is_cooperative",
+    "ours_counterpart",
+]
 
 Plan = dict[str, list[TopicPartitionTuple]]
 #: ``assign(partitions_per_topic, members) -> (plan, leader compute seconds)``
 AssignFn = Callable[[Mapping[str, int], Sequence[Member]], tuple[Plan, float]]
 
+#: kafka-python's own assignors (baselines), by kind, and whether their members run the
+#: COOPERATIVE protocol.
+_BASELINES = {"range": False, "roundrobin": False, "sticky": False, "cooperative-sticky": True}
+_BASELINE_PREFIX = "kafka-python-"
+
+#: name -> whether its members run the COOPERATIVE protocol; ours come from the package's
+#: one strategy registry (:mod:`kafka_sticky_plugin.assignor.strategies`).
+_COOPERATIVE: dict[str, bool] = {
+    **{name: strategy.cooperative for name, strategy in STRATEGIES.items()},
+    **{_BASELINE_PREFIX + kind: cooperative for kind, cooperative in _BASELINES.items()},
+}
+
 #: Every strategy name, ours first.
-STRATEGY_NAMES = (
-    "sticky",
-    "cooperative-sticky",
-    "kafka-python-range",
-    "kafka-python-roundrobin",
-    "kafka-python-sticky",
-    "kafka-python-cooperative-sticky",
-)
+STRATEGY_NAMES = tuple(_COOPERATIVE)
 
 
 @dataclass(frozen=True)
@@ -50,43 +67,55 @@ class Strategy:
     assign: AssignFn
 
 
-def _specs(members: Sequence[Member]) -> list[MemberSpec]:
-    return [
-        MemberSpec(member_id=m.member_id, topics=m.topics, owned=m.owned, generation=m.generation)
-        for m in members
-    ]
+def is_cooperative(name: str) -> bool:
+    """Whether the members of strategy ``name`` run the COOPERATIVE protocol."""
+    try:
+        return _COOPERATIVE[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown strategy {name!r}; expected one of {STRATEGY_NAMES}"
+        ) from None
 
 
-def _ours_eager(
-    partitions_per_topic: Mapping[str, int], members: Sequence[Member]
-) -> tuple[Plan, float]:
-    start = time.perf_counter()
-    plan = sticky_assign(partitions_per_topic, _specs(members))
-    return plan, time.perf_counter() - start
+def ours_counterpart(name: str) -> str:
+    """Our strategy whose members run the same protocol as ``name``'s (what a baseline is
+    compared with)."""
+    cooperative = is_cooperative(name)
+    return next(ours for ours, s in STRATEGIES.items() if s.cooperative == cooperative)
 
 
-def _ours_cooperative(
-    partitions_per_topic: Mapping[str, int], members: Sequence[Member]
-) -> tuple[Plan, float]:
-    start = time.perf_counter()
-    plan = cooperative_assign(partitions_per_topic, _specs(members))
-    return plan, time.perf_counter() - start
+def _ours(name: str) -> AssignFn:
+    """The leader path a real group runs: every member sends the subscription bytes of its
+    assignor state (built outside the timed part, as members do), the leader decodes them,
+    plans and encodes (timed), and every member reads its assignment (outside again)."""
+
+    def assign(
+        partitions_per_topic: Mapping[str, int], members: Sequence[Member]
+    ) -> tuple[Plan, float]:
+        joined: list[MemberMetadata] = []
+        for member in members:
+            state = MemberState(name)
+            state.record(member.owned, member.generation)
+            joined.append(MemberMetadata(member.member_id, state.subscription_bytes(member.topics)))
+        start = time.perf_counter()
+        encoded = assign_group(name, partitions_per_topic, joined)
+        elapsed = time.perf_counter() - start
+        plan = {m: list(decode_assignment(data).partitions) for m, data in encoded.items()}
+        return plan, elapsed
+
+    return assign
 
 
 def get_strategy(name: str) -> Strategy:
     """The strategy called ``name`` (one of :data:`STRATEGY_NAMES`)."""
-    if name == "sticky":
-        return Strategy(name, cooperative=False, baseline=False, assign=_ours_eager)
-    if name == "cooperative-sticky":
-        return Strategy(name, cooperative=True, baseline=False, assign=_ours_cooperative)
-    if name.startswith("kafka-python-") and name in STRATEGY_NAMES:
-        from .baselines import kafka_python_assign_fn
+    cooperative = is_cooperative(name)
+    if name in STRATEGIES:
+        return Strategy(name, cooperative=cooperative, baseline=False, assign=_ours(name))
+    from .baselines import kafka_python_assign_fn
 
-        kind = name.removeprefix("kafka-python-")
-        return Strategy(
-            name,
-            cooperative=kind == "cooperative-sticky",
-            baseline=True,
-            assign=kafka_python_assign_fn(kind),
-        )
-    raise ConfigurationError(f"unknown strategy {name!r}; expected one of {STRATEGY_NAMES}")
+    return Strategy(
+        name,
+        cooperative=cooperative,
+        baseline=True,
+        assign=kafka_python_assign_fn(name.removeprefix(_BASELINE_PREFIX)),
+    )

@@ -12,6 +12,8 @@ import heapq
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .strategies import is_cooperative
+
 __all__ = ["row_cost", "split_tasks"]
 
 #: Simulated seconds per protocol round of our eager engine, checks included, measured on this
@@ -49,7 +51,7 @@ def row_cost(row: Mapping[str, Any]) -> float:
     )
     if strategy.endswith("sticky") and strategy.startswith("kafka-python-"):
         per_round += _KAFKA_PYTHON_STICKY_S * size
-    rounds = _ROUNDS_PER_EVENT["cooperative" if "cooperative" in strategy else "eager"]
+    rounds = _ROUNDS_PER_EVENT["cooperative" if is_cooperative(strategy) else "eager"]
     seconds = events * rounds * per_round
     cap = row.get("time_cap_s")
     if cap is not None and cap == cap:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..assignor.strategies import COOPERATIVE_STICKY, STICKY
 from ..errors import ConfigurationError
 
 __all__ = ["ASSIGNOR_NAMES", "make_assignor"]
 
 ASSIGNOR_NAMES: dict[str, str] = {
-    "sticky": "kafka_sticky_plugin:StickyAssignor",
-    "cooperative-sticky": "kafka_sticky_plugin:CooperativeStickyAssignor",
+    STICKY: "kafka_sticky_plugin:StickyAssignor",
+    COOPERATIVE_STICKY: "kafka_sticky_plugin:CooperativeStickyAssignor",
     "range": "kafka.coordinator.assignors.range:RangePartitionAssignor",
     "roundrobin": "kafka.coordinator.assignors.roundrobin:RoundRobinPartitionAssignor",
     "kafka-python:sticky": (

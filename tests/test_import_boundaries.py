@@ -1,0 +1,102 @@
+"""The package's floors, checked on the source: what each module may import of the package.
+
+- ``errors`` imports nothing of the package;
+- ``core`` and ``codec`` import only themselves and ``errors``;
+- ``assignor`` (the client-free floor) imports only itself, ``core``, ``codec`` and ``errors``,
+  and no Kafka client;
+- an adapter (``adapters/<name>``) never imports another adapter;
+- nothing but the faces (``__init__``, ``hooks``, ``confluent``) and ``testing``/``demo``
+  (which drive real clients) imports the adapters.
+
+Imports are read from the syntax tree (top-level and function-level, relative ones resolved),
+so a lazy import inside a function counts too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "kafka_sticky_plugin"
+ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+CLIENTS = ("kafka", "confluent_kafka", "aiokafka")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of every module ``path`` imports (``from x import y`` gives ``x`` and
+    ``x.y``: ``y`` may be a submodule)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            out.add(target)
+            out.update(f"{target}.{alias.name}" for alias in node.names)
+    return out
+
+
+def _ours(name: str) -> str | None:
+    """The first-level area of the package ``name`` belongs to (``core``, ``adapters.x``...)."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE or len(parts) == 1:
+        return None
+    if parts[1] == "adapters":
+        return ".".join(parts[1:3]) if len(parts) > 2 else "adapters"
+    return parts[1]
+
+
+MODULES = sorted(ROOT.rglob("*.py"))
+ALLOWED = {
+    "errors": set(),
+    "core": {"core", "errors"},
+    "codec": {"codec", "errors"},
+    "assignor": {"assignor", "core", "codec", "errors"},
+}
+ADAPTER_IMPORTERS = {"__init__", "hooks", "confluent", "testing", "demo"}
+
+
+def _area(path: Path) -> str:
+    area = _ours(_module_name(path))
+    return area if area is not None else "__init__"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_module_respects_its_floor(path: Path) -> None:
+    """Each module imports only what its floor allows (see the module docstring)."""
+    area = _area(path)
+    imported = _imports(path)
+    areas = {a for a in map(_ours, imported) if a is not None}
+    floor = area.split(".")[0]
+    if floor in ALLOWED:
+        assert areas <= ALLOWED[floor], f"{area} imports {sorted(areas - ALLOWED[floor])}"
+    if floor in ("core", "codec", "assignor", "errors"):
+        clients = {n for n in imported if n.split(".")[0] in CLIENTS}
+        assert not clients, f"{area} imports a Kafka client: {sorted(clients)}"
+    adapters = {a for a in areas if a.startswith("adapters.")}
+    if area.startswith("adapters."):
+        assert adapters <= {area}, f"{area} imports another adapter: {sorted(adapters - {area})}"
+    elif area.split(".")[0] not in ADAPTER_IMPORTERS:
+        assert not adapters, f"{area} imports an adapter: {sorted(adapters)}"
+
+
+def test_the_checker_sees_relative_imports() -> None:
+    """Guard against a checker that passes by reading nothing: known edges are found."""
+    leader = _imports(ROOT / "assignor" / "leader.py")
+    assert f"{PACKAGE}.codec" in leader and f"{PACKAGE}.core" in leader
+    hooks_common = _imports(ROOT / "adapters" / "kafka_python" / "hooks" / "common.py")
+    assert f"{PACKAGE}.assignor.contract" in hooks_common
