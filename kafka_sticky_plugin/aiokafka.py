@@ -81,11 +81,27 @@ class _CoordinatorSlot:
             handle._impl.attach(value)
 
 
+async def _getone(self: Any, *partitions: Any) -> Any:
+    """``getone`` after the hooks' session check (see ``AioHooks.check_session``)."""
+    await self.__dict__[_HANDLE]._impl.check_session()
+    return await type(self)._kafka_sticky_plugin_unhooked.getone(self, *partitions)
+
+
+async def _getmany(
+    self: Any, *partitions: Any, timeout_ms: int = 0, max_records: Any = None
+) -> Any:
+    """``getmany`` after the hooks' session check (see ``AioHooks.check_session``)."""
+    await self.__dict__[_HANDLE]._impl.check_session()
+    unhooked = type(self)._kafka_sticky_plugin_unhooked
+    return await unhooked.getmany(self, *partitions, timeout_ms=timeout_ms, max_records=max_records)
+
+
 _HOOKED_CLASSES: dict[type, type] = {}
 
 
 def _hooked_class(cls: type) -> type:
-    """``cls`` with the coordinator slot (one subclass per consumer class, same name)."""
+    """``cls`` with the coordinator slot and the session check before ``getone``/``getmany``
+    (``async for`` goes through ``getone``); one subclass per consumer class, same name."""
     hooked = _HOOKED_CLASSES.get(cls)
     if hooked is None:
         hooked = type(
@@ -93,6 +109,9 @@ def _hooked_class(cls: type) -> type:
             (cls,),
             {
                 "_coordinator": _CoordinatorSlot(),
+                "_kafka_sticky_plugin_unhooked": cls,
+                "getone": _getone,
+                "getmany": _getmany,
                 "__module__": cls.__module__,
                 "__qualname__": cls.__qualname__,
                 "__doc__": cls.__doc__,

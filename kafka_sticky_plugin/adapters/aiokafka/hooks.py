@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import weakref
 from collections.abc import Iterable
 from typing import Any
@@ -114,6 +115,7 @@ class AioHooks:
         self.owned: frozenset[Any] = frozenset()
         self._held: Any = None
         self._coordinator: Any = None
+        self._heartbeat_ok_at = time.monotonic()
         self._originals: dict[str, Any] = {}
 
     # -- installation -------------------------------------------------------------------
@@ -129,6 +131,7 @@ class AioHooks:
             ("_do_rejoin_group", self.do_rejoin_group),
             ("_perform_assignment", self.perform_assignment),
             ("_on_join_complete", self.on_join_complete),
+            ("_do_heartbeat", self._heartbeat),
         ):
             self._originals[name] = getattr(coordinator, name)
             vars(coordinator)[name] = replacement
@@ -162,18 +165,46 @@ class AioHooks:
             log.error("group %s: commit before the rebalance failed: %s", self.group_id, err)
 
     async def _lose(self, partitions: Iterable[Any]) -> None:
-        """Membership is gone: tell the listener, give the partitions up without a commit."""
+        """Membership is gone: tell the listener, give the partitions up without a commit.
+        The member's own record is cleared first, so a loss is reported once."""
         lost = set(partitions)
+        self.owned = frozenset()
+        self._held = None
+        self.reset_assignors()
         log.info("group %s: membership lost; partitions lost: %s", self.group_id, sorted(lost))
         listener = self._subscription.listener
         await call_listener(listener, lost_method_name(listener), lost, self.group_id)
-        self.owned = frozenset()
-        self._held = None
         current = self._subscription.subscription
         if current is not None and current.assignment is not None and current.assignment.tps:
             self._subscription.assign_from_subscribed(set())
         self._subscription.begin_reassignment()
-        self.reset_assignors()
+
+    async def check_session(self) -> None:
+        """Before records are handed out: when no heartbeat succeeded for a whole session
+        timeout (the event loop was blocked, the process frozen), the broker has already
+        given the partitions to someone else, so they are lost *now*, before aiokafka's
+        heartbeat task finds out and before a prefetched record of theirs is delivered."""
+        coordinator = self._coordinator
+        if coordinator is None or not self.owned:
+            return
+        silent = time.monotonic() - self._heartbeat_ok_at
+        if silent <= coordinator._session_timeout_ms / 1000:
+            return
+        log.warning(
+            "group %s: no successful heartbeat for %.1f s (session %d ms): membership lost",
+            self.group_id,
+            silent,
+            coordinator._session_timeout_ms,
+        )
+        coordinator.reset_generation()
+        await self._lose(self.owned)
+
+    async def _heartbeat(self) -> bool:
+        """aiokafka's heartbeat, remembering when one last succeeded."""
+        ok = bool(await self._originals["_do_heartbeat"]())
+        if ok:
+            self._heartbeat_ok_at = time.monotonic()
+        return ok
 
     async def _follow_subscription(self) -> None:
         """COOPERATIVE, KIP-70: revoke owned partitions of topics no longer subscribed and
@@ -409,6 +440,7 @@ class AioHooks:
         assign_keeping_positions(state, assigned, self._held if self.cooperative else None)
         self.owned = frozenset(assigned)
         self._held = state.subscription.assignment
+        self._heartbeat_ok_at = time.monotonic()  # a completed SyncGroup proves the session
         bound.on_assignment(assignment, generation)
         await coordinator._stop_commit_offsets_refresh_task()
         coordinator.start_commit_offsets_refresh_task(self._held)
