@@ -230,3 +230,27 @@ def test_leader_reads_v0_to_v3_members() -> None:
         await close(c)
 
     asyncio.run(scenario())
+
+
+def test_a_session_without_heartbeat_is_lost_before_records_are_handed_out() -> None:
+    """No successful heartbeat for longer than the session (a blocked event loop): the
+    partitions are lost at the next getone/getmany, unless a join is in flight (JoinGroup
+    keeps the member alive without heartbeats)."""
+
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        impl = handle._impl
+        impl._heartbeat_ok_at -= coordinator._session_timeout_ms / 1000 + 1
+        impl._joining = True
+        await impl.check_session()
+        assert handle.owned == frozenset(tps(0, 1)), "lost during a join"
+        impl._joining = False
+        await impl.check_session()
+        assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
+        assert handle.owned == frozenset() and coordinator.generation == -1
+        assert handle.assignors[0].generation is None
+        await close(c)
+
+    asyncio.run(scenario())

@@ -116,6 +116,7 @@ class AioHooks:
         self._held: Any = None
         self._coordinator: Any = None
         self._heartbeat_ok_at = time.monotonic()
+        self._joining = False
         self._originals: dict[str, Any] = {}
 
     # -- installation -------------------------------------------------------------------
@@ -185,8 +186,8 @@ class AioHooks:
         given the partitions to someone else, so they are lost *now*, before aiokafka's
         heartbeat task finds out and before a prefetched record of theirs is delivered."""
         coordinator = self._coordinator
-        if coordinator is None or not self.owned:
-            return
+        if coordinator is None or not self.owned or self._joining:
+            return  # a JoinGroup/SyncGroup in flight keeps the member alive without heartbeats
         silent = time.monotonic() - self._heartbeat_ok_at
         if silent <= coordinator._session_timeout_ms / 1000:
             return
@@ -259,6 +260,14 @@ class AioHooks:
 
     async def do_rejoin_group(self, subscription: Any) -> bool:
         """One JoinGroup/SyncGroup round; ``True`` when an assignment was applied."""
+        self._joining = True
+        try:
+            return await self._rejoin(subscription)
+        finally:
+            self._joining = False
+            self._heartbeat_ok_at = time.monotonic()  # the broker answered (or we start over)
+
+    async def _rejoin(self, subscription: Any) -> bool:
         coordinator = self._coordinator
         if membership_lost(coordinator.generation, coordinator.member_id):
             if self.owned:
