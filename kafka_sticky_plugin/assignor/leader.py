@@ -1,9 +1,13 @@
-"""The leader's path, bytes to bytes: decode every member, run the engine, encode.
+"""The leader's path, bytes to bytes: decode every member once, run the engine, encode.
 
 No client import, no I/O, no state kept between calls; side effects are one logger and a
-pause of the cyclic garbage collector for the duration of a call (restored on exit). Both
-assignor classes (``assign`` and ``assign_from_bytes``, which the coordinator hooks of every
-kafka-python version call) go through :func:`assign_group`.
+pause of the cyclic garbage collector for the duration of a call (restored on exit). Two
+steps: :func:`read_group` decodes every member once, which yields both the group's topics (a
+leader asks its cluster for their partition counts) and the engine's input; then
+:meth:`DecodedGroup.assign` plans and encodes. :func:`assign_group` does both. Every adapter
+goes through them (kafka-python's ``assign``, ``assign_from_bytes`` and coordinator hooks of
+every version; the simulator), and the byte layouts and shortcuts they use live in
+:mod:`kafka_sticky_plugin.codec`.
 
 How a member's claim is read (``protocol`` is the group's selected assignor name):
 
