@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all venv test check lint typecheck unit integration integration-tansu integration-kafka \
-	kafka-broker matrix demo bench clean
+	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench clean
 
 all: test
 
@@ -24,8 +24,23 @@ $(STAMP): $(REQS) setup.cfg pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-## The whole test suite: lint, types, fast tier, real-broker tier, client-version matrix.
-test: lint typecheck unit integration matrix
+## The whole test suite: lint, types, fast tier, then two lanes at once (their output is
+## printed as each lane ends): the real-broker tier and the client-version matrix on the
+## embedded Tansu broker, and the same on Apache Kafka. The lanes mostly wait on broker
+## timers, so running them side by side halves the wall time on 2 cores.
+test: lint typecheck unit matrix-venvs
+	$(MAKE) --no-print-directory -j2 --output-sync=target lane-tansu lane-kafka
+
+lane-tansu: venv
+	$(MAKE) --no-print-directory integration-tansu
+	MATRIX_BROKERS=embedded bash scripts/version_matrix.sh
+
+lane-kafka: venv
+	$(MAKE) --no-print-directory integration-kafka
+	MATRIX_BROKERS=kafka MATRIX_UNIT=0 bash scripts/version_matrix.sh
+
+matrix-venvs:
+	MATRIX_SETUP_ONLY=1 bash scripts/version_matrix.sh
 
 ## The fast tier, before the long ones: lint, types, unit tests without Spark (a few minutes).
 check: lint typecheck
@@ -74,5 +89,34 @@ demo: venv
 bench: venv
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
+## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
+.PHONY: broker
+broker: venv
+	$(PY) -m kafka_sticky_plugin broker $(BROKER_ARGS)
+
 clean:
 	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info
+
+## The genuine Java consumer for the interop tests: kafka-clients jars of each pinned version
+## (jvm/java-member/pom.xml, resolved by Maven) in build/jvm/kafka-clients-<v>/, and the
+## member and wire-codec programs compiled against them in build/jvm/java-member-<v>/.
+## Keep JAVA_CLIENT_VERSIONS in step with kafka_sticky_plugin/testing/java_member.py.
+JAVA_CLIENT_VERSIONS := 4.4.0 3.9.2
+JAVA_MEMBER_SRC := $(wildcard jvm/java-member/src/kafkasticky/*.java)
+
+.PHONY: java-member
+.SECONDARY: $(foreach v,$(JAVA_CLIENT_VERSIONS),build/jvm/kafka-clients-$(v)/.resolved)
+java-member: $(foreach v,$(JAVA_CLIENT_VERSIONS),build/jvm/java-member-$(v)/.built)
+
+build/jvm/kafka-clients-%/.resolved: jvm/java-member/pom.xml
+	rm -rf build/jvm/kafka-clients-$*
+	mvn -B -q -f jvm/java-member/pom.xml dependency:copy-dependencies -Dkafka.version=$* \
+		-DincludeScope=runtime -DoutputDirectory=$(CURDIR)/build/jvm/kafka-clients-$*
+	touch $@
+
+build/jvm/java-member-%/.built: build/jvm/kafka-clients-%/.resolved $(JAVA_MEMBER_SRC)
+	rm -rf build/jvm/java-member-$*
+	mkdir -p build/jvm/java-member-$*
+	javac --release 11 -Xlint:all -Werror -d build/jvm/java-member-$* \
+		-cp 'build/jvm/kafka-clients-$*/*' $(JAVA_MEMBER_SRC)
+	touch $@

@@ -8,6 +8,8 @@
 - NESTED-100k-r3f1: 200 topics x 500 partitions, 1,000 members subscribed as in NESTED-10k
   (7 subscription classes), 3 racks, one replica per partition: the rack pass on different
   subscriptions.
+- HET-1M: 1,000 topics x 1,000 partitions, 4,000 members, each subscribed to 25 topics drawn
+  at random (seeded): 4,000 distinct subscriptions, one connected group.
 
 Phases: ``fresh`` (nobody owns anything); ``rejoin`` (every member owns its fresh partitions at
 generation 1, one new member joins with the first member's subscription); ``leave`` (every
@@ -16,6 +18,7 @@ member owns its fresh partitions, the last member leaves).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,6 +96,15 @@ def _nested_scaled(n_topics: int, n_members: int) -> Callable[[], Subscriptions]
     return build
 
 
+def _scattered(n_topics: int, n_members: int, per_member: int) -> Callable[[], Subscriptions]:
+    def build() -> Subscriptions:
+        topics = _topics(n_topics)
+        rnd = random.Random(20261123)
+        return {f"member-{i:05d}": rnd.sample(topics, per_member) for i in range(n_members)}
+
+    return build
+
+
 SHAPES = {
     "H-1M": Shape("H-1M", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000)),
     "H-1M-odd": Shape("H-1M-odd", dict.fromkeys(_topics(500), 2000), _homogeneous(500, 2000, True)),
@@ -110,6 +122,7 @@ SHAPES = {
         _nested_scaled(200, 1000),
         racks=(3, 1),
     ),
+    "HET-1M": Shape("HET-1M", dict.fromkeys(_topics(1000), 1000), _scattered(1000, 4000, 25)),
 }
 
 

@@ -34,6 +34,10 @@ _MEASURED = [
 ]
 
 
+# Capabilities whose False flag means "not reliable": the measurement may see either outcome.
+_NOT_RELIABLE = {"static_member_expiry"}
+
+
 def _mismatch(flag: str, observed: object, profile_value: object, what: str) -> str:
     return (
         f"{what}: observed {flag}={observed!r} but the profile says {profile_value!r};"
@@ -52,10 +56,14 @@ def test_profile_flag_matches_the_broker(broker: RunningBroker, capability: str)
     observation = conformance.MEASUREMENTS[capability](broker.bootstrap)
     print(f"{capability}: observed {observation.observed!r} ({observation.detail})")
     expected = getattr(broker.profile, capability)
+    assert not observation.violations, observation.violations
+    if capability in _NOT_RELIABLE and not expected:
+        # False here means "not reliably": both outcomes are seen on this broker (Tansu
+        # removes a crashed static member in most runs, never in about one in four).
+        return
     assert observation.observed == expected, _mismatch(
         capability, observation.observed, expected, observation.detail
     )
-    assert not observation.violations, observation.violations
 
 
 @pytest.mark.timeout(60)

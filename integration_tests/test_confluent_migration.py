@@ -150,6 +150,28 @@ def test_copy_refuses_to_overwrite_a_group_with_offsets(
         copy_committed_offsets(connection, group_id, group_id, [topic])
 
 
+@pytest.mark.timeout(60)
+def test_copy_from_a_group_without_offsets_is_refused_unless_allowed(
+    broker: Any, topic_factory: Callable[[int], str], group_id: str
+) -> None:
+    """A misspelt source group has nothing committed: refused, the target stays untouched;
+    allow_empty=True accepts the empty copy."""
+    topic = topic_factory(PARTITIONS)
+    produce(broker.bootstrap, topic)
+    assert consume(member_config(broker.bootstrap, group_id, "cooperative-sticky"), topic, 10)
+    connection = {"bootstrap.servers": broker.bootstrap, "log_level": 3}
+    target = f"{group_id}-target"
+    with pytest.raises(ConfigurationError, match="has no committed offsets"):
+        copy_committed_offsets(connection, f"{group_id}-misspelt", target, [topic])
+    assert committed(broker.bootstrap, target, topic) == {}
+    assert (
+        copy_committed_offsets(
+            connection, f"{group_id}-misspelt", target, [topic], allow_empty=True
+        )
+        == {}
+    )
+
+
 @pytest.mark.kafka_only("protocol_vote")
 @pytest.mark.timeout(120)
 def test_offline_switch_under_the_same_group_id(

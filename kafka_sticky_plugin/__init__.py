@@ -32,4 +32,12 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'kafka_sticky_plugin' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module_name), name)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] != "kafka":
+            raise
+        from .extras import missing
+
+        raise missing(exc, f"kafka_sticky_plugin.{name}", "kafka-python") from exc
+    return getattr(module, name)

@@ -127,8 +127,8 @@ def install_hooks(consumer: Any) -> AioKafkaHooks:
     Call before ``await consumer.start()``. Idempotent: a second call returns the first
     handle. Raises :class:`UnsupportedClientError` for an aiokafka outside
     :data:`SUPPORTED_MINORS` and :class:`ConfigurationError` when the consumer has no
-    ``group_id``, was already started, uses none of this module's assignors, shares an
-    assignor instance with another consumer, or configures assignors with no rebalance
+    ``group_id``, was already started, uses none of this module's assignors, or configures
+    assignors with no rebalance
     protocol in common (``range`` with ``cooperative-sticky`` is fine: EAGER, the upgrade's
     first bounce).
     """

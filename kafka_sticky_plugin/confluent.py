@@ -18,6 +18,13 @@ Importing this module requires confluent-kafka; the rest of the package does not
 
 from __future__ import annotations
 
+try:
+    import confluent_kafka  # noqa: F401
+except ImportError as _exc:
+    from .extras import missing as _missing
+
+    raise _missing(_exc, "kafka_sticky_plugin.confluent", "confluent") from _exc
+
 from .adapters.confluent_kafka.config import RebalanceProtocol, check_config
 from .adapters.confluent_kafka.consumer import (
     CheckedConsumer,

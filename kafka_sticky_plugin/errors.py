@@ -10,6 +10,8 @@ Every error this package raises on purpose derives from :class:`StickyPluginErro
   raised by :mod:`kafka_sticky_plugin.invariants` and names the member and partition at fault.
 - :class:`ConfigurationError`: a consumer configuration that cannot work (no rebalance
   protocol common to all assignors, an unsupported client version).
+- :class:`MissingExtraError` (also a ``ModuleNotFoundError``): an optional dependency is not
+  installed; names the ``pip install "kafka-sticky-plugin[EXTRA]"`` that brings it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ __all__ = [
     "ConfigurationError",
     "InvalidSpecError",
     "InvariantViolation",
+    "MissingExtraError",
     "StickyPluginError",
     "UnsupportedClientError",
 ]
@@ -29,13 +32,18 @@ class StickyPluginError(Exception):
 
 
 class CodecError(StickyPluginError, ValueError):
-    """Malformed bytes: says what was expected and at which byte offset."""
+    """Malformed bytes: says what was expected and at which byte offset.
+
+    A negative ``offset`` means the input was an object, not bytes (a kafka-python
+    subscription object, say): the message then names no offset.
+    """
 
     def __init__(self, what: str, expected: str, offset: int) -> None:
         self.what = what
         self.expected = expected
         self.offset = offset
-        super().__init__(f"malformed {what}: expected {expected} at byte offset {offset}")
+        where = f" at byte offset {offset}" if offset >= 0 else ""
+        super().__init__(f"malformed {what}: expected {expected}{where}")
 
 
 class InvalidSpecError(StickyPluginError, ValueError):
@@ -52,3 +60,10 @@ class ConfigurationError(StickyPluginError):
 
 class UnsupportedClientError(ConfigurationError):
     """The installed Kafka client version is not one the plugin supports."""
+
+
+class MissingExtraError(StickyPluginError, ModuleNotFoundError):
+    """An optional dependency is not installed; the message names the extra that brings it.
+
+    Also a ``ModuleNotFoundError``, so ``except ImportError`` keeps working.
+    """

@@ -27,9 +27,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m kafka_sticky_plugin assign", description=__doc__
     )
-    parser.add_argument("--members", type=int, default=3)
-    parser.add_argument("--partitions", type=int, default=4, help="partitions per topic")
+    parser.add_argument("--members", type=int, default=3, help="group members (at least 1)")
+    parser.add_argument(
+        "--partitions", type=int, default=4, help="partitions per topic (at least 1)"
+    )
     args = parser.parse_args(argv)
+    if args.members < 1:
+        parser.error(f"--members must be at least 1 (got {args.members})")
+    if args.partitions < 1:
+        parser.error(f"--partitions must be at least 1 (got {args.partitions})")
     parts = {"orders": args.partitions, "payments": args.partitions}
     topics = sorted(parts)
     names = [f"member-{i}" for i in range(args.members)]

@@ -10,6 +10,10 @@ that names the member and the partition at fault, and returns ``None`` when the 
   member of load L while raising one at L - 2 or less; for equal subscriptions: max - min <= 1);
 - :func:`check_sticky`: in a homogeneous group every member keeps ``min(valid owned, final
   count)`` of its validly owned partitions;
+- :func:`check_topic_spread`: in a homogeneous group no *spread swap* exists: no members
+  ``a``, ``b`` and topics ``t != u`` where ``a`` holds a moved partition of ``t`` (one it did
+  not validly own), ``b`` a moved partition of ``u``, ``c_t(a) >= c_t(b) + 2`` and
+  ``c_u(b) >= c_u(a) + 1`` (with no claims at all: every topic within one per member);
 - :func:`check_cooperative`: no member is given a partition whose validated owner is another
   member, nor one whose ownership is tied (KIP-429);
 - :func:`check_plan`: all of the above that apply.
@@ -33,6 +37,7 @@ __all__ = [
     "check_cooperative",
     "check_plan",
     "check_sticky",
+    "check_topic_spread",
     "check_valid",
 ]
 
@@ -171,6 +176,55 @@ def check_sticky(
             )
 
 
+def check_topic_spread(
+    partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec], plan: PlanLike
+) -> None:
+    """In a homogeneous group, no two members can swap two moved partitions to narrow a topic
+    gap of two or more while keeping every other gap between them within one; with no valid
+    claim at all, every topic is spread within one partition per member."""
+    specs = _members(members)
+    layout = build_layout(partitions_per_topic, specs)
+    subscribed = [m for m in range(len(layout.member_ids)) if layout.subscriptions[m]]
+    if not subscribed or len({layout.subscriptions[m] for m in subscribed}) != 1:
+        return
+    claims = resolve_claims(layout)
+    counts: dict[int, dict[str, int]] = {}
+    moved: dict[int, set[str]] = {}
+    for m in subscribed:
+        c: dict[str, int] = {}
+        mv: set[str] = set()
+        for item in plan[layout.member_ids[m]]:
+            topic = item[0]
+            c[topic] = c.get(topic, 0) + 1
+            if claims.owner[layout.offsets[layout.topic_index[topic]] + item[1]] != m:
+                mv.add(topic)
+        counts[m], moved[m] = c, mv
+    names = layout.member_ids
+    if not any(claims.owned[m] for m in subscribed) and not claims.hints:
+        for t in layout.topics:
+            got = [counts[m].get(t, 0) for m in subscribed]
+            if max(got) - min(got) > 1:
+                raise InvariantViolation(
+                    f"topic {t!r} is spread {min(got)}..{max(got)} per member in a group "
+                    "with no claims"
+                )
+        return
+    for a in subscribed:
+        for b in subscribed:
+            if a == b:
+                continue
+            for t in moved[a]:
+                if counts[a][t] < counts[b].get(t, 0) + 2:
+                    continue
+                for u in moved[b]:
+                    if u != t and counts[b][u] >= counts[a].get(u, 0) + 1:
+                        raise InvariantViolation(
+                            f"topic spread: {names[a]!r} holds {counts[a][t]} of {t!r} and "
+                            f"{names[b]!r} {counts[b].get(t, 0)}; swapping a moved {t!r} "
+                            f"partition for {names[b]!r}'s moved {u!r} partition narrows it"
+                        )
+
+
 def check_cooperative(
     partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec], plan: PlanLike
 ) -> None:
@@ -216,3 +270,4 @@ def check_plan(
     check_complete(partitions_per_topic, specs, plan)
     check_balanced(partitions_per_topic, specs, plan)
     check_sticky(partitions_per_topic, specs, plan)
+    check_topic_spread(partitions_per_topic, specs, plan)

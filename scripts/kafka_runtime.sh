@@ -27,7 +27,9 @@ fi
 echo "== resolving Apache Kafka's jars (jvm/kafka-broker/pom.xml) into build/jvm/kafka-broker"
 rm -rf "$LIBS"
 mkdir -p "$LIBS"
+# Maven 3.8 prints colour resets even in batch mode: strip escape sequences from its output.
 mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies \
-    -DoutputDirectory="$LIBS" -DincludeScope=runtime </dev/null
+    -DoutputDirectory="$LIBS" -DincludeScope=runtime </dev/null 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
+test "${PIPESTATUS[0]}" -eq 0
 ls "$LIBS"/kafka_2.13-*.jar >/dev/null
 echo "$want" >"$LIBS/.pom.sha256"

@@ -15,6 +15,9 @@
 #   PYTHON            interpreter used to create the venvs (default: python3)
 #   MATRIX_ONLY       space-separated names to run (default: every requirements/matrix/*.txt)
 #   MATRIX_PYTEST_ARGS extra pytest arguments (default: -q)
+#   MATRIX_UNIT=0     skip the hooks' unit tests (a lane that only adds a broker)
+#   MATRIX_SETUP_ONLY=1  create (or check) the venvs and stop: `make test` does this once
+#                     before it runs the two broker lanes in parallel
 #   MATRIX_BROKERS    brokers the real-broker tests run on, in turn (default: "embedded kafka":
 #                     the embedded Tansu broker, then Apache Kafka from build/jvm/kafka-broker,
 #                     which scripts/kafka_runtime.sh resolves; skipped with one line where
@@ -57,8 +60,11 @@ run_one() {
     # -p no:cacheprovider: the matrix venvs share the checkout; keep their runs independent.
     # The unit tests run once, the real-broker tests once per broker.
     local broker status=0
-    PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
-        "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" "$unit_dir" || status=1
+    if [[ "${MATRIX_UNIT:-1}" != 0 ]]; then
+        PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
+            "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" "$unit_dir" \
+            || status=1
+    fi
     for broker in "${brokers[@]}"; do
         echo "== $name: real-broker hook tests on $broker"
         KAFKA_STICKY_BROKER="$broker" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
@@ -87,6 +93,14 @@ else
     for f in requirements/matrix/*.txt; do
         names+=("$(basename "$f" .txt)")
     done
+fi
+
+if [[ "${MATRIX_SETUP_ONLY:-}" == 1 ]]; then
+    for name in "${names[@]}"; do
+        ensure_venv "$name" "requirements/matrix/$name.txt"
+    done
+    echo "version matrix: ${#names[@]} venvs ready"
+    exit 0
 fi
 
 failed=()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kafka_sticky_plugin.core import MemberSpec, cooperative_assign
+from kafka_sticky_plugin.core.claims import resolve_claims
+from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.invariants import check_cooperative, check_plan, check_valid
 
 Plan = dict[str, list[tuple[str, int]]]
@@ -63,3 +65,86 @@ def moved(before: Plan, after: Plan) -> int:
     """Partitions that changed hands between two plans (new or removed members count)."""
     owner_before = {tp: m for m, tps in before.items() for tp in tps}
     return sum(1 for m, tps in after.items() for tp in tps if owner_before.get(tp, m) != m)
+
+
+def kept_claims(partitions: Mapping[str, int], members: list[MemberSpec], plan: Plan) -> int:
+    """Partitions the plan leaves with their validated owner (the engine's claims policy)."""
+    layout = build_layout(partitions, members)
+    owner = resolve_claims(layout).owner
+    index = {mid: i for i, mid in enumerate(layout.member_ids)}
+    return sum(
+        1
+        for mid, tps in plan.items()
+        for t, p in tps
+        if owner[layout.offsets[layout.topic_index[t]] + p] == index[mid]
+    )
+
+
+def improving_cycle(
+    partitions: Mapping[str, int], members: list[MemberSpec], plan: Plan
+) -> list[str] | None:
+    """An optimality certificate, independent of the engine's flow: ``None`` when ``plan``
+    minimises ``W * sum(l * (l - 1) / 2) + lost claims`` over every complete plan (so it is
+    load-optimal and keeps the most valid claims among load-optimal plans), else a negative
+    cycle (node names) of the residual network.
+
+    The network is per (topic, valid owner) class, not per subscriber set; a member's load
+    arc costs ``W * l`` to add a partition and ``-W * (l - 1)`` to remove one (the convex
+    marginals); Bellman-Ford finds a negative cycle when there is one. For an integral
+    convex-cost flow, no negative residual cycle is equivalent to optimality.
+    """
+    layout = build_layout(partitions, members)
+    claims = resolve_claims(layout)
+    index = {mid: i for i, mid in enumerate(layout.member_ids)}
+    n_members = len(layout.member_ids)
+    held: dict[tuple[int, int], dict[int, int]] = {}
+    load = [0] * n_members
+    for mid, tps in plan.items():
+        m = index[mid]
+        for t, p in tps:
+            ti = layout.topic_index[t]
+            o = claims.owner[layout.offsets[ti] + p]
+            key = (ti, o if o >= 0 else -1)
+            row = held.setdefault(key, {})
+            row[m] = row.get(m, 0) + 1
+            load[m] += 1
+    w = sum(len(qs) for qs in claims.owned) + 1
+    keys = sorted(held)
+    sink = n_members
+    node_names = [*layout.member_ids, "LOAD"] + [f"{layout.topics[t]}@{o}" for t, o in keys]
+    arcs: list[tuple[int, int, int]] = []
+    for i, (t, o) in enumerate(keys):
+        c = n_members + 1 + i
+        for m in range(n_members):
+            if t not in layout.subscriptions[m]:
+                continue
+            cost = 0 if m == o else 1
+            arcs.append((c, m, cost))
+            if held[(t, o)].get(m, 0) > 0:
+                arcs.append((m, c, -cost))
+    for m in range(n_members):
+        if layout.subscriptions[m]:
+            arcs.append((m, sink, w * load[m]))
+            if load[m] > 0:
+                arcs.append((sink, m, -w * (load[m] - 1)))
+    n = len(node_names)
+    dist = [0] * n
+    pred = [-1] * n
+    last = -1
+    for _ in range(n):
+        last = -1
+        for u, v, c in arcs:
+            if dist[u] + c < dist[v]:
+                dist[v] = dist[u] + c
+                pred[v] = u
+                last = v
+        if last < 0:
+            return None
+    for _ in range(n):
+        last = pred[last]
+    cycle = [last]
+    node = pred[last]
+    while node != last:
+        cycle.append(node)
+        node = pred[node]
+    return [node_names[x] for x in reversed(cycle)]

@@ -460,3 +460,47 @@ def test_leader_shortcuts_give_the_engine_plan_on_a_large_rejoin(
     for member, raw in result.items():
         assert raw == encode_assignment(Assignment(3, tuple(expected[member])))
     check_plan(counts, specs, expected, cooperative=cls is CooperativeStickyAssignor)
+
+
+def test_generation_claimed_after_a_failed_syncgroup() -> None:
+    """The contested case of issue 12. Member X owned t1-0 at generation 5, joined generation
+    6 but its SyncGroup failed; meanwhile B got t1-0 at generation 6. Then both rejoin.
+
+    - Ours claims the last *synced* generation (5: the generation its owned partitions were
+      assigned in, KIP-792's meaning): B's claim at 6 wins outright, nothing else moves.
+    - Java claims its last *JoinGroup* generation (6) for the same partitions: the claims tie
+      at 6, so the leader trusts neither (Java's leader does the same): t1-0 is withheld from
+      everyone this round and both must give it up, so no partition ever has two owners; the
+      cost is one partition handed over a round later than needed.
+    """
+    b = sub(
+        3,
+        T,
+        user_data=encode_cooperative_user_data(6),
+        owned_partitions=(("t1", 0),),
+        generation_id=6,
+    )
+
+    def x(generation: int) -> bytes:
+        return sub(
+            3,
+            T,
+            user_data=encode_cooperative_user_data(generation),
+            owned_partitions=(("t1", 0), ("t1", 1)),
+            generation_id=generation,
+        )
+
+    ours = decoded(
+        CooperativeStickyAssignor().assign(
+            cluster_of({"t1": 4}), as_coordinator_sees({"x": x(5), "b": b})
+        )
+    )
+    assert ("t1", 0) in ours["b"] and ("t1", 0) not in ours["x"]
+    assert ("t1", 1) in ours["x"]
+    java_style = decoded(
+        CooperativeStickyAssignor().assign(
+            cluster_of({"t1": 4}), as_coordinator_sees({"x": x(6), "b": b})
+        )
+    )
+    assert ("t1", 0) not in java_style["x"] + java_style["b"], java_style
+    assert ("t1", 1) in java_style["x"]

@@ -253,8 +253,10 @@ def test_cooperative_user_data_is_one_int32_generation() -> None:
     assert encode_cooperative_user_data(None) == hx("ffffffff")
     assert decode_cooperative_user_data(hx("00000007")) == 7
     assert decode_cooperative_user_data(hx("ffffffff")) is None
+    # Like Java: the first int32 counts, trailing bytes (a future version's) are ignored.
+    assert decode_cooperative_user_data(hx("0000000700")) == 7
     with pytest.raises(CodecError):
-        decode_cooperative_user_data(hx("0000000700"))
+        decode_cooperative_user_data(hx("000007"))
 
 
 # -- what Java members send (derived from the Java client's source) --------------------

@@ -123,6 +123,37 @@ def test_subscribe_takes_one_topic_name_as_a_string(checked: CheckedConsumer) ->
     assert bridge.protocol is RebalanceProtocol.COOPERATIVE
 
 
+class _LostNotCallable(NullListener):
+    on_partitions_lost = "not a method"
+
+
+class _AsyncAssigned(NullListener):
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:  # type: ignore[override]
+        """A coroutine: librdkafka would never run it."""
+
+
+class _OnlyRevoked:
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        """No on_partitions_assigned at all."""
+
+
+@pytest.mark.parametrize(
+    ("listener", "complaint"),
+    [
+        (object(), "has no on_partitions_revoked"),
+        (_OnlyRevoked(), "has no on_partitions_assigned"),
+        (_LostNotCallable(), "on_partitions_lost is not callable"),
+        (_AsyncAssigned(), "on_partitions_assigned is a coroutine function"),
+    ],
+)
+def test_subscribe_checks_the_listener_up_front(
+    checked: CheckedConsumer, listener: Any, complaint: str
+) -> None:
+    """A listener the bridge could not call is refused at subscribe(), not inside poll()."""
+    with pytest.raises(ConfigurationError, match=complaint):
+        subscribe(checked, ["orders"], listener)
+
+
 @pytest.mark.parametrize(("source", "target"), [("g", "g"), ("", "g"), ("g", "")])
 def test_copy_needs_two_different_named_groups(source: str, target: str) -> None:
     """Copying offsets onto the same group (or an unnamed one) is refused before connecting."""

@@ -71,3 +71,15 @@ def test_bad_values_in_objects_are_refused(owned: list[object]) -> None:
 def test_plain_subscription_passes_through() -> None:
     value = Subscription(version=3, topics=("t",), owned_partitions=(("t", 1),))
     assert to_subscription(value) is value
+
+
+def test_object_level_errors_name_no_byte_offset() -> None:
+    """An unreadable kafka-python object is not bytes: the error says what was wrong with it
+    and does not invent a byte offset."""
+    from types import SimpleNamespace
+
+    bad = SimpleNamespace(version=0, topics=[7], user_data=None)
+    with pytest.raises(CodecError) as caught:
+        to_subscription(bad)
+    assert "byte offset" not in str(caught.value)
+    assert str(caught.value).startswith("malformed kafka-python subscription object: expected")

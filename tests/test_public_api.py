@@ -17,6 +17,7 @@ PUBLIC_MODULES = [
     "kafka_sticky_plugin.hooks",
     "kafka_sticky_plugin.confluent",
     "kafka_sticky_plugin.aiokafka",
+    "kafka_sticky_plugin.extras",
 ]
 
 

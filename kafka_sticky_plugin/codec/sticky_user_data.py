@@ -18,6 +18,8 @@ subscription v1 and so cannot see the v2 generation field)::
 
     v0  generation int32                                                 (KIP-429, Kafka 2.4)
 
+Trailing bytes after the generation are ignored (Java's reader takes the first int32 only).
+
 A generation of -1 means "none" on the wire; any other negative generation is read as
 ``None`` too (a generation is never negative); ``None`` on encode writes -1 in cooperative
 user data and selects sticky v0 (no generation field) in sticky user data.
@@ -115,14 +117,15 @@ def encode_cooperative_user_data(generation: int | None) -> bytes:
 
 
 def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | None:
-    """Decode cooperative-sticky user data: exactly one int32 generation (negative: ``None``)."""
+    """Decode cooperative-sticky user data: the leading int32 generation (negative: ``None``).
+
+    Bytes after it are ignored, as Java's ``CooperativeStickyAssignor`` does (it reads one
+    int and stops: a later version may append fields). Fewer than 4 bytes is a
+    :class:`~kafka_sticky_plugin.errors.CodecError` (Java reads that as "no generation"; the
+    leader treats a decode error the same way).
+    """
     reader = Reader(data, _COOPERATIVE)
-    generation = reader.int32("generation")
-    if not reader.at_end():
-        raise CodecError(
-            _COOPERATIVE, f"end of data ({reader.remaining} bytes left)", reader.offset
-        )
-    return _generation_or_none(generation)
+    return _generation_or_none(reader.int32("generation"))
 
 
 def read_user_data_claim(

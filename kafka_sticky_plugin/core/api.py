@@ -2,7 +2,8 @@
 
 ``sticky_assign`` resolves claims (:mod:`.claims`), splits the group into independent
 components (:mod:`.components`), plans each with the quota builder when its subscriptions are
-all equal and with the balancing builder otherwise, and converts the dense plan back to
+all equal and with the balancing builder otherwise (then made maximally sticky among
+load-optimal plans by :mod:`.keep_flow`), and converts the dense plan back to
 ``(topic, partition)`` tuples. ``cooperative_assign`` applies the KIP-429 post-pass
 (:mod:`.cooperative`) to the same plan.
 """
@@ -15,6 +16,7 @@ from .balance_builder import build_balanced_plan
 from .claims import Claims, resolve_claims
 from .components import split_components
 from .cooperative import withhold_transfers
+from .keep_flow import maximise_kept
 from .layout import Layout, build_layout
 from .quota_builder import build_quota_plan
 from .racks import build_rack_view, improve_rack_locality, rack_pass_applies
@@ -41,7 +43,7 @@ def plan_dense(
         if comp.homogeneous:
             part = build_quota_plan(layout, claims, comp)
         else:
-            part = build_balanced_plan(layout, claims, comp)
+            part = maximise_kept(layout, claims, comp, build_balanced_plan(layout, claims, comp))
         if view is not None and rack_pass_applies(view, comp, part):
             part = improve_rack_locality(layout, claims, comp, part, view)
         plan.update(part)

@@ -7,9 +7,10 @@ Goals, in order:
    ...) can lower a member of load L while raising a member of load <= L - 2. This is the
    condition under which the load vector is lexicographically minimal, so max load is minimal
    and no member is needlessly starved;
-2. stickiness: every validly owned partition starts with its owner; free partitions go to
-   the least loaded eligible member; the balancing moves partitions that were free before
-   this plan first, and moves along shortest chains.
+2. stickiness (a good start only: :mod:`.keep_flow` then makes it exact among load-optimal
+   plans): every validly owned partition starts with its owner; free partitions go to the
+   least loaded eligible member; the balancing moves partitions that were free before this
+   plan first, and moves along shortest chains.
 
 The balancing runs level by level: at the current maximum load H every member at H looks
 for a chain (breadth-first over topics, each topic expanded once) to a member at <= H - 2.

@@ -9,6 +9,10 @@ Goals, in order (KIP-54: balance first, stickiness second):
 3. per-topic spread: what a member gives up is taken from the topics it holds most of, rotating
    across topics between givers, and free partitions are dealt round-robin in
    ``(topic, partition)`` order, so a fresh group gets every topic spread within one partition;
+   after any rebalance, a swap pass (:func:`_spread_moved`) then guarantees that no two members
+   can exchange two *moved* partitions (partitions neither validly owned) so that one topic's
+   gap of two or more between them narrows while no other topic's gap between them exceeds
+   one. Only moved partitions take part, so the swaps cost no stickiness and no balance;
 4. a partition in the free pool whose previous owner (a KIP-341 hint) still has room goes back
    to it.
 
@@ -19,6 +23,8 @@ is returned unchanged.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
+from collections import Counter
 
 from .claims import Claims
 from .components import Component
@@ -88,7 +94,90 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
             i += 1
         rounds += 1
         takers = [m for m in takers if deficit[m] > rounds]
+    if any(owned[m] for m in members) or claims.hints:
+        # Every pool partition is moved (a dropper is over its target, never a receiver), so
+        # the members that received any are exactly the holders of moved partitions.
+        receivers = [m for m in members if len(plan[m]) > len(owned[m])]
+        _spread_moved(layout, owner, receivers, plan)
     return plan
+
+
+def _spread_moved(
+    layout: Layout, owner: list[int], members: list[int], plan: dict[int, list[int]]
+) -> None:
+    """Swap moved partitions between ``members`` (every holder of a moved partition is in it)
+    until no *spread swap* exists.
+
+    A moved partition is one its holder did not validly own. A spread swap takes a moved
+    partition of topic ``t`` from ``a`` and a moved partition of topic ``u != t`` from ``b``
+    and exchanges them, where ``c_t(a) >= c_t(b) + 2`` and ``c_u(b) >= c_u(a) + 1`` (``c_t(m)``:
+    partitions of ``t`` that ``m`` holds). Loads and kept partitions do not change, and
+    ``sum c_t(m)**2`` drops by at least 2 per swap, so the pass ends. A fresh group (no claims)
+    never needs it: the round-robin deal already spreads every topic within one.
+    """
+    offsets = layout.offsets
+    moved: dict[int, dict[int, list[int]]] = {}
+    counts: dict[int, Counter[int]] = {}
+    for m in members:
+        mine = [q for q in plan[m] if owner[q] != m]
+        if not mine:
+            continue
+        by_topic: dict[int, list[int]] = {}
+        for q in mine:
+            by_topic.setdefault(bisect_right(offsets, q) - 1, []).append(q)
+        moved[m] = by_topic
+        counts[m] = Counter([bisect_right(offsets, q) - 1 for q in plan[m]])
+    if len(moved) < 2:
+        return
+    holders = sorted(moved)
+    changed = True
+    while changed:
+        changed = False
+        # Topics where some holder of a moved partition is two above the lowest holder.
+        candidates = {t for a in holders for t, qs in moved[a].items() if qs and counts[a][t] >= 2}
+        low = {t: min(counts[b].get(t, 0) for b in holders) for t in candidates}
+        # ``low`` may go stale within a sweep; it only filters, and a sweep with a swap is
+        # followed by another with fresh values, so the last sweep sees exact ones.
+        for a in holders:
+            for t in sorted(moved[a]):
+                while moved[a][t] and t in low and counts[a][t] >= low[t] + 2:
+                    partner = _find_partner(a, t, holders, moved, counts)
+                    if partner is None:
+                        break
+                    b, u = partner
+                    q = moved[a][t].pop()
+                    r = moved[b][u].pop()
+                    plan[a].remove(q)
+                    plan[b].remove(r)
+                    plan[a].append(r)
+                    plan[b].append(q)
+                    moved[a].setdefault(u, []).append(r)
+                    moved[b].setdefault(t, []).append(q)
+                    for m, gain, loss in ((a, u, t), (b, t, u)):
+                        counts[m][gain] = counts[m].get(gain, 0) + 1
+                        counts[m][loss] -= 1
+                    changed = True
+
+
+def _find_partner(
+    a: int,
+    t: int,
+    holders: list[int],
+    moved: dict[int, dict[int, list[int]]],
+    counts: dict[int, Counter[int]],
+) -> tuple[int, int] | None:
+    """The first ``(b, u)`` (member order, then topic order) that makes a spread swap with
+    ``a``'s moved partition of ``t``, or ``None``."""
+    ca = counts[a]
+    limit = ca[t] - 2
+    for b in holders:
+        cb = counts[b]
+        if b == a or cb.get(t, 0) > limit:
+            continue
+        for u in sorted(moved[b]):
+            if u != t and moved[b][u] and cb[u] >= ca.get(u, 0) + 1:
+                return b, u
+    return None
 
 
 def _hinted_drops(

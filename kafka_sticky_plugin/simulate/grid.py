@@ -200,7 +200,12 @@ def load_grid(path: Path | str) -> Grid:
     path = Path(path)
     text = path.read_text()
     if path.suffix in (".yaml", ".yml"):
-        import yaml
+        try:
+            import yaml
+        except ImportError as exc:
+            from ..extras import missing
+
+            raise missing(exc, f"reading the YAML grid {path.name}", "simulate") from exc
 
         data = yaml.safe_load(text)
     else:

@@ -5,6 +5,12 @@ A :class:`ConsumerGroupRunner` owns its members and one :class:`~.events.EventLo
 threads by default (one process, cheap on a 2-core CI machine); ``process=True`` gives a child
 process that can be frozen with SIGSTOP (the KIP-341 "debugger pause") or crashed.
 
+Each member runs one *client* (:attr:`~.member.MemberConfig.client`, per member or for the
+whole group): ``kafka-python`` (this package's assignors on kafka-python), ``confluent``
+(librdkafka through :mod:`kafka_sticky_plugin.confluent`) or ``java-<version>`` (the genuine
+Java ``KafkaConsumer``, always a child JVM whose client log :meth:`ConsumerGroupRunner.java_logs`
+lists). All of them report the same events, so every analysis and check applies unchanged.
+
 *Stable* (:meth:`ConsumerGroupRunner.wait_stable`) means, for the live members considered:
 every one reports the same generation id, their last reported assignments cover every
 partition of the subscribed topics exactly once, every member owns at least one partition when
@@ -14,10 +20,12 @@ there are at least as many partitions as members, and no rebalance callback happ
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from types import TracebackType
 
 from .analysis import current_ownership
@@ -68,6 +76,8 @@ class ConsumerGroupRunner:
         self._member_settings = dict(member_settings)
         self._members: dict[str, MemberHandle] = {}
         self._incarnations: dict[str, int] = {}
+        self._java_log_dir: Path | None = None
+        self._java_logs: list[Path] = []
 
     # -- membership ----------------------------------------------------------------------
 
@@ -92,6 +102,29 @@ class ConsumerGroupRunner:
         settings = {**self._member_settings, **(overrides or {})}
         return replace(base, **settings)  # type: ignore[arg-type]
 
+    def _handle(self, config: MemberConfig, process: bool) -> MemberHandle:
+        if config.client.startswith("java-"):
+            from .java_member import JavaProcessMember
+
+            if self._java_log_dir is None:
+                self._java_log_dir = Path(tempfile.mkdtemp(prefix="java-members-"))
+            path = self._java_log_dir / f"{config.member}-{config.incarnation}.log"
+            self._java_logs.append(path)
+            return JavaProcessMember(config, self.log, path)
+        if config.client == "confluent":
+            from .confluent_member import ConfluentProcessMember, ConfluentThreadMember
+
+            if process:
+                return ConfluentProcessMember(config, self.log)
+            return ConfluentThreadMember(config, self.log)
+        if config.client != "kafka-python":
+            raise ValueError(f"unknown member client {config.client!r}")
+        return ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
+
+    def java_logs(self) -> list[Path]:
+        """The client log file of every Java member incarnation started so far."""
+        return list(self._java_logs)
+
     def start_member(
         self,
         name: str,
@@ -102,13 +135,12 @@ class ConsumerGroupRunner:
     ) -> MemberHandle:
         """Start (a new incarnation of) member ``name``; ``assignors`` overrides the group's
         assignor list for this incarnation (a rolling upgrade changes it member by member),
-        ``settings`` the group's member settings (for example ``client_rack``)."""
+        ``settings`` the group's member settings (for example ``client_rack``, or ``client``: see
+        the module docstring)."""
         if name in self._members and self._members[name].alive:
             raise RuntimeError(f"member {name} is already running")
         config = self._config(name, instance_id, tuple(assignors) if assignors else None, settings)
-        handle: MemberHandle = (
-            ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
-        )
+        handle = self._handle(config, process)
         self._members[name] = handle
         handle.start()
         return handle
@@ -123,10 +155,15 @@ class ConsumerGroupRunner:
         self._members[name].stop(timeout_s)
 
     def restart_member(
-        self, name: str, timeout_s: float = 30.0, assignors: Iterable[str] | None = None
+        self,
+        name: str,
+        timeout_s: float = 30.0,
+        assignors: Iterable[str] | None = None,
+        client: str | None = None,
     ) -> MemberHandle:
         """Stop member ``name`` and start its next incarnation with the same settings (and
-        the same assignors unless ``assignors`` is given)."""
+        the same assignors and client unless ``assignors``/``client`` is given: a rolling
+        migration swaps the client member by member)."""
         old = self._members[name]
         process = isinstance(old, ProcessMember)
         instance_id = old.config.group_instance_id
@@ -136,6 +173,7 @@ class ConsumerGroupRunner:
             process=process,
             instance_id=instance_id,
             assignors=tuple(assignors) if assignors else old.config.assignors,
+            client=client if client is not None else old.config.client,
         )
 
     def wait_delivered(
@@ -202,7 +240,13 @@ class ConsumerGroupRunner:
             events = self.log.events()
             owned = current_ownership(events)
             assignment = {n: owned.get(live[n], ()) for n in names}
-            generations = {n: self._latest_generation(events, live[n]) for n in names}
+            # librdkafka does not tell Python its generation: confluent members are judged by
+            # their assignment alone (see confluent_member).
+            generations = {
+                n: self._latest_generation(events, live[n])
+                for n in names
+                if self._members[n].config.client != "confluent"
+            }
             expected = expect_partitions if expect_partitions is not None else self.all_partitions()
             flat = [p for parts in assignment.values() for p in parts]
             quiet_for = time.monotonic() - max(
@@ -212,8 +256,8 @@ class ConsumerGroupRunner:
             state = f"generations={generations} assignment={assignment} quiet_for={quiet_for:.1f}s"
             stable = (
                 bool(names)
-                and len(set(generations.values())) == 1
-                and min(generations.values()) >= 0
+                and len(set(generations.values())) <= 1
+                and min(generations.values(), default=0) >= 0
                 and len(flat) == len(set(flat))
                 and set(flat) == expected
                 and (len(expected) < len(names) or all(assignment.values()))
@@ -221,7 +265,7 @@ class ConsumerGroupRunner:
             )
             if stable:
                 return StableGroup(
-                    generation=next(iter(generations.values())),
+                    generation=next(iter(generations.values()), -1),
                     t=time.monotonic(),
                     assignment=assignment,
                 )

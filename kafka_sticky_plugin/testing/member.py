@@ -71,6 +71,10 @@ class MemberConfig:
     client_id: str = field(default="")
     #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
     client_rack: str | None = None
+    #: Which client runs this member: ``kafka-python`` (this module), ``confluent``
+    #: (:mod:`.confluent_member`) or ``java-<kafka-clients version>`` (:mod:`.java_member`,
+    #: always a child process).
+    client: str = "kafka-python"
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

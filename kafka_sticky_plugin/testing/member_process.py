@@ -132,18 +132,24 @@ class ProcessMember(MemberHandle):
             )
         )
 
+    def _command(self) -> list[str]:
+        """The child's command line (a subclass runs another program that speaks the same
+        JSON lines, e.g. the Java member)."""
+        return [
+            sys.executable,
+            "-m",
+            "kafka_sticky_plugin.testing.member_process",
+            self.config.to_json(),
+        ]
+
     def start(self, timeout_s: float = 30.0) -> None:
         self._process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "kafka_sticky_plugin.testing.member_process",
-                self.config.to_json(),
-            ],
+            self._command(),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             stdin=subprocess.DEVNULL,
             text=True,
+            encoding="utf-8",
         )
         stdout = self._process.stdout
         if stdout is None:  # pragma: no cover - PIPE always gives a stream

@@ -59,14 +59,20 @@ def test_aiokafka_sticky_shares_state_between_consumers() -> None:
         StickyPartitionAssignor.member_assignment = None
 
 
-def test_an_instance_shared_by_two_consumers_is_refused() -> None:
+def test_an_instance_shared_by_two_consumers_is_copied_per_consumer() -> None:
+    """A settings dict shared by two consumers: each gets a copy of the configured instance
+    (rack kept, no member state), the instance itself stays a template."""
+
     async def scenario() -> None:
-        shared = CooperativeStickyAssignor()
+        shared = CooperativeStickyAssignor(rack_id="r9")
         a = consumer("t", partition_assignment_strategy=[shared])
         b = consumer("t", partition_assignment_strategy=[shared])
-        install_hooks(a)
-        with pytest.raises(ConfigurationError, match="1175"):
-            install_hooks(b)
+        ha, hb = install_hooks(a), install_hooks(b)
+        mine, theirs = ha.assignors[0], hb.assignors[0]
+        assert len({id(shared), id(mine), id(theirs)}) == 3
+        assert mine.rack_id == theirs.rack_id == "r9"
+        mine.on_assignment(ConsumerProtocolMemberAssignment(0, [("t", [3])], b""), 2)
+        assert theirs.previous_assignment == () and shared.previous_assignment == ()
         await a.stop()
         await b.stop()
 

@@ -142,3 +142,51 @@ def test_client_rack_becomes_the_assignors_rack_unless_one_was_given() -> None:
     (ours,) = [a for a in handle.assignors if isinstance(a, StickyAssignor)]
     assert decode_subscription(ours.metadata(["t"])).rack_id == "eu-1b"
     explicit.close()
+
+
+def test_an_instance_shared_by_two_consumers_becomes_one_copy_each(consumers: Any) -> None:
+    """One configured instance passed to two consumers: each consumer gets its own copy with
+    the instance's configuration, so each claims only what it was given (the instance itself
+    is a template and is never driven)."""
+    from hooks_support import join_complete
+
+    from kafka_sticky_plugin.codec import decode_subscription
+
+    shared = CooperativeStickyAssignor(rack_id="eu-1a")
+    first = consumers([shared])
+    second = consumers([shared])
+    (ours_1,) = install_hooks(first).assignors
+    (ours_2,) = install_hooks(second).assignors
+    assert ours_1 is not shared and ours_2 is not shared and ours_1 is not ours_2
+    assert ours_1.rack_id == ours_2.rack_id == "eu-1a"
+    for consumer in (first, second):
+        consumer.subscribe(["t"])
+    join_complete(first, 1, "cooperative-sticky", [("t", 0), ("t", 1)])
+    join_complete(second, 1, "cooperative-sticky", [("t", 2), ("t", 3)])
+    claims_1 = decode_subscription(ours_1.metadata(["t"])).owned_partitions
+    claims_2 = decode_subscription(ours_2.metadata(["t"])).owned_partitions
+    assert list(claims_1) == [("t", 0), ("t", 1)]
+    assert list(claims_2) == [("t", 2), ("t", 3)]
+    assert shared.previous_assignment == () and shared.generation is None
+
+
+def test_a_copy_starts_without_the_state_of_the_instance_it_was_made_from(
+    consumers: Any,
+) -> None:
+    """An instance that already holds an assignment (used before) is copied without it: a new
+    consumer must not claim another member's partitions."""
+    from kafka_sticky_plugin.codec import Assignment
+
+    used = StickyAssignor()
+    used.on_assignment(Assignment(version=3, partitions=(("t", 0),)), 4)
+    (ours,) = install_hooks(consumers([used])).assignors
+    assert ours.previous_assignment == () and ours.generation is None
+    assert used.previous_assignment == (("t", 0),) and used.generation == 4
+
+
+def test_errors_name_the_public_classes() -> None:
+    """A wrong argument names StickyAssignor / CooperativeStickyAssignor, never the base."""
+    with pytest.raises(TypeError, match=r"^StickyAssignor\.__init__\(\) got an unexpected"):
+        StickyAssignor(rack="eu-1a")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"^CooperativeStickyAssignor\.__init__\(\) takes 1"):
+        CooperativeStickyAssignor("eu-1a")  # type: ignore[misc]

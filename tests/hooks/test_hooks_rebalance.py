@@ -230,6 +230,27 @@ def test_eager_revokes_everything_then_assigns_everything() -> None:
         consumer.close()
 
 
+def test_eager_first_join_fires_no_callback() -> None:
+    """At a member's first EAGER join (generation -1, nothing owned) no callback fires, as in
+    Java (kafka-python alone calls on_partitions_revoked(set()) there); a member still in a
+    generation gets the EAGER revoke even when it owns nothing, as Java's does."""
+    consumer = make_consumer([StickyAssignor])
+    try:
+        install_hooks(consumer)
+        listener = RecordingListener(consumer)
+        consumer.subscribe(["t1"], listener=listener)
+        join_prepare(consumer, -1, "")
+        assert listener.calls == []
+        join_complete(consumer, 0, "sticky", [])
+        join_prepare(consumer, 0, "member-1")
+        assert [(kind, parts) for kind, parts, _held in listener.calls] == [
+            ("assigned", set()),
+            ("revoked", set()),
+        ]
+    finally:
+        consumer.close()
+
+
 def test_membership_lost_during_a_rebalance_still_reports_lost(cooperative: Any) -> None:
     """A generation reset while a rebalance is under way (JoinGroup/SyncGroup answered
     UNKNOWN_MEMBER_ID) makes the join loop run the pre-join step again: lost is reported."""

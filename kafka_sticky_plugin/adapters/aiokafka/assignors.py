@@ -19,6 +19,7 @@ given in ``partition_assignment_strategy`` into one instance per consumer.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -89,6 +90,15 @@ class _AioStickyFamily:
         return f"{type(self).__name__}(generation={self.generation}, rack_id={self.rack_id!r})"
 
     # -- member side -------------------------------------------------------------------
+    def unshared_copy(self) -> Any:
+        """A new instance with this one's configuration (rack, protocol) and no member state:
+        what ``install_hooks`` gives each consumer configured with this instance."""
+        twin = copy.copy(self)
+        twin._member = MemberState(
+            self.name, rack_id=self.rack_id, rebalance_protocol=self.rebalance_protocol
+        )
+        return twin
+
     def adopt_default_rack(self, rack_id: str) -> None:
         """Report ``rack_id`` (the consumer's ``client_rack``) unless one was given."""
         self._member.adopt_default_rack(rack_id)

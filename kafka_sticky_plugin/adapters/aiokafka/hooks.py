@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -51,8 +50,6 @@ __all__ = ["AioHooks"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
-_OWNER = "_kafka_sticky_plugin_consumer"
-
 
 def _protocols_of(assignor: Any) -> list[int]:
     """Protocol ids an assignor supports; aiokafka's own assignors are EAGER only."""
@@ -62,20 +59,15 @@ def _protocols_of(assignor: Any) -> list[int]:
     return [int(RebalanceProtocol.EAGER)]
 
 
-def _instantiate(assignor: Any, consumer: Any) -> Any:
-    """Our classes become one instance for this consumer; an instance of ours already used
-    by another consumer is refused (two consumers must never share member state)."""
+def _instantiate(assignor: Any) -> Any:
+    """Our classes become one instance for this consumer and our instances a copy of their
+    configuration without member state (the passed instance stays a template), so two
+    consumers never share member state (aiokafka#1175); foreign assignors stay as given."""
     if isinstance(assignor, type) and is_hookable(assignor):
-        assignor = assignor()
-    if is_hookable(assignor) and not isinstance(assignor, type):
-        owner = getattr(assignor, _OWNER, None)
-        if owner is not None and owner() is not None and owner() is not consumer:
-            raise ConfigurationError(
-                f"{assignor!r} is already used by another consumer; give each consumer its "
-                "own assignor instance (or pass the class) so that they never share member "
-                "state (aiokafka#1175)"
-            )
-        setattr(assignor, _OWNER, weakref.ref(consumer))
+        return assignor()
+    copy_of = getattr(assignor, "unshared_copy", None)
+    if is_hookable(assignor) and callable(copy_of):
+        return copy_of()
     return assignor
 
 
@@ -92,7 +84,7 @@ class AioHooks:
         self._consumer = consumer
         self._subscription = consumer._subscription
         configured = list(consumer._partition_assignment_strategy)
-        self.assignors: list[Any] = [_instantiate(a, consumer) for a in configured]
+        self.assignors: list[Any] = [_instantiate(a) for a in configured]
         self._bound: dict[str, BoundAssignor] = {}
         for assignor in self.assignors:
             bound = bind_assignor(assignor)

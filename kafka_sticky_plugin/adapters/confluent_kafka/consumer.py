@@ -8,6 +8,7 @@ protocol (``rebalance_protocol(config)``) to :func:`subscribe`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -17,7 +18,16 @@ from ...errors import ConfigurationError
 from .config import RebalanceProtocol, check_config
 from .listener import RebalanceBridge, RebalanceListener
 
-__all__ = ["CheckedConsumer", "create_consumer", "rebalance_protocol", "subscribe"]
+__all__ = [
+    "CheckedConsumer",
+    "check_listener",
+    "create_consumer",
+    "rebalance_protocol",
+    "subscribe",
+]
+
+_REQUIRED_METHODS = ("on_partitions_revoked", "on_partitions_assigned")
+_OPTIONAL_METHODS = ("on_partitions_lost",)
 
 
 class CheckedConsumer(confluent_kafka.Consumer):
@@ -95,8 +105,37 @@ def subscribe(
     topic_list = [topics] if isinstance(topics, str) else list(topics)
     if not topic_list or any(not isinstance(t, str) or not t for t in topic_list):
         raise ConfigurationError(f"topics must be non-empty topic names, got {topic_list!r}")
+    check_listener(listener)
     bridge = RebalanceBridge(listener, chosen, commit_on_revoke=commit_on_revoke)
     consumer.subscribe(
         topic_list, on_assign=bridge.on_assign, on_revoke=bridge.on_revoke, on_lost=bridge.on_lost
     )
     return bridge
+
+
+def check_listener(listener: object) -> None:
+    """Refuse, before anything is subscribed, a listener the bridge could not call.
+
+    ``on_partitions_revoked`` and ``on_partitions_assigned`` must be callable; an
+    ``on_partitions_lost`` attribute, when present, must be callable too. librdkafka calls the
+    callbacks synchronously inside ``poll()``, so coroutine functions (``async def``) are
+    refused as well: they would return a coroutine that never runs.
+    """
+    problems: list[str] = []
+    for name in _REQUIRED_METHODS + _OPTIONAL_METHODS:
+        if not hasattr(listener, name):
+            if name in _REQUIRED_METHODS:
+                problems.append(f"has no {name}()")
+            continue
+        method = getattr(listener, name)
+        if not callable(method):
+            problems.append(f"{name} is not callable ({type(method).__name__})")
+        elif inspect.iscoroutinefunction(method):
+            problems.append(f"{name} is a coroutine function (librdkafka calls it synchronously)")
+    if problems:
+        raise ConfigurationError(
+            f"listener {type(listener).__name__} cannot be used: {'; '.join(problems)}. A "
+            "listener needs on_partitions_revoked(revoked) and on_partitions_assigned(assigned), "
+            "optionally on_partitions_lost(lost), each a plain method taking a set of "
+            "TopicPartition"
+        )

@@ -35,14 +35,18 @@ def copy_committed_offsets(
     topics: Iterable[str],
     *,
     timeout: float = 10.0,
+    allow_empty: bool = False,
 ) -> dict[TopicPartition, int]:
     """Copy ``source_group``'s committed offsets for ``topics`` to ``target_group``.
 
     ``config`` gives the connection (``bootstrap.servers``, security settings); its group
     settings are ignored. Stop the source group's members first, or their later commits are
     not carried over. Returns the copied offsets (partitions without one are left out).
-    Raises :class:`ConfigurationError` if the groups are the same or the target already has
-    committed offsets for any of these partitions.
+    Raises :class:`ConfigurationError` if the groups are the same, if the source group has no
+    committed offset for any partition of ``topics`` (a misspelt group id, or the wrong topics:
+    the new group would otherwise start at ``auto.offset.reset``; pass ``allow_empty=True`` when
+    an empty copy is really meant), or if the target already has committed offsets for any of
+    these partitions.
     """
     if not source_group or not target_group or source_group == target_group:
         raise ConfigurationError(
@@ -59,6 +63,13 @@ def copy_committed_offsets(
     offsets = {
         TopicPartition(tp.topic, tp.partition): tp.offset for tp in committed if tp.offset >= 0
     }
+    if not offsets and not allow_empty:
+        raise ConfigurationError(
+            f"group {source_group!r} has no committed offsets for {', '.join(topic_list)}: "
+            "nothing to copy, and the new group would start at auto.offset.reset. Check the "
+            "group id and topics (and that the old members committed), or pass allow_empty=True "
+            "if an empty copy is intended"
+        )
     target = confluent_kafka.Consumer(_helper_config(config, target_group))
     try:
         existing = [tp for tp in target.committed(partitions, timeout=timeout) if tp.offset >= 0]

@@ -14,14 +14,17 @@ What kafka-python 3.x's coordinator calls, and what each call does here:
   kafka-python's decoded subscription; both go through this package's decoders.
 - ``on_assignment(assignment, generation)`` records the member's partitions and generation.
 
-State is per instance (two consumers in one process never share it) and is only what the
-member needs for its next subscription: previous assignment, generation, rack, protocol.
+State is per instance and is only what the member needs for its next subscription:
+previous assignment, generation, rack, protocol. ``install_hooks`` gives each consumer its own
+instance (an instance passed in is copied with :meth:`unshared_copy`), so two consumers in one
+process never share that state; without the hooks, give each consumer its own instance.
 After :meth:`on_partitions_lost` the next subscription claims nothing and reports
 generation -1, until the next ``on_assignment``.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -64,6 +67,20 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         )
 
     # -- member side -------------------------------------------------------------------
+
+    def unshared_copy(self) -> Any:
+        """A new instance with this one's configuration (rack, protocol) and no member state.
+
+        ``install_hooks`` gives each consumer such a copy of an instance passed in, so two
+        consumers configured with one instance never share a previous assignment.
+        """
+        twin = copy.copy(self)
+        twin._member = MemberState(
+            self.name,
+            rack_id=self._member.rack_id,
+            rebalance_protocol=self._member.rebalance_protocol,
+        )
+        return twin
 
     def adopt_default_rack(self, rack_id: str) -> None:
         """Report ``rack_id`` (the consumer's ``client_rack``, set by ``install_hooks``) unless

@@ -20,15 +20,28 @@ from ....errors import ConfigurationError
 from .._cluster import replica_racks
 from .members import normalise_members
 
-__all__ = ["HooksBase", "instantiate_assignor", "protocols_of"]
+__all__ = ["HooksBase", "instantiate_assignor", "log_partitions", "protocols_of"]
 
 log = logging.getLogger("kafka_sticky_plugin.hooks")
 
 
+def log_partitions(group_id: str, what: str, partitions: Iterable[Any]) -> None:
+    """One INFO line with the count (cheap at any scale), the partition list at DEBUG."""
+    chosen = sorted(partitions)
+    log.info("group %s: %s %d partitions", group_id, what, len(chosen))
+    log.debug("group %s: %s %s", group_id, what, chosen)
+
+
 def instantiate_assignor(assignor: Any) -> Any:
-    """Our assignor classes become per-consumer instances; foreign ones stay as configured."""
-    if isinstance(assignor, type) and is_hookable(assignor):
-        return assignor()
+    """Our assignors become instances of this consumer's own: a class is instantiated, an
+    instance is copied (its configuration, not its state: see ``unshared_copy``), so that
+    consumers configured with one shared instance never share a previous assignment.
+    Foreign assignors stay as configured."""
+    if isinstance(assignor, type):
+        return assignor() if is_hookable(assignor) else assignor
+    unshared_copy = getattr(assignor, "unshared_copy", None)
+    if is_hookable(assignor) and callable(unshared_copy):
+        return unshared_copy()
     return assignor
 
 
@@ -235,8 +248,17 @@ class HooksBase:
     def log_assigned(
         self, generation: int, assigned: set[Any], decision: CompleteDecision[Any]
     ) -> None:
-        """One info line per applied assignment."""
+        """One INFO line per applied assignment with counts; the partition lists at DEBUG
+        (at a million partitions a list is megabytes)."""
         log.info(
+            "group %s generation %s: assigned %d partitions (added %d, revoked %d)",
+            self.group_id,
+            generation,
+            len(assigned),
+            len(decision.added),
+            len(decision.revoked),
+        )
+        log.debug(
             "group %s generation %s: assigned %s (added %s, revoked %s)",
             self.group_id,
             generation,

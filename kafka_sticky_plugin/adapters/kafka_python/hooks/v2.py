@@ -31,7 +31,7 @@ from typing import Any
 
 from ....assignor.decisions import decide_prepare, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
-from .common import HooksBase, instantiate_assignor
+from .common import HooksBase, instantiate_assignor, log_partitions
 from .listener import call_sync, lost_method_name, rebalance_listener
 
 __all__ = ["V2Hooks"]
@@ -113,19 +113,16 @@ class V2Hooks(HooksBase):
         sub = self._subscription
         owned = set(sub.assigned_partitions())
         topics = set(sub.subscription or ())
+        # Java's rule: with the membership reset (the first join included) only owned
+        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
+        # EAGER revoke (even of nothing) happens only for a member still in a generation.
+        reset = membership_lost(generation, member_id)
         decision = decide_prepare(
-            owned,
-            {tp: tp.topic in topics for tp in owned},
-            self.protocol,
-            membership_lost(generation, member_id),
+            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
         )
         listener = self._listener()
         if decision.lost:
-            log.info(
-                "group %s: membership lost; partitions lost: %s",
-                self.group_id,
-                sorted(decision.lost),
-            )
+            log_partitions(self.group_id, "membership lost; lost", decision.lost)
             if listener is not None:
                 call_sync(listener, lost_method_name(listener), decision.lost, self.group_id)
         if decision.reset_assignors:
@@ -133,13 +130,13 @@ class V2Hooks(HooksBase):
             self._set_assignment_keeping_state(())
         if decision.commit:
             self._auto_commit_sync(timeout_ms)
-        if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
-            log.info("group %s: revoking %s", self.group_id, sorted(decision.revoked))
+        if self.protocol is RebalanceProtocol.EAGER and not reset:
+            log_partitions(self.group_id, "revoking", decision.revoked)
             if listener is not None:
                 call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
             self._set_assignment_keeping_state(())
         elif decision.revoked:
-            log.info("group %s: revoking unsubscribed %s", self.group_id, sorted(decision.revoked))
+            log_partitions(self.group_id, "revoking unsubscribed", decision.revoked)
             if listener is not None:
                 call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
             self._set_assignment_keeping_state(decision.kept)

@@ -29,7 +29,7 @@ from typing import Any
 
 from ....assignor.decisions import decide_prepare, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
-from .common import HooksBase
+from .common import HooksBase, instantiate_assignor, log_partitions
 from .listener import lost_method_name, rebalance_listener
 
 __all__ = ["V3Hooks"]
@@ -47,7 +47,8 @@ class V3Hooks(HooksBase):
     family = "v3"
 
     def __init__(self, consumer: Any) -> None:
-        super().__init__(consumer, list(consumer._coordinator._assignors.values()))
+        configured = consumer._coordinator._assignors.values()
+        super().__init__(consumer, [instantiate_assignor(a) for a in configured])
 
     def install(self) -> None:
         """Patch the coordinator *instance* (idempotent)."""
@@ -57,6 +58,7 @@ class V3Hooks(HooksBase):
 
         coordinator = self._coordinator
         coordinator._rebalance_protocol = KafkaProtocol(int(self.protocol))
+        coordinator._assignors = {assignor.name: assignor for assignor in self.assignors}
         self._patch(coordinator, "group_protocols", self.group_protocols)
         self._patch(coordinator, "reset_generation", self.reset_generation)
         self._patch(coordinator, "need_rejoin", self.need_rejoin)
@@ -73,7 +75,14 @@ class V3Hooks(HooksBase):
         try:
             await self._coordinator._invoke_rebalance_listener_async(name, set(partitions))
         except Exception as exc:
-            log.exception("rebalance listener failed in %s for group %s", name, self.group_id)
+            # One line, no traceback: the exception comes out of poll() (chained to the
+            # KafkaError), which prints its traceback once.
+            log.error(
+                "rebalance listener failed in %s for group %s: %r (raised again from poll())",
+                name,
+                self.group_id,
+                exc,
+            )
             return exc
         return None
 
@@ -113,17 +122,18 @@ class V3Hooks(HooksBase):
         sub = self._subscription
         owned = set(sub.assigned_partitions())
         topics = set(sub.subscription or ())
+        # Java's rule: with the membership reset (the first join included) only owned
+        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
+        # EAGER revoke (even of nothing) happens only for a member still in a generation.
+        reset = membership_lost(generation, member_id)
         decision = decide_prepare(
-            owned,
-            {tp: tp.topic in topics for tp in owned},
-            self.protocol,
-            membership_lost(generation, member_id),
+            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
         )
         error: BaseException | None = None
         if decision.reset_assignors:
             self.reset_assignors()
         if decision.lost:
-            log.info("group %s: membership lost; partitions lost: %s", self.group_id, decision.lost)
+            log_partitions(self.group_id, "membership lost; lost", decision.lost)
             sub.mark_pending_revocation(decision.lost)
             listener = rebalance_listener(sub)
             if listener is not None:
@@ -144,7 +154,7 @@ class V3Hooks(HooksBase):
                 )
             except Exception:
                 log.exception("group %s: pre-rebalance commit failed", self.group_id)
-        if self.protocol is RebalanceProtocol.EAGER and not decision.lost:
+        if self.protocol is RebalanceProtocol.EAGER and not reset:
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked) or error
             sub.assign_from_subscribed([])

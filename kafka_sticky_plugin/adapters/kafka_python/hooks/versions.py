@@ -109,7 +109,8 @@ def detect_client() -> ClientVersion:
         import kafka
     except ImportError as exc:
         raise UnsupportedClientError(
-            f"no Kafka client is importable ({exc}); supported clients: {supported_clients_text()}"
+            f"no Kafka client is importable ({exc}): pip install "
+            f'"kafka-sticky-plugin[kafka-python]"; supported clients: {supported_clients_text()}'
         ) from exc
     version = str(getattr(kafka, "__version__", "unknown"))
     return classify(_installed_distribution(), version)

@@ -1,0 +1,206 @@
+"""Done-when for a new user: the built wheel, installed with one extra into a fresh virtual
+environment (nothing else: no checkout on the path, no other client), runs every README code
+snippet for that client against the real broker, and the example program for that client.
+
+Slow (about a minute per client: building the wheel, a venv, installing from pip's cache or
+the package index with the pins of ``requirements/base.txt`` as constraints).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_sticky_plugin.testing.admin import unique_name
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PINS = ROOT / "requirements" / "base.txt"
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+_KAFKA_PYTHON_IMPORT = re.compile(r"^(from kafka[ .]|import kafka\b)", re.MULTILINE)
+_CONFLUENT_IMPORT = re.compile(r"\bkafka_sticky_plugin\.confluent\b|\bconfluent_kafka\b")
+
+
+def readme_snippets() -> list[tuple[int, str]]:
+    """Every ```python block of the README, with its line number."""
+    text = README.read_text(encoding="utf-8")
+    found = []
+    for match in re.finditer(r"^```python\n(.*?)^```$", text, re.MULTILINE | re.DOTALL):
+        found.append((text.count("\n", 0, match.start()) + 1, match.group(1)))
+    return found
+
+
+def snippets_for(client: str) -> list[tuple[int, str]]:
+    """The snippets a user of ``client`` runs: its own and the client-free ones."""
+    chosen = []
+    for line, code in readme_snippets():
+        kafka_python = bool(_KAFKA_PYTHON_IMPORT.search(code))
+        confluent = bool(_CONFLUENT_IMPORT.search(code))
+        if (client == "kafka-python" and not confluent) or (
+            client == "confluent" and not kafka_python
+        ):
+            chosen.append((line, code))
+    return chosen
+
+
+def test_every_readme_snippet_is_meant_for_one_client_or_none() -> None:
+    """No snippet mixes the clients, and each client has its snippets (so none is skipped)."""
+    for line, code in readme_snippets():
+        assert not (_KAFKA_PYTHON_IMPORT.search(code) and _CONFLUENT_IMPORT.search(code)), line
+    assert len(snippets_for("kafka-python")) >= 4
+    assert len(snippets_for("confluent")) >= 3
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built from the checkout."""
+    out = tmp_path_factory.mktemp("wheelhouse")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        timeout=180,
+    )
+    (built,) = out.glob("kafka_sticky_plugin-*.whl")
+    return built
+
+
+def _run(python: Path, args: list[str], cwd: Path, timeout: float = 90) -> str:
+    done = subprocess.run(
+        [str(python), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PATH": "/usr/bin:/bin", "PYTHONUNBUFFERED": "1"},
+    )
+    assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def _fresh_venv(wheel: Path, extra: str, where: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    python = where / "bin" / "python"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-c",
+            str(PINS),
+            f"{wheel}[{extra}]",
+        ],
+        check=True,
+        timeout=240,
+    )
+    return python
+
+
+def _ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:
+    from kafka.errors import TopicAlreadyExistsError
+
+    from kafka_sticky_plugin.testing.admin import create_topic
+
+    with contextlib.suppress(TopicAlreadyExistsError):
+        create_topic(bootstrap, topic, partitions)
+
+
+@pytest.mark.parametrize(
+    ("extra", "other_client", "example"),
+    [
+        ("kafka-python", "confluent", "consumer_kafka_python3.py"),
+        ("confluent", "kafka-python", "consumer_confluent.py"),
+    ],
+)
+def test_wheel_with_one_extra_runs_the_readme_and_the_example(
+    broker: Any, wheel: Path, tmp_path: Path, extra: str, other_client: str, example: str
+) -> None:
+    python = _fresh_venv(wheel, extra, tmp_path / "venv")
+    work = tmp_path / "work"
+    work.mkdir()
+
+    where = _run(python, ["-c", "import kafka_sticky_plugin as k; print(k.__file__)"], work)
+    assert str(tmp_path / "venv") in where, "the package did not come from the wheel"
+    assert "kafka-sticky-plugin" in _run(python, ["-m", "kafka_sticky_plugin", "--version"], work)
+
+    # The other client is absent, and asking for it names its extra.
+    missing = {
+        "confluent": "import kafka_sticky_plugin.confluent",
+        "kafka-python": ("from kafka_sticky_plugin import StickyAssignor"),
+    }[other_client]
+    done = subprocess.run([str(python), "-c", missing], cwd=work, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert f'pip install "kafka-sticky-plugin[{other_client}]"' in done.stderr, done.stderr
+
+    _ensure_topic(broker.bootstrap, "orders", 3)
+    for line, code in snippets_for(extra):
+        script = work / f"readme_line_{line}.py"
+        script.write_text(code.replace("127.0.0.1:9092", broker.bootstrap), encoding="utf-8")
+        _run(python, [str(script)], work)
+
+    topic, group = unique_name("t-wheel"), unique_name("g-wheel")
+    out = _run(
+        python,
+        [
+            str(ROOT / "examples" / example),
+            "--bootstrap",
+            broker.bootstrap,
+            "--topic",
+            topic,
+            "--group",
+            group,
+            "--produce",
+            "20",
+            "--max-records",
+            "20",
+        ],
+        work,
+    )
+    assert "consumed 20 records" in out, out
+    assert "Traceback" not in out, out
+
+
+def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
+    tmp_path: Path,
+) -> None:
+    """A test suite in the sdist would be one that cannot run (it needs the repository)."""
+    import tarfile
+
+    code = (
+        "import sys; from setuptools import build_meta as b; "
+        f"print(b.build_sdist({str(tmp_path)!r}))"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+    (sdist,) = tmp_path.glob("kafka_sticky_plugin-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for wanted in ("LICENSE", "README.md", "CHANGELOG.md", "DESIGN.md", "setup.cfg"):
+        assert wanted in names, wanted
+    assert "examples/consumer_kafka_python3.py" in names
+    assert "kafka_sticky_plugin/testing/embedded_broker.py" in names
+    shipped_tests = sorted(n for n in names if n.startswith(("tests/", "integration_tests/")))
+    assert shipped_tests == []

@@ -1,0 +1,208 @@
+"""One consumer-group member on confluent-kafka (librdkafka), recording like :mod:`.member`.
+
+librdkafka runs its own C assignors, so a confluent member's ``assignors`` are librdkafka
+strategy names (``cooperative-sticky``, ``range``, ``roundrobin``; eager ``sticky`` does not
+exist there and is refused). The listener is this package's
+:func:`kafka_sticky_plugin.confluent.subscribe` bridge; the member commits its own tracked
+positions (last delivered offset + 1) for revoked partitions inside
+``on_partitions_revoked`` (commit-on-revoke), periodically from the poll loop, and never for
+lost partitions, exactly like the kafka-python member.
+
+librdkafka does not expose the group generation id to Python: every event of a confluent
+member carries generation -1 and it reports no ``generation`` events
+(:meth:`~.group.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
+same-generation test and judges them by their assignment alone).
+
+Run as ``python -m kafka_sticky_plugin.testing.confluent_member CONFIG_JSON`` it is a child
+member process (SIGTERM stops it cleanly), like :mod:`.member_process`.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .events import Delivery, OwnershipEvent, Partition
+from .member import EventSink, MemberConfig, decode_sequence
+from .member_process import ProcessMember, ThreadMember, _JsonLinesSink
+
+__all__ = ["ConfluentProcessMember", "ConfluentThreadMember", "confluent_consume_loop", "main"]
+
+_STRATEGIES = {"cooperative-sticky", "range", "roundrobin"}
+
+
+def _strategy(assignors: Iterable[str]) -> str:
+    names = list(assignors)
+    unknown = [n for n in names if n not in _STRATEGIES]
+    if unknown:
+        raise ValueError(f"librdkafka has no assignor {unknown}; it has {sorted(_STRATEGIES)}")
+    return ",".join(names)
+
+
+def confluent_consume_loop(
+    config: MemberConfig,
+    sink: EventSink,
+    should_stop: Callable[[], bool],
+    ready: threading.Event | None = None,
+) -> None:
+    """Run one confluent member until ``should_stop()``; then close it (leaving the group)."""
+    import confluent_kafka
+
+    from ..confluent import create_consumer, subscribe
+
+    owned: set[Partition] = set()
+    positions: dict[Partition, int] = {}
+
+    def event(kind: str, parts: Iterable[Partition] = (), **extra: Any) -> None:
+        sink.add(
+            OwnershipEvent(
+                t=time.monotonic(),
+                member=config.member,
+                incarnation=config.incarnation,
+                kind=kind,
+                partitions=tuple(sorted(parts)),
+                **extra,
+            )
+        )
+
+    consumer = create_consumer(
+        {
+            "bootstrap.servers": config.bootstrap,
+            "group.id": config.group_id,
+            "client.id": config.client_id or f"{config.member}-{config.incarnation}",
+            "partition.assignment.strategy": _strategy(config.assignors),
+            "session.timeout.ms": config.session_timeout_ms,
+            "heartbeat.interval.ms": config.heartbeat_interval_ms,
+            "max.poll.interval.ms": max(config.max_poll_interval_ms, config.session_timeout_ms),
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "topic.metadata.refresh.interval.ms": 5000,
+            "log_level": 3,
+            **({"group.instance.id": config.group_instance_id} if config.group_instance_id else {}),
+            **({"client.rack": config.client_rack} if config.client_rack is not None else {}),
+        }
+    )
+
+    def commit(chosen: dict[Partition, int]) -> None:
+        if not chosen:
+            return
+        parts = tuple(sorted(chosen))
+        try:
+            done = consumer.commit(
+                offsets=[confluent_kafka.TopicPartition(t, p, chosen[(t, p)]) for t, p in parts],
+                asynchronous=False,
+            )
+            for tp in done or []:
+                if tp.error is not None:
+                    raise confluent_kafka.KafkaException(tp.error)
+        except confluent_kafka.KafkaException as exc:  # mid-rebalance: reported, retried later
+            event("commit_failed", parts, detail=repr(exc))
+        else:
+            event("committed", parts, offsets=tuple(chosen[p] for p in parts))
+
+    class Listener:
+        """Commit-on-revoke listener that reports every callback."""
+
+        def on_partitions_revoked(self, revoked: set[Any]) -> None:
+            parts = {(tp.topic, tp.partition) for tp in revoked}
+            commit({p: positions[p] for p in parts if p in positions})
+            for p in parts:
+                positions.pop(p, None)
+            owned.difference_update(parts)
+            event("revoked", parts, owned_after=tuple(sorted(owned)))
+
+        def on_partitions_assigned(self, assigned: set[Any]) -> None:
+            parts = {(tp.topic, tp.partition) for tp in assigned}
+            for p in parts:
+                positions.pop(p, None)
+            owned.update(parts)
+            event("assigned", parts, owned_after=tuple(sorted(owned)))
+
+        def on_partitions_lost(self, lost: set[Any]) -> None:
+            parts = {(tp.topic, tp.partition) for tp in lost}
+            for p in parts:
+                positions.pop(p, None)
+            owned.difference_update(parts)
+            event("lost", parts, owned_after=tuple(sorted(owned)))
+
+    try:
+        subscribe(consumer, list(config.topics), Listener())
+        event("started", detail=f"confluent-kafka {confluent_kafka.version()[0]}")
+        if ready is not None:
+            ready.set()
+        last_commit = time.monotonic()
+        while not should_stop():
+            messages = consumer.consume(num_messages=500, timeout=config.poll_timeout_ms / 1000)
+            now = time.monotonic()
+            batch: list[Delivery] = []
+            for message in messages:
+                if message.error() is not None:
+                    continue
+                topic, partition = message.topic() or "", message.partition() or 0
+                offset = message.offset() or 0
+                batch.append(
+                    Delivery(
+                        t=now,
+                        member=config.member,
+                        incarnation=config.incarnation,
+                        topic=topic,
+                        partition=partition,
+                        offset=offset,
+                        sequence=decode_sequence(message.value()),
+                    )
+                )
+                positions[(topic, partition)] = offset + 1
+            sink.add_deliveries(batch)
+            if now - last_commit >= config.commit_interval_s:
+                assigned = {(tp.topic, tp.partition) for tp in consumer.assignment()}
+                commit({p: o for p, o in list(positions.items()) if p in assigned})
+                last_commit = now
+    except Exception as exc:
+        event("error", detail=repr(exc))
+        raise
+    finally:
+        try:
+            consumer.close()
+        finally:
+            event("stopped")
+
+
+class ConfluentThreadMember(ThreadMember):
+    """A confluent member running in a thread of this process."""
+
+    def _run(self) -> None:
+        try:
+            confluent_consume_loop(self.config, self._log, self._stop.is_set, self._ready)
+        except BaseException as exc:  # kept for stop() to re-raise in the test thread
+            self._error = exc
+            self._ready.set()
+
+
+class ConfluentProcessMember(ProcessMember):
+    """A confluent member in a child process (freezable, killable)."""
+
+    def _command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "kafka_sticky_plugin.testing.confluent_member",
+            self.config.to_json(),
+        ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Child entry point: run one confluent member until SIGTERM."""
+    args = sys.argv[1:] if argv is None else argv
+    config = MemberConfig.from_json(args[0])
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
+    confluent_consume_loop(config, _JsonLinesSink(sys.stdout), stop.is_set)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

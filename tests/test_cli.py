@@ -1,0 +1,86 @@
+"""The command line's own behaviour: usage, --version, argument errors (no broker needed)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+import kafka_sticky_plugin
+from kafka_sticky_plugin.__main__ import main
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kafka_sticky_plugin", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_an_unknown_command_says_so_and_shows_the_usage() -> None:
+    """Exit status 2 with the reason and the commands on stderr (argparse's convention)."""
+    done = _cli("asign")
+    assert done.returncode == 2
+    assert "error: unknown command 'asign'" in done.stderr
+    for command in ("broker", "demo", "simulate", "assign"):
+        assert f"  {command} " in done.stderr
+    assert done.stdout == ""
+
+
+def test_no_command_is_an_error_too(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "error: no command given" in capsys.readouterr().err
+
+
+def test_help_is_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "usage: python -m kafka_sticky_plugin" in capsys.readouterr().out
+
+
+def test_version_prints_the_package_version() -> None:
+    done = _cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"kafka-sticky-plugin {kafka_sticky_plugin.__version__}"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--members", "0"], "--members must be at least 1 (got 0)"),
+        (["--members", "-3"], "--members must be at least 1 (got -3)"),
+        (["--partitions", "0"], "--partitions must be at least 1 (got 0)"),
+    ],
+)
+def test_assign_refuses_empty_groups_with_a_message(args: list[str], message: str) -> None:
+    """No traceback: argparse's usage line and the reason, exit status 2."""
+    done = _cli("assign", *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_assign_with_one_member_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """The smallest group: the leave step leaves nobody, the new member gets everything."""
+    assert main(["assign", "--members", "1", "--partitions", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "(4 of 4 assigned)" in out
+
+
+def test_broker_refuses_a_port_in_use(capsys: pytest.CaptureFixture[str]) -> None:
+    """Checked before anything starts: exit 2 and what to do."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["broker", "--port", str(port)]) == 2
+    assert f"127.0.0.1:{port} is already in use" in capsys.readouterr().err
+
+
+def test_broker_refuses_a_port_out_of_range() -> None:
+    done = _cli("broker", "--port", "70000")
+    assert done.returncode == 2
+    assert "--port must be between 0 and 65535" in done.stderr
