@@ -223,3 +223,5 @@ class JavaWireCodec:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait(10)
+        if self._process.stdout is not None:
+            self._process.stdout.close()  # no ResourceWarning (warnings are errors in tests)
