@@ -254,3 +254,21 @@ def test_a_session_without_heartbeat_is_lost_before_records_are_handed_out() -> 
         await close(c)
 
     asyncio.run(scenario())
+
+
+def test_commits_are_refused_while_a_join_is_in_flight() -> None:
+    """A cooperative member consumes during the rebalance; a commit sent then with the old
+    generation would make aiokafka reset the generation (losing every kept partition), so
+    it raises RebalanceInProgressError instead, as Java's commitSync does (KIP-429)."""
+    from aiokafka.errors import RebalanceInProgressError
+
+    async def scenario() -> None:
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], Recorder())
+        await joined(coordinator, 2, (T, 0), protocol="cooperative-sticky")
+        handle._impl._in_rebalance = True
+        with pytest.raises(RebalanceInProgressError):
+            await c.commit({TopicPartition(T, 0): 5})
+        assert coordinator.generation == 2 and handle.owned == frozenset(tps(0))
+        await close(c)
+
+    asyncio.run(scenario())

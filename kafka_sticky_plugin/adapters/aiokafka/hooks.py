@@ -109,6 +109,7 @@ class AioHooks:
         self._coordinator: Any = None
         self._heartbeat_ok_at = time.monotonic()
         self._joining = False
+        self._in_rebalance = False
         self._originals: dict[str, Any] = {}
 
     # -- installation -------------------------------------------------------------------
@@ -125,6 +126,7 @@ class AioHooks:
             ("_perform_assignment", self.perform_assignment),
             ("_on_join_complete", self.on_join_complete),
             ("_do_heartbeat", self._heartbeat),
+            ("commit_offsets", self._commit_offsets),
         ):
             self._originals[name] = getattr(coordinator, name)
             vars(coordinator)[name] = replacement
@@ -191,6 +193,18 @@ class AioHooks:
         )
         coordinator.reset_generation()
         await self._lose(self.owned)
+
+    async def _commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        """aiokafka's commit, refused while a JoinGroup/SyncGroup is in flight (KIP-429: a
+        cooperative member keeps consuming then, and a commit with the old generation would
+        make aiokafka reset the member's generation, losing every partition it keeps)."""
+        if self._in_rebalance:
+            import aiokafka.errors as errors
+
+            raise errors.RebalanceInProgressError(
+                "a rebalance is in progress; commit again once it completes"
+            )
+        await self._originals["commit_offsets"](assignment, offsets)
 
     async def _heartbeat(self) -> bool:
         """aiokafka's heartbeat, remembering when one last succeeded."""
@@ -301,7 +315,15 @@ class AioHooks:
 
     async def _join_and_sync(self, subscription: Any) -> tuple[str, bytes] | None:
         """JoinGroup with every protocol at once (again once if the broker asks for a member
-        id), then aiokafka's own leader/follower SyncGroup. ``None``: try again later."""
+        id), then aiokafka's own leader/follower SyncGroup. ``None``: try again later.
+        Commits are refused meanwhile (see :meth:`_commit_offsets`)."""
+        self._in_rebalance = True
+        try:
+            return await self._join_and_sync_once(subscription)
+        finally:
+            self._in_rebalance = False
+
+    async def _join_and_sync_once(self, subscription: Any) -> tuple[str, bytes] | None:
         import aiokafka.errors as errors
         from aiokafka.consumer.group_coordinator import CoordinatorGroupRebalance
         from aiokafka.coordinator.protocol import ConsumerProtocol
