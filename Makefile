@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all venv test check lint typecheck unit integration integration-tansu integration-kafka \
-	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench clean
+	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean
 
 all: test
 
@@ -86,13 +86,37 @@ demo: venv
 	@if [ "$(BROKER)" = kafka ]; then bash scripts/kafka_runtime.sh; fi
 	$(PY) -m kafka_sticky_plugin demo --broker $(BROKER) $(DEMO_ARGS)
 
-bench: venv
+## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes (docs/benchmarks.md).
+bench: venv bench-peers
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 ## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
 .PHONY: broker
 broker: venv
 	$(PY) -m kafka_sticky_plugin broker $(BROKER_ARGS)
+
+## The benchmark's peers: build/go/franz-peer (franz-go, pinned in benchmarks/peers/franz/go.mod)
+## and build/jvm/bench-peer/ (kafka-clients, pinned in benchmarks/peers/java/pom.xml). A missing
+## toolchain is one line, and that peer's column reads "unavailable".
+FRANZ_SRC := $(wildcard benchmarks/peers/franz/*.go) benchmarks/peers/franz/go.mod benchmarks/peers/franz/go.sum
+JAVA_PEER := build/jvm/bench-peer
+
+bench-peers: build/go/franz-peer $(JAVA_PEER)/classes/BenchPeer.class
+
+build/go/franz-peer: $(FRANZ_SRC)
+	@if command -v go >/dev/null 2>&1; then \
+	  cd benchmarks/peers/franz && go build -trimpath -o $(CURDIR)/build/go/franz-peer . \
+	  || echo "bench: building the franz-go peer failed: its column reads unavailable"; \
+	else echo "bench: no go on PATH: the franz-go column reads unavailable"; fi
+
+$(JAVA_PEER)/classes/BenchPeer.class: benchmarks/peers/java/BenchPeer.java benchmarks/peers/java/pom.xml
+	@if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then \
+	  rm -rf $(JAVA_PEER) && \
+	  mvn -q -B -Dstyle.color=never -f benchmarks/peers/java/pom.xml dependency:copy-dependencies \
+	    -DoutputDirectory=$(CURDIR)/$(JAVA_PEER)/lib && \
+	  javac -d $(JAVA_PEER)/classes -cp '$(JAVA_PEER)/lib/*' benchmarks/peers/java/BenchPeer.java \
+	  || echo "bench: building the Java peer failed: its column reads unavailable"; \
+	else echo "bench: no mvn or javac on PATH: the Java column reads unavailable"; fi
 
 clean:
 	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info

@@ -113,6 +113,13 @@ class MemberState:
         else:
             self._generation = generation
 
+    def fresh_copy(self) -> MemberState:
+        """The same configuration (strategy, rack, protocol) with no history: what a second
+        consumer configured from the same assignor instance starts with."""
+        twin = MemberState(self._strategy.name, rack_id=self._rack_id)
+        twin._protocol = self._protocol
+        return twin
+
     def forget(self) -> None:
         """Membership was lost: no previous assignment, no generation."""
         self._previous = ()

@@ -224,4 +224,4 @@ class JavaWireCodec:
             self._process.kill()
             self._process.wait(10)
         if self._process.stdout is not None:
-            self._process.stdout.close()  # no ResourceWarning (warnings are errors in tests)
+            self._process.stdout.close()

@@ -75,11 +75,7 @@ class _StickyFamilyAssignor(AbstractPartitionAssignor):  # type: ignore[misc]
         consumers configured with one instance never share a previous assignment.
         """
         twin = copy.copy(self)
-        twin._member = MemberState(
-            self.name,
-            rack_id=self._member.rack_id,
-            rebalance_protocol=self._member.rebalance_protocol,
-        )
+        twin._member = self._member.fresh_copy()
         return twin
 
     def adopt_default_rack(self, rack_id: str) -> None:
