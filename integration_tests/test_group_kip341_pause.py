@@ -33,6 +33,7 @@ from kafka_sticky_plugin.testing.checks import (
     check_exclusive_ownership,
     check_stable_assignment,
 )
+from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 from kafka_sticky_plugin.testing.events import Delivery, OwnershipEvent, Partition
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
 from kafka_sticky_plugin.testing.member_process import ProcessMember
@@ -166,7 +167,20 @@ def test_paused_member_gets_partitions_lost_and_never_double_owns(
 
 
 @pytest.mark.timeout(150)
-def test_paused_member_on_plain_kafka_python(flowing_group: FlowingGroupFactory) -> None:
-    """Without the hooks, kafka-python 3.0.12 alone already calls on_partitions_lost."""
-    flow = flowing_group(["cooperative-sticky"], PARTITIONS, rate_per_s=50)
+def test_paused_member_on_plain_kafka_python(
+    flowing_group: FlowingGroupFactory, broker: RunningBroker, request: pytest.FixtureRequest
+) -> None:
+    """Without the hooks, kafka-python 3.0.12 alone already calls on_partitions_lost.
+
+    Where joins are answered at once (Apache Kafka), a plain 3.0.12 member that must rejoin
+    right after its cooperative revoke sometimes sends a JoinGroup that a timed-out
+    ``poll()`` never completes, stops heartbeating and is evicted (seen in 1 of 3 loaded
+    runs; the hooks fix it: README note 6), so there the outcome is not claimed."""
+    if broker.profile.prompt_join_response:
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=False, reason="plain kafka-python 3.0.12 may wedge in a rejoin (note 6)"
+            )
+        )
+    flow = flowing_group(["cooperative-sticky"], PARTITIONS, rate_per_s=50, install_hooks=False)
     check_pause_run(run_pause(flow), flow.group)

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from ..assignor.strategies import COOPERATIVE_STICKY, STICKY
 from .assignor_names import make_assignor
 from .events import Delivery, OwnershipEvent, Partition
 
@@ -67,7 +68,13 @@ class MemberConfig:
     max_poll_interval_ms: int = 10000
     poll_timeout_ms: int = 100
     commit_interval_s: float = 1.0
-    install_hooks: bool = False
+    #: The coordinator hooks, as README recommends for kafka-python 3.x, whenever the member
+    #: runs one of this package's assignors (a member on ``range`` alone, as before an
+    #: upgrade, has nothing for them to drive). Plain 3.0.12 members (False) sometimes wedge
+    #: on Apache Kafka: a JoinGroup still in flight when ``poll()`` times out is never
+    #: completed (README, "What each version gains", note 6), the member stops heartbeating
+    #: and is evicted. Tests of the plain client ask for False explicitly.
+    install_hooks: bool = True
     client_id: str = field(default="")
     #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
     client_rack: str | None = None
@@ -317,7 +324,7 @@ def consume_loop(
     positions: dict[Any, int] = {}
     owned: set[Partition] = set()
     try:
-        if config.install_hooks:
+        if config.install_hooks and set(config.assignors) & {STICKY, COOPERATIVE_STICKY}:
             from ..hooks import install_hooks
 
             install_hooks(consumer)
