@@ -61,7 +61,7 @@ integration: integration-tansu integration-kafka
 
 integration-tansu: venv
 	KAFKA_STICKY_BROKER=embedded $(PY) -m pytest integration_tests \
-		--ignore=integration_tests/hooks $(PYTEST_ARGS)
+		--ignore=integration_tests/hooks --ignore=integration_tests/aiokafka $(PYTEST_ARGS)
 
 ## Apache Kafka (KRaft, from Maven Central's jars): skipped with one line where there is no
 ## java or mvn, a failure under CI=true (see scripts/kafka_runtime.sh).
@@ -69,7 +69,7 @@ integration-kafka: venv
 	@rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KAFKA_STICKY_BROKER=kafka $(PY) -m pytest integration_tests \
-			--ignore=integration_tests/hooks $(PYTEST_ARGS); \
+			--ignore=integration_tests/hooks --ignore=integration_tests/aiokafka $(PYTEST_ARGS); \
 	elif [ $$rc -ne 2 ]; then exit $$rc; fi
 
 ## Apache Kafka's broker jars in build/jvm/kafka-broker (a no-op when they are there).

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The client-version matrix: one virtual environment per supported Kafka client version,
-# each created from its pinned file in requirements/matrix/, then the hooks' unit tests
-# (tests/hooks) and real-broker tests (integration_tests/hooks) run inside it.
+# each created from its pinned file in requirements/matrix/, then that client's hook tests run
+# inside it. The pins file's name prefix says which client and which tests:
+#   aiokafka-*   tests/aiokafka and integration_tests/aiokafka (client version: aiokafka)
+#   anything else (kafka-python-*, kafka-python-ng-*): tests/hooks and integration_tests/hooks
 #
 # - A venv lives in .venvs/<name> (name = the pins file's base name) and is reused while the
 #   sha256 of its pins file is unchanged (recorded in .venvs/<name>/.pins.sha256).
@@ -45,26 +47,29 @@ ensure_venv() {
 
 run_one() {
     local name="$1" venv=".venvs/$1"
-    local version
-    version="$("$venv/bin/python" -c 'import kafka; print(kafka.__version__)')"
-    echo "== $name: kafka client $version"
-    if [[ ! -d tests/hooks || ! -d integration_tests/hooks ]]; then
-        echo "== $name: no hook tests found" >&2
+    local version client="kafka" unit_dir="tests/hooks" broker_dir="integration_tests/hooks"
+    if [[ "$name" == aiokafka-* ]]; then
+        client="aiokafka" unit_dir="tests/aiokafka" broker_dir="integration_tests/aiokafka"
+    fi
+    version="$("$venv/bin/python" -c "import $client; print($client.__version__)")"
+    echo "== $name: $client client $version"
+    if [[ ! -d "$unit_dir" || ! -d "$broker_dir" ]]; then
+        echo "== $name: no hook tests found ($unit_dir, $broker_dir)" >&2
         return 1
     fi
     # -p no:cacheprovider: the matrix venvs share the checkout; keep their runs independent.
-    # The unit tests (tests/hooks) run once, the real-broker tests once per broker.
+    # The unit tests run once, the real-broker tests once per broker.
     local broker status=0
     if [[ "${MATRIX_UNIT:-1}" != 0 ]]; then
         PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
-            "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" tests/hooks \
+            "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" "$unit_dir" \
             || status=1
     fi
     for broker in "${brokers[@]}"; do
         echo "== $name: real-broker hook tests on $broker"
         KAFKA_STICKY_BROKER="$broker" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
             "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" \
-            integration_tests/hooks || status=1
+            "$broker_dir" || status=1
     done
     return $status
 }

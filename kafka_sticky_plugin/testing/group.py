@@ -117,7 +117,7 @@ class ConsumerGroupRunner:
             if process:
                 return ConfluentProcessMember(config, self.log)
             return ConfluentThreadMember(config, self.log)
-        if config.client != "kafka-python":
+        if config.client not in ("kafka-python", "aiokafka"):  # aiokafka: consume_loop's
             raise ValueError(f"unknown member client {config.client!r}")
         return ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
 

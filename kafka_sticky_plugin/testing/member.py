@@ -79,8 +79,9 @@ class MemberConfig:
     #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
     client_rack: str | None = None
     #: Which client runs this member: ``kafka-python`` (this module), ``confluent``
-    #: (:mod:`.confluent_member`) or ``java-<kafka-clients version>`` (:mod:`.java_member`,
-    #: always a child process).
+    #: (:mod:`.confluent_member`), ``aiokafka`` (:mod:`.aio_member`, a hooked
+    #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`.java_member`, always a
+    #: child process).
     client: str = "kafka-python"
 
     def to_json(self) -> str:
@@ -288,6 +289,11 @@ def consume_loop(
     ``ready`` is set once the consumer is subscribed. Exceptions from the client are reported
     as an ``error`` event and re-raised.
     """
+    if config.client == "aiokafka":
+        from .aio_member import aio_consume_loop
+
+        aio_consume_loop(config, sink, should_stop, ready)
+        return
     from kafka import KafkaConsumer
 
     def event(kind: str, **extra: Any) -> None:

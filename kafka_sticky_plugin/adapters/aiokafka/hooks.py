@@ -1,0 +1,482 @@
+"""Coordinator hooks for one ``AIOKafkaConsumer``: generations, ``on_partitions_lost``, the
+v0-v3 leader and KIP-429's cooperative protocol on aiokafka 0.13/0.14.
+
+aiokafka's ``GroupCoordinator`` runs one coordination task per consumer; a rebalance goes
+``ensure_active_group`` -> ``_on_join_prepare`` (once per rebalance) -> ``_do_rejoin_group``
+(JoinGroup, leader ``_perform_assignment``, SyncGroup) -> ``_on_join_complete``. The hooks
+replace four of those methods on *one coordinator instance* (never the class):
+
+- ``_on_join_prepare``: membership lost (generation -1 or no member id: session expiry, a
+  fenced or unknown member, poll-interval expiry, which makes aiokafka leave the group) ->
+  ``on_partitions_lost`` with no commit, the assignment cleared and every assignor reset;
+  EAGER -> commit (auto-commit), ``on_partitions_revoked`` with everything; COOPERATIVE ->
+  commit, then only the partitions of topics no longer subscribed (KIP-70) are revoked, the
+  rest stay assigned and keep being consumed during the rebalance;
+- ``_do_rejoin_group``: a loss that happened after the prepare step (a failed SyncGroup, an
+  unknown member id at JoinGroup) is handled the same way first; then *one* JoinGroup with
+  every configured protocol (aiokafka sends one JoinGroup per configured assignor, each with
+  a longer protocol list), our subscription v3 bytes (owned partitions = the current
+  assignment under COOPERATIVE, generation, rack);
+- ``_perform_assignment`` (leader): every member's raw metadata read once by our codec
+  (v0-v3: owned partitions, generation, rack) instead of aiokafka's v0-only schema;
+- ``_on_join_complete``: the assignment decoded by our codec; COOPERATIVE: partitions that
+  leave are revoked while still assigned (their positions can be committed), kept partitions
+  keep their fetch positions, ``on_partitions_assigned`` gets the added ones and a follow-up
+  rebalance is requested when something was revoked; the generation reaches
+  ``on_assignment``.
+
+A protocol that is not ours (``range`` during the two-bounce upgrade) runs aiokafka's own
+code for the assignment; the hooks only keep track of what the member owns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ...assignor.contract import BoundAssignor, GroupMemberMetadata, bind_assignor, is_hookable
+from ...assignor.decisions import decide_complete, decide_prepare, membership_lost
+from ...assignor.rebalance import RebalanceProtocol, select_protocol
+from ...codec import decode_assignment
+from ...errors import ConfigurationError
+from .cluster import partition_counts, replica_racks
+from .listener import call_listener, lost_method_name
+from .positions import assign_keeping_positions
+
+__all__ = ["AioHooks"]
+
+log = logging.getLogger("kafka_sticky_plugin.aiokafka")
+
+
+def _protocols_of(assignor: Any) -> list[int]:
+    """Protocol ids an assignor supports; aiokafka's own assignors are EAGER only."""
+    supported = getattr(assignor, "supported_protocols", None)
+    if callable(supported) and not isinstance(assignor, type):
+        return [int(p) for p in supported()]
+    return [int(RebalanceProtocol.EAGER)]
+
+
+def _instantiate(assignor: Any) -> Any:
+    """Our classes become one instance for this consumer and our instances a copy of their
+    configuration without member state (the passed instance stays a template), so two
+    consumers never share member state (aiokafka#1175); foreign assignors stay as given."""
+    if isinstance(assignor, type) and is_hookable(assignor):
+        return assignor()
+    copy_of = getattr(assignor, "unshared_copy", None)
+    if is_hookable(assignor) and callable(copy_of):
+        return copy_of()
+    return assignor
+
+
+class AioHooks:
+    """The hooks of one consumer (see the module docstring).
+
+    Invariants: ``assignors`` are the instances the coordinator uses, in preference order, at
+    least one of them ours; ``protocol`` is chosen once by KIP-429's rule; ``owned`` is what
+    this member owns in the group's eyes (empty after a loss or an EAGER revocation), and
+    ``_held`` is the aiokafka ``Assignment`` whose per-partition state holds their positions.
+    """
+
+    def __init__(self, consumer: Any) -> None:
+        self._consumer = consumer
+        self._subscription = consumer._subscription
+        configured = list(consumer._partition_assignment_strategy)
+        self.assignors: list[Any] = [_instantiate(a) for a in configured]
+        self._bound: dict[str, BoundAssignor] = {}
+        for assignor in self.assignors:
+            bound = bind_assignor(assignor)
+            if bound is not None:
+                self._bound[bound.name] = bound
+        if not self._bound:
+            raise ConfigurationError(
+                "none of the partition_assignment_strategy assignors is one of "
+                "kafka-sticky-plugin's (StickyAssignor, CooperativeStickyAssignor from "
+                "kafka_sticky_plugin.aiokafka); the hooks have nothing to drive"
+            )
+        self.protocol = select_protocol([(str(a.name), _protocols_of(a)) for a in self.assignors])
+        rack = getattr(consumer, "_client_rack", None)
+        for bound in self._bound.values():
+            bound.use_protocol(int(self.protocol))
+            adopt = getattr(bound.assignor, "adopt_default_rack", None)
+            if rack and isinstance(rack, str) and callable(adopt):
+                adopt(rack)
+        consumer._partition_assignment_strategy = tuple(self.assignors)
+        self.owned: frozenset[Any] = frozenset()
+        self._held: Any = None
+        self._coordinator: Any = None
+        self._heartbeat_ok_at = time.monotonic()
+        self._joining = False
+        self._in_rebalance = False
+        self._originals: dict[str, Any] = {}
+
+    # -- installation -------------------------------------------------------------------
+    def attach(self, coordinator: Any) -> None:
+        """Patch ``coordinator`` (the consumer's new ``GroupCoordinator``) before its
+        coordination task first runs."""
+        if self._coordinator is coordinator:
+            return
+        self._coordinator = coordinator
+        coordinator._assignors = tuple(self.assignors)
+        for name, replacement in (
+            ("_on_join_prepare", self.on_join_prepare),
+            ("_do_rejoin_group", self.do_rejoin_group),
+            ("_perform_assignment", self.perform_assignment),
+            ("_on_join_complete", self.on_join_complete),
+            ("_do_heartbeat", self._heartbeat),
+            ("commit_offsets", self._commit_offsets),
+        ):
+            self._originals[name] = getattr(coordinator, name)
+            vars(coordinator)[name] = replacement
+
+    @property
+    def group_id(self) -> str:
+        return str(self._coordinator.group_id)
+
+    @property
+    def cooperative(self) -> bool:
+        return self.protocol is RebalanceProtocol.COOPERATIVE
+
+    def reset_assignors(self) -> None:
+        """Membership lost: every assignor forgets (next claim: nothing, generation -1)."""
+        for bound in self._bound.values():
+            bound.reset_owned()
+
+    # -- steps shared by the patched methods ----------------------------------------------
+    async def _commit_held(self) -> None:
+        """Auto-commit the consumed positions of what the member holds (never after a loss:
+        ``_held`` is cleared then)."""
+        coordinator = self._coordinator
+        held = self._held
+        if not coordinator._enable_auto_commit or held is None:
+            return
+        import aiokafka.errors as errors
+
+        try:
+            await coordinator.commit_offsets(held, held.all_consumed_offsets())
+        except errors.KafkaError as err:
+            log.error("group %s: commit before the rebalance failed: %s", self.group_id, err)
+
+    async def _lose(self, partitions: Iterable[Any]) -> None:
+        """Membership is gone: tell the listener, give the partitions up without a commit.
+        The member's own record is cleared first, so a loss is reported once."""
+        lost = set(partitions)
+        self.owned = frozenset()
+        self._held = None
+        self.reset_assignors()
+        log.info("group %s: membership lost; partitions lost: %s", self.group_id, sorted(lost))
+        listener = self._subscription.listener
+        await call_listener(listener, lost_method_name(listener), lost, self.group_id)
+        current = self._subscription.subscription
+        if current is not None and current.assignment is not None and current.assignment.tps:
+            self._subscription.assign_from_subscribed(set())
+        self._subscription.begin_reassignment()
+
+    async def check_session(self) -> None:
+        """Before records are handed out: when no heartbeat succeeded for a whole session
+        timeout (the event loop was blocked, the process frozen), the broker has already
+        given the partitions to someone else, so they are lost *now*, before aiokafka's
+        heartbeat task finds out and before a prefetched record of theirs is delivered."""
+        coordinator = self._coordinator
+        if coordinator is None or not self.owned or self._joining:
+            return  # a JoinGroup/SyncGroup in flight keeps the member alive without heartbeats
+        silent = time.monotonic() - self._heartbeat_ok_at
+        if silent <= coordinator._session_timeout_ms / 1000:
+            return
+        log.warning(
+            "group %s: no successful heartbeat for %.1f s (session %d ms): membership lost",
+            self.group_id,
+            silent,
+            coordinator._session_timeout_ms,
+        )
+        coordinator.reset_generation()
+        await self._lose(self.owned)
+
+    async def _commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        """aiokafka's commit, refused while a JoinGroup/SyncGroup is in flight (KIP-429: a
+        cooperative member keeps consuming then, and a commit with the old generation would
+        make aiokafka reset the member's generation, losing every partition it keeps)."""
+        if self._in_rebalance:
+            import aiokafka.errors as errors
+
+            raise errors.RebalanceInProgressError(
+                "a rebalance is in progress; commit again once it completes"
+            )
+        await self._originals["commit_offsets"](assignment, offsets)
+
+    async def _heartbeat(self) -> bool:
+        """aiokafka's heartbeat, remembering when one last succeeded."""
+        ok = bool(await self._originals["_do_heartbeat"]())
+        if ok:
+            self._heartbeat_ok_at = time.monotonic()
+        return ok
+
+    async def _follow_subscription(self) -> None:
+        """COOPERATIVE, KIP-70: revoke owned partitions of topics no longer subscribed and
+        keep the rest assigned (in the current subscription, positions kept)."""
+        if not self.owned:
+            return
+        topics = set(self._subscription.topics)
+        dropped = {tp for tp in self.owned if tp.topic not in topics}
+        kept = self.owned - dropped
+        if dropped:
+            await call_listener(
+                self._subscription.listener, "on_partitions_revoked", dropped, self.group_id
+            )
+        current = self._subscription.subscription
+        if current is not None and (
+            dropped or (kept and (current.assignment is None or current.assignment.tps != kept))
+        ):
+            assign_keeping_positions(self._subscription, kept, self._held)
+            self._held = current.assignment
+        self.owned = frozenset(kept)
+
+    # -- patched coordinator methods ------------------------------------------------------
+    async def on_join_prepare(self, previous_assignment: Any) -> None:
+        """Before JoinGroup (once per rebalance): lost, or commit then revoke."""
+        coordinator = self._coordinator
+        coordinator._group_subscription = None
+        lost = membership_lost(coordinator.generation, coordinator.member_id)
+        owned = self.owned
+        topics = set(self._subscription.topics)
+        decision = decide_prepare(
+            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, lost
+        )
+        if decision.reset_assignors:
+            self.reset_assignors()
+        if lost:
+            if decision.lost:
+                await self._lose(decision.lost)
+            else:
+                self._subscription.begin_reassignment()
+            return
+        await self._commit_held()
+        if self.cooperative:
+            await self._follow_subscription()
+            return
+        self._subscription.begin_reassignment()
+        revoked = set(decision.revoked)
+        log.info("group %s: revoking %s", self.group_id, sorted(revoked))
+        await call_listener(
+            self._subscription.listener, "on_partitions_revoked", revoked, self.group_id
+        )
+        self.owned = frozenset()
+
+    async def do_rejoin_group(self, subscription: Any) -> bool:
+        """One JoinGroup/SyncGroup round; ``True`` when an assignment was applied."""
+        self._joining = True
+        try:
+            return await self._rejoin(subscription)
+        finally:
+            self._joining = False
+            self._heartbeat_ok_at = time.monotonic()  # the broker answered (or we start over)
+
+    async def _rejoin(self, subscription: Any) -> bool:
+        coordinator = self._coordinator
+        if membership_lost(coordinator.generation, coordinator.member_id):
+            if self.owned:
+                await self._lose(self.owned)
+            else:
+                self.reset_assignors()
+        if self.cooperative:
+            await self._follow_subscription()
+        result = await self._join_and_sync(subscription)
+        if not subscription.active:
+            log.debug("group %s: subscription changed during the rebalance", self.group_id)
+            return False
+        if result is None:
+            await asyncio.sleep(coordinator._retry_backoff_ms / 1000)
+            return False
+        protocol, assignment_bytes = result
+        await coordinator._on_join_complete(
+            coordinator.generation, coordinator.member_id, protocol, assignment_bytes
+        )
+        return True
+
+    def group_protocols(self, topics: Iterable[str]) -> list[tuple[str, bytes]]:
+        """JoinGroup protocols in preference order: ours as v3 bytes (owned partitions from
+        the current assignment under COOPERATIVE), foreign ones as their ``metadata``."""
+        topic_set = set(topics)
+        owned = sorted((tp.topic, tp.partition) for tp in self.owned)
+        protocols: list[tuple[str, bytes]] = []
+        for assignor in self.assignors:
+            bound = self._bound.get(str(assignor.name))
+            if bound is not None:
+                claim = owned if self.cooperative else None
+                protocols.append((bound.name, bound.subscription(topic_set, claim)))
+                continue
+            metadata = assignor.metadata(topic_set)
+            protocols.append(
+                (str(assignor.name), metadata if isinstance(metadata, bytes) else metadata.encode())
+            )
+        return protocols
+
+    async def _join_and_sync(self, subscription: Any) -> tuple[str, bytes] | None:
+        """JoinGroup with every protocol at once (again once if the broker asks for a member
+        id), then aiokafka's own leader/follower SyncGroup. ``None``: try again later.
+        Commits are refused meanwhile (see :meth:`_commit_offsets`)."""
+        self._in_rebalance = True
+        try:
+            return await self._join_and_sync_once(subscription)
+        finally:
+            self._in_rebalance = False
+
+    async def _join_and_sync_once(self, subscription: Any) -> tuple[str, bytes] | None:
+        import aiokafka.errors as errors
+        from aiokafka.consumer.group_coordinator import CoordinatorGroupRebalance
+        from aiokafka.coordinator.protocol import ConsumerProtocol
+        from aiokafka.protocol.group import JoinGroupRequest
+
+        coordinator = self._coordinator
+        rebalance = CoordinatorGroupRebalance(
+            coordinator,
+            coordinator.group_id,
+            coordinator.coordinator_id,
+            subscription,
+            coordinator._assignors,
+            coordinator._session_timeout_ms,
+            coordinator._retry_backoff_ms,
+        )
+        protocols = self.group_protocols(subscription.topics)
+        log.info("(Re-)joining group %s with %s", self.group_id, [p for p, _ in protocols])
+        for attempt in (1, 2):
+            request = JoinGroupRequest(
+                coordinator.group_id,
+                coordinator._session_timeout_ms,
+                coordinator._rebalance_timeout_ms,
+                coordinator.member_id,
+                coordinator._group_instance_id,
+                ConsumerProtocol.PROTOCOL_TYPE,
+                protocols,
+            )
+            try:
+                response = await coordinator._send_req(request)
+            except errors.KafkaError:
+                return None  # connection error: the coordinator lookup backs off
+            if not subscription.active:
+                return None
+            error_type = errors.for_code(response.error_code)
+            if error_type is errors.MemberIdRequired and attempt == 1:
+                coordinator.member_id = response.member_id
+                continue
+            break
+        if error_type is errors.NoError:
+            coordinator.member_id = response.member_id
+            coordinator.generation = response.generation_id
+            log.info(
+                "Joined group %s (generation %s) with member_id %s, protocol %s",
+                self.group_id,
+                response.generation_id,
+                response.member_id,
+                response.group_protocol,
+            )
+            if response.leader_id == response.member_id:
+                data = await rebalance._on_join_leader(response)
+            else:
+                data = await rebalance._on_join_follower()
+            return None if data is None else (str(response.group_protocol), bytes(data))
+        if error_type is errors.GroupLoadInProgressError:
+            await asyncio.sleep(coordinator._retry_backoff_ms / 1000)
+        elif error_type in (errors.UnknownMemberIdError, errors.IllegalGenerationError):
+            coordinator.reset_generation()
+        elif error_type is errors.RebalanceInProgressError:
+            pass
+        elif error_type in (
+            errors.GroupCoordinatorNotAvailableError,
+            errors.NotCoordinatorForGroupError,
+        ):
+            coordinator.coordinator_dead()
+        elif error_type in (
+            errors.InconsistentGroupProtocolError,
+            errors.InvalidSessionTimeoutError,
+            errors.InvalidGroupIdError,
+        ):
+            log.error("group %s: JoinGroup failed: %s", self.group_id, error_type())
+            raise error_type()
+        elif error_type is errors.GroupAuthorizationFailedError:
+            raise error_type(self.group_id)
+        else:
+            raise errors.KafkaError(repr(error_type()))
+        return None
+
+    async def perform_assignment(self, response: Any) -> dict[str, bytes]:
+        """Leader: every member's raw metadata read once by our codec, then our assignor."""
+        bound = self._bound.get(str(response.group_protocol))
+        if bound is None:
+            result: dict[str, bytes] = await self._originals["_perform_assignment"](response)
+            return result
+        coordinator = self._coordinator
+        members = []
+        for member in response.members:
+            if len(member) == 3:
+                member_id, instance_id, metadata = member
+            else:
+                (member_id, metadata), instance_id = member, None
+            members.append(GroupMemberMetadata(str(member_id), instance_id or None, metadata))
+        group = bound.read(members)
+        coordinator._group_subscription = set(group.topics)
+        if not self._subscription.subscribed_pattern:
+            coordinator._client.set_topics(coordinator._group_subscription)
+        await coordinator._client._maybe_wait_metadata()
+        cluster = coordinator._cluster
+        counts = partition_counts(cluster, group.topics)
+        plan = group.assign(counts, partition_racks=replica_racks(cluster, counts))
+        coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
+        log.debug("group %s: leader plan over %s", self.group_id, counts)
+        return plan
+
+    async def on_join_complete(
+        self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
+    ) -> None:
+        """After SyncGroup: revoke what leaves (still assigned), apply, record, report."""
+        coordinator = self._coordinator
+        state = self._subscription
+        bound = self._bound.get(str(protocol))
+        if bound is None:
+            await self._originals["_on_join_complete"](
+                generation, member_id, protocol, assignment_bytes
+            )
+            self.owned = frozenset(state.assigned_partitions())
+            self._held = state.subscription.assignment
+            return
+        from aiokafka.structs import TopicPartition
+
+        assignment = decode_assignment(bytes(assignment_bytes))
+        assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
+        topics = set(state.topics)
+        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
+        if unsubscribed:
+            log.warning(
+                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
+                self.group_id,
+                sorted(unsubscribed),
+            )
+            assigned -= unsubscribed
+            coordinator.request_rejoin()
+        decision = decide_complete(self.owned, assigned, self.protocol)
+        listener = state.listener
+        if decision.revoked:
+            await self._commit_held()
+            await call_listener(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+        assign_keeping_positions(state, assigned, self._held if self.cooperative else None)
+        self.owned = frozenset(assigned)
+        self._held = state.subscription.assignment
+        self._heartbeat_ok_at = time.monotonic()  # a completed SyncGroup proves the session
+        bound.on_assignment(assignment, generation)
+        await coordinator._stop_commit_offsets_refresh_task()
+        coordinator.start_commit_offsets_refresh_task(self._held)
+        log.info(
+            "group %s generation %s: assigned %s (added %s, revoked %s)",
+            self.group_id,
+            generation,
+            sorted(assigned),
+            sorted(decision.added),
+            sorted(decision.revoked),
+        )
+        await call_listener(
+            listener, "on_partitions_assigned", decision.assigned_callback, self.group_id
+        )
+        if decision.rejoin:
+            coordinator.request_rejoin()

@@ -1,0 +1,193 @@
+"""One consumer-group member on aiokafka: the same events and deliveries as
+:func:`~.member.consume_loop` (kafka-python), from a hooked ``AIOKafkaConsumer`` running in its
+own event loop (``MemberConfig.client == "aiokafka"``).
+
+The member always installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
+is eager only and has no generations), commits on revoke (auto-commit off), commits its
+positions every ``commit_interval_s``, and reports ``started``, ``assigned``/``revoked``/
+``lost`` (with the partitions it owns afterwards and the generation), ``committed``/
+``commit_failed``, ``generation``, ``error`` and ``stopped``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .events import Delivery, OwnershipEvent, Partition
+from .member import EventSink, MemberConfig, decode_sequence
+
+__all__ = ["AIOKAFKA_ASSIGNORS", "aio_consume_loop"]
+
+#: assignor name -> (module, attribute) of what an aiokafka member configures for it.
+AIOKAFKA_ASSIGNORS: dict[str, tuple[str, str]] = {
+    "sticky": ("kafka_sticky_plugin.aiokafka", "StickyAssignor"),
+    "cooperative-sticky": ("kafka_sticky_plugin.aiokafka", "CooperativeStickyAssignor"),
+    "range": ("aiokafka.coordinator.assignors.range", "RangePartitionAssignor"),
+    "roundrobin": ("aiokafka.coordinator.assignors.roundrobin", "RoundRobinPartitionAssignor"),
+}
+
+
+def _assignor(name: str) -> Any:
+    import importlib
+
+    from ..errors import ConfigurationError
+
+    target = AIOKAFKA_ASSIGNORS.get(name)
+    if target is None:
+        raise ConfigurationError(
+            f"no aiokafka assignor for {name!r}; known: {sorted(AIOKAFKA_ASSIGNORS)}"
+        )
+    return getattr(importlib.import_module(target[0]), target[1])
+
+
+def _parts(tps: Any) -> tuple[Partition, ...]:
+    return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
+
+
+def aio_consume_loop(
+    config: MemberConfig,
+    sink: EventSink,
+    should_stop: Callable[[], bool],
+    ready: threading.Event | None = None,
+) -> None:
+    """Run one aiokafka member until ``should_stop()`` (see the module docstring)."""
+    asyncio.run(_run(config, sink, should_stop, ready))
+
+
+async def _run(
+    config: MemberConfig,
+    sink: EventSink,
+    should_stop: Callable[[], bool],
+    ready: threading.Event | None,
+) -> None:
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.abc import ConsumerRebalanceListener
+
+    from ..aiokafka import install_hooks
+
+    owned: set[Partition] = set()
+    positions: dict[Any, int] = {}
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=config.bootstrap,
+        group_id=config.group_id,
+        group_instance_id=config.group_instance_id,
+        client_id=config.client_id or f"{config.member}-{config.incarnation}",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=config.session_timeout_ms,
+        heartbeat_interval_ms=config.heartbeat_interval_ms,
+        max_poll_interval_ms=config.max_poll_interval_ms,
+        metadata_max_age_ms=5000,
+        partition_assignment_strategy=[_assignor(name) for name in config.assignors],
+        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
+    )
+    handle = install_hooks(consumer)
+
+    def generation() -> int:
+        value = consumer._coordinator.generation if consumer._coordinator is not None else -1
+        return int(value) if isinstance(value, int) else -1
+
+    def event(kind: str, **extra: Any) -> None:
+        sink.add(
+            OwnershipEvent(
+                t=time.monotonic(),
+                member=config.member,
+                incarnation=config.incarnation,
+                kind=kind,
+                **extra,
+            )
+        )
+
+    def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
+        event(
+            kind,
+            partitions=parts,
+            owned_after=tuple(sorted(owned)),
+            generation=generation(),
+            **extra,
+        )
+
+    async def commit(chosen: dict[Any, int]) -> None:
+        if not chosen:
+            return
+        parts = _parts(chosen)
+        by_partition = {(tp.topic, tp.partition): off for tp, off in chosen.items()}
+        try:
+            await consumer.commit(dict(chosen))
+        except Exception as exc:  # reported, the member goes on
+            report("commit_failed", parts, detail=repr(exc))
+        else:
+            report("committed", parts, offsets=tuple(by_partition[p] for p in parts))
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            probe = f"still_assigned={set(revoked) <= set(consumer.assignment())}"
+            await commit({tp: positions[tp] for tp in revoked if tp in positions})
+            for tp in revoked:
+                positions.pop(tp, None)
+            owned.difference_update(_parts(revoked))
+            report("revoked", _parts(revoked), detail=probe)
+
+        async def on_partitions_assigned(self, assigned: Any) -> None:
+            for tp in assigned:
+                positions.pop(tp, None)
+            owned.update(_parts(assigned))
+            report("assigned", _parts(assigned))
+
+        async def on_partitions_lost(self, lost: Any) -> None:
+            for tp in lost:
+                positions.pop(tp, None)
+            owned.difference_update(_parts(lost))
+            report("lost", _parts(lost))
+
+    try:
+        consumer.subscribe(list(config.topics), listener=Listener())
+        event("started", detail=f"aiokafka, protocol {handle.protocol.name}")
+        if ready is not None:
+            ready.set()
+        await consumer.start()
+        last_generation = -1
+        last_commit = time.monotonic()
+        while not should_stop():
+            batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
+            now = time.monotonic()
+            delivered: list[Delivery] = []
+            for tp, records in batches.items():
+                for record in records:
+                    delivered.append(
+                        Delivery(
+                            t=now,
+                            member=config.member,
+                            incarnation=config.incarnation,
+                            topic=tp.topic,
+                            partition=tp.partition,
+                            offset=record.offset,
+                            sequence=decode_sequence(record.value),
+                        )
+                    )
+                if records:
+                    positions[tp] = records[-1].offset + 1
+            sink.add_deliveries(delivered)
+            current = generation()
+            if current != last_generation and current >= 0:
+                last_generation = current
+                event("generation", generation=current, owned_after=tuple(sorted(owned)))
+            if now - last_commit >= config.commit_interval_s:
+                assigned = set(consumer.assignment())
+                await commit({tp: off for tp, off in positions.items() if tp in assigned})
+                last_commit = now
+    except Exception as exc:
+        event("error", detail=repr(exc))
+        raise
+    finally:
+        try:
+            # aiokafka does not revoke at close: commit what was processed, then leave.
+            assigned = set(consumer.assignment())
+            await commit({tp: off for tp, off in positions.items() if tp in assigned})
+            await consumer.stop()
+        finally:
+            event("stopped")

@@ -1,0 +1,147 @@
+"""install_hooks on real AIOKafkaConsumer objects (no broker): assignor instances per
+consumer, protocol selection, configuration errors, and the coordinator that ``start()``
+creates getting the hooks before its first join."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
+from aio_support import consumer, coordinator_for
+from aiokafka import AIOKafkaConsumer
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment
+
+from kafka_sticky_plugin.aiokafka import (
+    CooperativeStickyAssignor,
+    RebalanceProtocol,
+    StickyAssignor,
+    install_hooks,
+)
+from kafka_sticky_plugin.codec import decode_subscription
+from kafka_sticky_plugin.errors import ConfigurationError
+
+HAS_CLIENT_RACK = "client_rack" in inspect.signature(AIOKafkaConsumer.__init__).parameters
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+def test_each_consumer_gets_its_own_assignor_state() -> None:
+    """aiokafka#1175 fixed: two consumers configured with the same class never share state."""
+
+    async def scenario() -> None:
+        a = consumer("t", partition_assignment_strategy=[StickyAssignor])
+        b = consumer("t", partition_assignment_strategy=[StickyAssignor])
+        ha, hb = install_hooks(a), install_hooks(b)
+        assert ha.assignors[0] is not hb.assignors[0]
+        ha.assignors[0].on_assignment(ConsumerProtocolMemberAssignment(0, [("t", [0, 1])], b""), 4)
+        claim_a = decode_subscription(ha.assignors[0].metadata({"t"}))
+        claim_b = decode_subscription(hb.assignors[0].metadata({"t"}))
+        assert claim_a.owned_partitions == (("t", 0), ("t", 1)) and claim_a.generation_id == 4
+        assert claim_b.owned_partitions == () and claim_b.generation_id == -1
+        await a.stop()
+        await b.stop()
+
+    run(scenario())
+
+
+@pytest.mark.xfail(strict=True, reason="aiokafka#1175: StickyPartitionAssignor state is per class")
+def test_aiokafka_sticky_shares_state_between_consumers() -> None:
+    """The defect the per-consumer instances fix: aiokafka's own sticky assignor records the
+    assignment on the class, so a second consumer claims the first one's partitions."""
+    StickyPartitionAssignor.on_assignment(ConsumerProtocolMemberAssignment(0, [("t", [0, 1])], b""))
+    try:
+        other_consumers_claim = StickyPartitionAssignor.metadata({"t"}).user_data
+        assert not other_consumers_claim, "a fresh consumer claims another's partitions"
+    finally:
+        StickyPartitionAssignor.member_assignment = None
+
+
+def test_an_instance_shared_by_two_consumers_is_copied_per_consumer() -> None:
+    """A settings dict shared by two consumers: each gets a copy of the configured instance
+    (rack kept, no member state), the instance itself stays a template."""
+
+    async def scenario() -> None:
+        shared = CooperativeStickyAssignor(rack_id="r9")
+        a = consumer("t", partition_assignment_strategy=[shared])
+        b = consumer("t", partition_assignment_strategy=[shared])
+        ha, hb = install_hooks(a), install_hooks(b)
+        mine, theirs = ha.assignors[0], hb.assignors[0]
+        assert len({id(shared), id(mine), id(theirs)}) == 3
+        assert mine.rack_id == theirs.rack_id == "r9"
+        mine.on_assignment(ConsumerProtocolMemberAssignment(0, [("t", [3])], b""), 2)
+        assert theirs.previous_assignment == () and shared.previous_assignment == ()
+        await a.stop()
+        await b.stop()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        ([CooperativeStickyAssignor], RebalanceProtocol.COOPERATIVE),
+        ([StickyAssignor], RebalanceProtocol.EAGER),
+        ([RangePartitionAssignor, CooperativeStickyAssignor], RebalanceProtocol.EAGER),
+        ([CooperativeStickyAssignor, StickyAssignor], RebalanceProtocol.EAGER),
+    ],
+)
+def test_protocol_selection(strategy: list[object], expected: RebalanceProtocol) -> None:
+    async def scenario() -> None:
+        c = consumer("t", partition_assignment_strategy=strategy)
+        handle = install_hooks(c)
+        assert handle.protocol is expected
+        for assignor in handle.assignors:
+            if isinstance(assignor, CooperativeStickyAssignor):
+                assert assignor.rebalance_protocol is expected
+        await c.stop()
+
+    run(scenario())
+
+
+def test_configuration_errors() -> None:
+    async def scenario() -> None:
+        no_group = consumer("t", group_id=None, partition_assignment_strategy=[StickyAssignor])
+        with pytest.raises(ConfigurationError, match="group_id"):
+            install_hooks(no_group)
+        foreign = consumer("t", partition_assignment_strategy=[RoundRobinPartitionAssignor])
+        with pytest.raises(ConfigurationError, match="none of the"):
+            install_hooks(foreign)
+        started = consumer("t", partition_assignment_strategy=[StickyAssignor])
+        await coordinator_for(started)  # what start() does first
+        with pytest.raises(ConfigurationError, match="before"):
+            install_hooks(started)
+        for c in (no_group, foreign, started):
+            await c.stop()
+
+    run(scenario())
+
+
+def test_start_creates_a_hooked_coordinator() -> None:
+    """The coordinator stored by start() gets the hooks at once; the consumer stays an
+    AIOKafkaConsumer; a second install returns the same handle; client_rack (aiokafka 0.14+)
+    is adopted."""
+
+    async def scenario() -> None:
+        rack = {"client_rack": "r1"} if HAS_CLIENT_RACK else {}
+        c = consumer(partition_assignment_strategy=[CooperativeStickyAssignor], **rack)
+        handle = install_hooks(c)
+        assert install_hooks(c) is handle
+        assert isinstance(c, AIOKafkaConsumer) and type(c).__name__ == "AIOKafkaConsumer"
+        c.subscribe(["t"])  # topics may come after install_hooks
+        coordinator = await coordinator_for(c)
+        assert coordinator._assignors == handle.assignors
+        for name in ("_on_join_prepare", "_do_rejoin_group", "_perform_assignment"):
+            assert name in vars(coordinator), name
+        subscription = decode_subscription(handle._impl.group_protocols({"t"})[0][1])
+        assert subscription.version == 3
+        if HAS_CLIENT_RACK:  # aiokafka 0.14 added client_rack
+            assert handle.assignors[0].rack_id == subscription.rack_id == "r1"
+        await c.stop()
+
+    run(scenario())

@@ -1,0 +1,274 @@
+"""The hooked rebalance steps on a real aiokafka coordinator (no broker; its coordination task
+is stopped and the test drives each step): generations, lost partitions, the cooperative
+protocol with kept positions, KIP-70 subscription changes, and the v0-v3 leader.
+
+The strict xfails run aiokafka's own steps with our assignors and show the defects the hooks
+fix (aiokafka#1176: no generation; no ``on_partitions_lost``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from aio_support import Recorder, close, consumer, coordinator_for, know_topics
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.coordinator.protocol import ConsumerProtocolMemberMetadata
+from aiokafka.protocol.group import JoinGroupResponse_v5
+from aiokafka.structs import TopicPartition
+
+from kafka_sticky_plugin.aiokafka import CooperativeStickyAssignor, StickyAssignor, install_hooks
+from kafka_sticky_plugin.codec import (
+    Assignment,
+    Subscription,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
+
+T = "orders"
+
+
+def tps(*partitions: int, topic: str = T) -> set[TopicPartition]:
+    return {TopicPartition(topic, p) for p in partitions}
+
+
+def position(c: Any, tp: TopicPartition) -> int:
+    """The consumed position ``consumer.position`` returns once it is known."""
+    return int(c._subscription.subscription.assignment.state_value(tp).position)
+
+
+def assignment_bytes(*pairs: tuple[str, int]) -> bytes:
+    return encode_assignment(Assignment(version=3, partitions=tuple(sorted(pairs))))
+
+
+async def hooked(strategy: list[Any], listener: Recorder, *, hooks: bool = True, **kw: Any) -> Any:
+    c = consumer(partition_assignment_strategy=strategy, **kw)
+    handle = install_hooks(c) if hooks else None
+    c.subscribe([T], listener=listener)
+    coordinator = await coordinator_for(c)
+    return c, coordinator, handle
+
+
+async def joined(coordinator: Any, generation: int, *pairs: tuple[str, int], protocol: str) -> None:
+    await asyncio.sleep(0)  # tasks of the previous step run once, as between real rounds
+    coordinator.generation, coordinator.member_id = generation, "m-1"
+    await coordinator._on_join_complete(generation, "m-1", protocol, assignment_bytes(*pairs))
+
+
+def test_generation_reaches_on_assignment_and_the_next_subscription() -> None:
+    async def scenario() -> None:
+        c, coordinator, handle = await hooked([StickyAssignor], Recorder())
+        await joined(coordinator, 7, (T, 0), (T, 1), protocol="sticky")
+        assignor = handle.assignors[0]
+        assert assignor.generation == 7
+        sent = decode_subscription(handle._impl.group_protocols({T})[0][1])
+        assert sent.generation_id == 7 and sent.owned_partitions == ((T, 0), (T, 1))
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.xfail(strict=True, reason="aiokafka#1176: on_assignment gets no generation")
+def test_without_hooks_the_generation_stays_minus_one() -> None:
+    async def scenario() -> None:
+        assignor = StickyAssignor()
+        c, coordinator, _ = await hooked([assignor], Recorder(), hooks=False)
+        await joined(coordinator, 7, (T, 0), protocol="sticky")
+        try:
+            assert decode_subscription(assignor.metadata({T})).generation_id == 7
+        finally:
+            await close(c)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("with_lost", [True, False])
+def test_lost_membership_calls_lost_commits_nothing_and_claims_nothing(with_lost: bool) -> None:
+    """After the broker forgot the member (reset_generation: session expiry, unknown member,
+    poll-interval expiry), the next prepare hands the partitions to on_partitions_lost (or
+    on_partitions_revoked for a listener without it), never commits (auto-commit is on and a
+    commit would block on the unreachable coordinator), and the next JoinGroup claims
+    nothing with generation -1."""
+
+    async def scenario() -> None:
+        listener = Recorder(with_lost=with_lost)
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
+        coordinator._enable_auto_commit = True
+        await joined(coordinator, 3, (T, 0), (T, 2), protocol="cooperative-sticky")
+        coordinator.reset_generation()
+        await asyncio.wait_for(
+            coordinator._on_join_prepare(c._subscription.subscription.assignment), 5
+        )
+        expected = "lost" if with_lost else "revoked"
+        assert listener.calls[-1] == (expected, [(T, 0), (T, 2)])
+        assert c.assignment() == set() and handle.owned == frozenset()
+        assert handle.assignors[0].generation is None
+        sent = decode_subscription(handle._impl.group_protocols({T})[0][1])
+        assert sent.owned_partitions == () and sent.generation_id == -1
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.xfail(strict=True, reason="aiokafka has no on_partitions_lost")
+def test_without_hooks_lost_partitions_are_reported_as_revoked() -> None:
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, _ = await hooked([StickyAssignor()], listener, hooks=False)
+        await joined(coordinator, 3, (T, 0), protocol="sticky")
+        coordinator.reset_generation()
+        await coordinator._on_join_prepare(c._subscription.subscription.assignment)
+        try:
+            assert listener.calls[-1] == ("lost", [(T, 0)])
+        finally:
+            await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_cooperative_round_revokes_only_what_moves_and_keeps_positions() -> None:
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
+        await joined(coordinator, 1, (T, 0), (T, 1), (T, 2), protocol="cooperative-sticky")
+        c._subscription.seek(TopicPartition(T, 0), 42)  # what consumer.seek does
+        c.pause(TopicPartition(T, 1))
+        await coordinator._on_join_prepare(c._subscription.subscription.assignment)
+        assert listener.calls[-1][0] == "assigned", "nothing is revoked before the join"
+        sent = decode_subscription(handle._impl.group_protocols({T})[0][1])
+        assert sent.owned_partitions == ((T, 0), (T, 1), (T, 2))
+        coordinator._rejoin_needed_fut = asyncio.get_running_loop().create_future()
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        assert listener.calls[-2:] == [("revoked", [(T, 2)]), ("assigned", [])]
+        assert c.assignment() == tps(0, 1)
+        assert position(c, TopicPartition(T, 0)) == 42
+        assert c.paused() == tps(1)
+        assert coordinator._rejoin_needed_fut.done(), "a revoking round asks for another"
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_subscription_change_revokes_dropped_topics_only() -> None:
+    """KIP-70 under COOPERATIVE: the prepare step revokes the dropped topic's partitions and
+    moves the rest into the new subscription with their positions."""
+
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
+        c.subscribe([T, "other"], listener=listener)
+        await joined(coordinator, 1, (T, 0), ("other", 0), protocol="cooperative-sticky")
+        c._subscription.seek(TopicPartition(T, 0), 9)
+        previous = c._subscription.subscription.assignment
+        c.subscribe([T], listener=listener)
+        await coordinator._on_join_prepare(previous)
+        assert listener.calls[-1] == ("revoked", [("other", 0)])
+        assert c.assignment() == tps(0) and handle.owned == frozenset(tps(0))
+        assert position(c, TopicPartition(T, 0)) == 9
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_eager_prepare_revokes_everything() -> None:
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked([StickyAssignor], listener)
+        await joined(coordinator, 1, (T, 0), (T, 1), protocol="sticky")
+        await coordinator._on_join_prepare(c._subscription.subscription.assignment)
+        assert listener.calls[-1] == ("revoked", [(T, 0), (T, 1)])
+        assert handle.owned == frozenset()
+        sent = decode_subscription(handle._impl.group_protocols({T})[0][1])
+        assert sent.owned_partitions == ((T, 0), (T, 1)), "sticky claims its previous assignment"
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_upgrade_bounce_one_sends_both_protocols_and_claims_nothing() -> None:
+    async def scenario() -> None:
+        c, coordinator, handle = await hooked(
+            [RangePartitionAssignor, CooperativeStickyAssignor], Recorder()
+        )
+        await joined(coordinator, 1, (T, 0), protocol="cooperative-sticky")
+        names = [name for name, _ in handle._impl.group_protocols({T})]
+        assert names == ["range", "cooperative-sticky"]
+        ours = decode_subscription(handle._impl.group_protocols({T})[1][1])
+        assert ours.owned_partitions == () and ours.generation_id == 1
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_leader_reads_v0_to_v3_members() -> None:
+    """The leader sees owned partitions and generations (v3), aiokafka's own v0 members and
+    an unreadable member (which gets an empty assignment) in one JoinGroup response."""
+
+    async def scenario() -> None:
+        c, coordinator, _ = await hooked([StickyAssignor], Recorder())
+        know_topics(c, {T: 6})
+        v3 = encode_subscription(
+            Subscription(3, (T,), None, tuple((T, p) for p in range(4)), 5, None)
+        )
+        v0 = ConsumerProtocolMemberMetadata(0, [T], b"").encode()
+        response = JoinGroupResponse_v5(
+            0,
+            0,
+            6,
+            "sticky",
+            "a",
+            "a",
+            [("a", None, v3), ("b", None, v0), ("c", None, b"\x00")],
+        )
+        plan = await coordinator._perform_assignment(response)
+        got = {m: decode_assignment(data).partitions for m, data in plan.items()}
+        assert got["c"] == ()
+        assert set(got["a"]) <= {(T, p) for p in range(4)} and len(got["a"]) == 3
+        assert len(got["b"]) == 3 and not set(got["a"]) & set(got["b"])
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_a_session_without_heartbeat_is_lost_before_records_are_handed_out() -> None:
+    """No successful heartbeat for longer than the session (a blocked event loop): the
+    partitions are lost at the next getone/getmany, unless a join is in flight (JoinGroup
+    keeps the member alive without heartbeats)."""
+
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        impl = handle._impl
+        impl._heartbeat_ok_at -= coordinator._session_timeout_ms / 1000 + 1
+        impl._joining = True
+        await impl.check_session()
+        assert handle.owned == frozenset(tps(0, 1)), "lost during a join"
+        impl._joining = False
+        await impl.check_session()
+        assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
+        assert handle.owned == frozenset() and coordinator.generation == -1
+        assert handle.assignors[0].generation is None
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_commits_are_refused_while_a_join_is_in_flight() -> None:
+    """A cooperative member consumes during the rebalance; a commit sent then with the old
+    generation would make aiokafka reset the generation (losing every kept partition), so
+    it raises RebalanceInProgressError instead, as Java's commitSync does (KIP-429)."""
+    from aiokafka.errors import RebalanceInProgressError
+
+    async def scenario() -> None:
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], Recorder())
+        await joined(coordinator, 2, (T, 0), protocol="cooperative-sticky")
+        handle._impl._in_rebalance = True
+        with pytest.raises(RebalanceInProgressError):
+            await c.commit({TopicPartition(T, 0): 5})
+        assert coordinator.generation == 2 and handle.owned == frozenset(tps(0))
+        await close(c)
+
+    asyncio.run(scenario())
