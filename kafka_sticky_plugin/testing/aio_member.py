@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .events import Delivery, OwnershipEvent, Partition
-from .member import EventSink, MemberConfig, decode_sequence
+from .events import OwnershipEvent, Partition
+from .member import EventSink, MemberConfig, record_deliveries
 
 __all__ = ["AIOKAFKA_ASSIGNORS", "aio_consume_loop"]
 
@@ -155,23 +155,7 @@ async def _run(
         while not should_stop():
             batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
-            delivered: list[Delivery] = []
-            for tp, records in batches.items():
-                for record in records:
-                    delivered.append(
-                        Delivery(
-                            t=now,
-                            member=config.member,
-                            incarnation=config.incarnation,
-                            topic=tp.topic,
-                            partition=tp.partition,
-                            offset=record.offset,
-                            sequence=decode_sequence(record.value),
-                        )
-                    )
-                if records:
-                    positions[tp] = records[-1].offset + 1
-            sink.add_deliveries(delivered)
+            record_deliveries(config, sink, batches, positions, now)
             current = generation()
             if current != last_generation and current >= 0:
                 last_generation = current

@@ -35,6 +35,7 @@ __all__ = [
     "embedded_broker",
     "free_loopback_port",
     "resolve_tansu_binary",
+    "stop_process",
     "wait_until_ready",
 ]
 
@@ -123,7 +124,8 @@ def _alive(process: subprocess.Popen[bytes]) -> Callable[[], bool]:
     return check
 
 
-def _stop(process: subprocess.Popen[bytes], grace_s: float) -> None:
+def stop_process(process: subprocess.Popen[bytes], grace_s: float) -> None:
+    """SIGTERM, then SIGKILL after ``grace_s``; always reaps (a no-op when it has exited)."""
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGTERM)
@@ -174,7 +176,7 @@ def embedded_broker(
         try:
             wait_until_ready(LOOPBACK, chosen, startup_timeout_s, is_alive=_alive(process))
         except BrokerStartError as exc:
-            _stop(process, stop_grace_s)
+            stop_process(process, stop_grace_s)
             tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
             last_error = BrokerStartError(f"{exc}\n--- broker log ({log_path}) ---\n{tail}")
             if port is not None:
@@ -188,6 +190,6 @@ def embedded_broker(
                 log_path=log_path,
             )
         finally:
-            _stop(process, stop_grace_s)
+            stop_process(process, stop_grace_s)
         return
     raise last_error if last_error is not None else BrokerStartError("broker did not start")

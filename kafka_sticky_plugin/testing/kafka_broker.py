@@ -31,7 +31,6 @@ import base64
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -41,7 +40,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .embedded_broker import LOOPBACK, BrokerStartError, RunningBroker, free_loopback_port
+from .embedded_broker import (
+    LOOPBACK,
+    BrokerStartError,
+    RunningBroker,
+    free_loopback_port,
+    stop_process,
+)
 from .profile import APACHE_KAFKA_PROFILE
 from .wire_probe import metadata_brokers
 
@@ -201,17 +206,6 @@ def _format(runtime: KafkaRuntime, node: _Node, cluster_id: str, config: Path) -
         )
 
 
-def _stop(process: subprocess.Popen[bytes], grace_s: float) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
 def _wait_ready(nodes: Sequence[_Node], log_path: Path, timeout_s: float) -> None:
     """Every node answers Metadata listing every node, or raise with the log's end."""
     deadline = time.monotonic() + timeout_s
@@ -343,4 +337,4 @@ def _stop_all(nodes: Sequence[_Node], grace_s: float) -> None:
     # Brokers first, the controller last, so brokers can shut down in a controlled way.
     for node in reversed(nodes):
         if node.process is not None:
-            _stop(node.process, grace_s)
+            stop_process(node.process, grace_s)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -278,6 +278,34 @@ def _commit_positions(
     )
 
 
+def record_deliveries(
+    config: MemberConfig,
+    sink: EventSink,
+    batches: Mapping[Any, Sequence[Any]],
+    positions: dict[Any, int],
+    now: float,
+) -> None:
+    """Report every record of one poll (``{TopicPartition: [record, ...]}``, as kafka-python
+    and aiokafka return them) as a :class:`Delivery`, and move ``positions`` past each."""
+    batch: list[Delivery] = []
+    for tp, records in batches.items():
+        for record in records:
+            batch.append(
+                Delivery(
+                    t=now,
+                    member=config.member,
+                    incarnation=config.incarnation,
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=record.offset,
+                    sequence=decode_sequence(record.value),
+                )
+            )
+        if records:
+            positions[tp] = records[-1].offset + 1
+    sink.add_deliveries(batch)
+
+
 def consume_loop(
     config: MemberConfig,
     sink: EventSink,
@@ -339,23 +367,7 @@ def consume_loop(
         while not should_stop():
             records = consumer.poll(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
-            batch: list[Delivery] = []
-            for tp, recs in records.items():
-                for rec in recs:
-                    batch.append(
-                        Delivery(
-                            t=now,
-                            member=config.member,
-                            incarnation=config.incarnation,
-                            topic=tp.topic,
-                            partition=tp.partition,
-                            offset=rec.offset,
-                            sequence=decode_sequence(rec.value),
-                        )
-                    )
-                if recs:
-                    positions[tp] = recs[-1].offset + 1
-            sink.add_deliveries(batch)
+            record_deliveries(config, sink, records, positions, now)
             generation = generation_of(consumer)
             if generation != last_generation and generation >= 0:
                 last_generation = generation
