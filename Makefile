@@ -48,10 +48,16 @@ check: lint typecheck
 
 lint: venv
 	$(PY) -m ruff check .
-	$(PY) -m ruff format --check kafka_sticky_plugin
+	$(PY) -m ruff format --check .
 
+## mypy strict: the package, tests/ and benchmarks/ (setup.cfg's files), then integration_tests/
+## one folder at a time: each of its folders has its own conftest.py, and pytest imports every
+## test folder's helpers by bare name, so one mypy run would see three modules named conftest.
 typecheck: venv
 	$(PY) -m mypy
+	$(PY) -m mypy integration_tests --exclude '^integration_tests/(hooks|aiokafka)/'
+	$(PY) -m mypy integration_tests/hooks
+	$(PY) -m mypy integration_tests/aiokafka
 
 unit: venv
 	$(PY) -m pytest tests $(PYTEST_ARGS)

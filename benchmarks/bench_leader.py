@@ -165,8 +165,7 @@ def leader_rows(
                 rows.append(row)
                 if phase == "fresh":
                     fresh_plan = {
-                        m: [tuple(tp) for tp in _decode_assignment_partitions(v)]
-                        for m, v in result.items()
+                        m: list(_decode_assignment_partitions(v)) for m, v in result.items()
                     }
     return rows
 

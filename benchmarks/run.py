@@ -174,8 +174,15 @@ def total_seconds(row: Mapping[str, object]) -> float | None:
     if row.get("status") != "ok":
         return None
     if "total_s" in row:
-        return float(row["total_s"])  # type: ignore[arg-type]
-    return sum(float(row[k]) for k in ("decode_s", "assign_s", "encode_s"))  # type: ignore[arg-type]
+        return _seconds(row["total_s"])
+    return sum(_seconds(row[k]) for k in ("decode_s", "assign_s", "encode_s"))
+
+
+def _seconds(value: object) -> float:
+    """A row's figure in seconds, as ``float()`` reads it (a TypeError for anything else)."""
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"not a number of seconds: {value!r}")
+    return float(value)
 
 
 # --- orchestration -----------------------------------------------------------------------

@@ -33,6 +33,7 @@ from group_flow import FlowingGroup, FlowingGroupFactory
 from kafka_sticky_plugin.testing.admin import create_topic, unique_name
 from kafka_sticky_plugin.testing.brokers import open_broker
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from kafka_sticky_plugin.testing.events import EventLog
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
 from kafka_sticky_plugin.testing.producer import KeyedProducer
 
@@ -105,9 +106,13 @@ def group_factory(broker: RunningBroker) -> Iterator[Callable[..., ConsumerGroup
     made: list[ConsumerGroupRunner] = []
 
     def make(
-        group: str, topics: dict[str, int], assignors: list[str], **settings: object
+        group: str,
+        topics: dict[str, int],
+        assignors: list[str],
+        log: EventLog | None = None,
+        **settings: object,
     ) -> ConsumerGroupRunner:
-        runner = ConsumerGroupRunner(broker.bootstrap, group, topics, assignors, **settings)
+        runner = ConsumerGroupRunner(broker.bootstrap, group, topics, assignors, log, **settings)
         made.append(runner)
         return runner
 

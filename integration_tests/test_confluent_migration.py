@@ -95,7 +95,9 @@ def committed(bootstrap: str, group: str, topic: str) -> dict[TopicPartition, in
         reader.close()
 
 
-def assert_clean_switch(before: list[tuple[int, int, int]], after: list[tuple[int, int, int]]):
+def assert_clean_switch(
+    before: list[tuple[int, int, int]], after: list[tuple[int, int, int]]
+) -> None:
     values_before = [value for _, _, value in before]
     values_after = [value for _, _, value in after]
     assert not set(values_before) & set(values_after), "records read again after the switch"

@@ -113,14 +113,14 @@ def improving_cycle(
     sink = n_members
     node_names = [*layout.member_ids, "LOAD"] + [f"{layout.topics[t]}@{o}" for t, o in keys]
     arcs: list[tuple[int, int, int]] = []
-    for i, (t, o) in enumerate(keys):
+    for i, (ti, o) in enumerate(keys):
         c = n_members + 1 + i
         for m in range(n_members):
-            if t not in layout.subscriptions[m]:
+            if ti not in layout.subscriptions[m]:
                 continue
             cost = 0 if m == o else 1
             arcs.append((c, m, cost))
-            if held[(t, o)].get(m, 0) > 0:
+            if held[(ti, o)].get(m, 0) > 0:
                 arcs.append((m, c, -cost))
     for m in range(n_members):
         if layout.subscriptions[m]:

@@ -155,7 +155,7 @@ def _consumer(strategies: list[object]) -> KafkaConsumer:
 
 def test_kafka_python_accepts_classes_and_instances_and_picks_the_protocol() -> None:
     """Usable as classes or instances; kafka-python derives EAGER/COOPERATIVE from them."""
-    cases = [
+    cases: list[tuple[list[object], RebalanceProtocol]] = [
         ([CooperativeStickyAssignor], RebalanceProtocol.COOPERATIVE),
         ([StickyAssignor()], RebalanceProtocol.EAGER),
         ([RangePartitionAssignor, CooperativeStickyAssignor], RebalanceProtocol.EAGER),

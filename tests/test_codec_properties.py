@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 
 from codec_helpers import owned_array
 from hypothesis import given
@@ -203,7 +204,7 @@ def test_codec_error_is_a_value_error_with_offset() -> None:
 
 def test_encoders_refuse_values_the_wire_cannot_hold() -> None:
     """Out-of-range ints and over-long strings raise CodecError, not struct.error."""
-    bad = [
+    bad: list[Callable[[], bytes]] = [
         lambda: encode_subscription(Subscription(2, ("t",), None, (), 2**31)),
         lambda: encode_subscription(Subscription(0, ("x" * 40000,), None)),
         lambda: encode_assignment(Assignment(0, (("t", 2**31),))),

@@ -138,7 +138,7 @@ def test_split_tasks_places_every_row_once() -> None:
     buckets = split_tasks(rows, 12)
     assert len(buckets) == 12
     placed = sorted(r["scenario_id"] for b in buckets for r in b)
-    assert placed == sorted(r["scenario_id"] for r in rows)
+    assert placed == sorted(str(r["scenario_id"]) for r in rows)
     totals = [sum(row_cost(r) for r in b) for b in buckets]
     assert totals == sorted(totals, reverse=True)
     assert max(totals) <= max(row_cost(r) for r in rows) + sum(totals) / len(totals)

@@ -38,7 +38,7 @@ Partition = tuple[str, int]
 Command = Callable[[AIOKafkaConsumer], Awaitable[None]]
 
 
-class _Listener(ConsumerRebalanceListener):
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is untyped
     def __init__(self, member: AioMember, consumer: AIOKafkaConsumer) -> None:
         self._member = member
         self._consumer = consumer

@@ -34,7 +34,7 @@ def test_two_bounce_upgrade_from_range(group: Any) -> None:
     incarnations: list[Member] = []
 
     def start(name: str, strategy: list[Any], hooks: bool = True) -> Member:
-        member = g.member(f"{name}{len(incarnations)}", strategy=strategy, hooks=hooks)
+        member: Member = g.member(f"{name}{len(incarnations)}", strategy=strategy, hooks=hooks)
         incarnations.append(member)
         return member
 

@@ -69,7 +69,7 @@ def know_topics(c: AIOKafkaConsumer, partitions: Mapping[str, int], **kw: Any) -
     c._client._md_update_fut = None
 
 
-class Recorder(ConsumerRebalanceListener):
+class Recorder(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is untyped
     """A listener with async methods that records every call as ``(name, sorted pairs)``."""
 
     def __init__(self, *, with_lost: bool = True) -> None:

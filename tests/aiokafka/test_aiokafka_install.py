@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 from aio_support import consumer, coordinator_for
@@ -27,8 +29,8 @@ from kafka_sticky_plugin.errors import ConfigurationError
 HAS_CLIENT_RACK = "client_rack" in inspect.signature(AIOKafkaConsumer.__init__).parameters
 
 
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(coro)
+def run(coro: Coroutine[Any, Any, None]) -> None:
+    asyncio.run(coro)
 
 
 def test_each_consumer_gets_its_own_assignor_state() -> None:
