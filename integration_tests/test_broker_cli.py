@@ -58,6 +58,8 @@ def _start() -> BrokerCommand:
         if line.startswith("Ctrl-C"):
             return BrokerCommand(process, "".join(lines))
     process.kill()
+    process.wait(timeout=10)
+    process.stdout.close()
     raise AssertionError(f"broker command did not start: {''.join(lines)}")
 
 
@@ -70,6 +72,8 @@ def command() -> Iterator[BrokerCommand]:
         if started.process.poll() is None:
             started.process.kill()
             started.process.wait(timeout=10)
+        if started.process.stdout is not None:
+            started.process.stdout.close()
 
 
 def _answers(bootstrap: str) -> bool:

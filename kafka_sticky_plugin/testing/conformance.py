@@ -285,6 +285,8 @@ def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
         if child.poll() is None:
             child.kill()
             child.wait(10)
+        if child.stdout is not None:
+            child.stdout.close()
     return Observation(
         "topic_deletion_safe_for_librdkafka",
         child.returncode == 0,

@@ -95,7 +95,7 @@ def subscribe(
             f"protocol={protocol.name} contradicts the consumer's configuration, which gives "
             f"{known.name}; omit protocol= for consumers from create_consumer()"
         )
-    chosen = known or protocol
+    chosen = known if known is not None else protocol
     if chosen is None:
         raise ConfigurationError(
             "subscribe() needs the rebalance protocol of a plain confluent_kafka.Consumer: pass "
