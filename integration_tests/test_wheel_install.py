@@ -27,6 +27,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 _KAFKA_PYTHON_IMPORT = re.compile(r"^(from kafka[ .]|import kafka\b)", re.MULTILINE)
 _CONFLUENT_IMPORT = re.compile(r"\bkafka_sticky_plugin\.confluent\b|\bconfluent_kafka\b")
+_AIOKAFKA_IMPORT = re.compile(r"^from aiokafka\b|^import aiokafka\b", re.MULTILINE)
 
 
 def readme_snippets() -> list[tuple[int, str]]:
@@ -44,7 +45,11 @@ def snippets_for(client: str) -> list[tuple[int, str]]:
     for line, code in readme_snippets():
         kafka_python = bool(_KAFKA_PYTHON_IMPORT.search(code))
         confluent = bool(_CONFLUENT_IMPORT.search(code))
-        if (client == "kafka-python" and not confluent) or (
+        aiokafka = bool(_AIOKAFKA_IMPORT.search(code))
+        if aiokafka:
+            if client == "aiokafka":
+                chosen.append((line, code))
+        elif (client == "kafka-python" and not confluent) or (
             client == "confluent" and not kafka_python
         ):
             chosen.append((line, code))
@@ -57,6 +62,7 @@ def test_every_readme_snippet_is_meant_for_one_client_or_none() -> None:
         assert not (_KAFKA_PYTHON_IMPORT.search(code) and _CONFLUENT_IMPORT.search(code)), line
     assert len(snippets_for("kafka-python")) >= 4
     assert len(snippets_for("confluent")) >= 3
+    assert any(_AIOKAFKA_IMPORT.search(code) for _, code in snippets_for("aiokafka"))
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +140,7 @@ def _ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:
     [
         ("kafka-python", "confluent", "consumer_kafka_python3.py"),
         ("confluent", "kafka-python", "consumer_confluent.py"),
+        ("aiokafka", "confluent", ""),
     ],
 )
 def test_wheel_with_one_extra_runs_the_readme_and_the_example(
@@ -162,6 +169,8 @@ def test_wheel_with_one_extra_runs_the_readme_and_the_example(
         script.write_text(code.replace("127.0.0.1:9092", broker.bootstrap), encoding="utf-8")
         _run(python, [str(script)], work)
 
+    if not example:  # aiokafka: the README snippet is its example
+        return
     topic, group = unique_name("t-wheel"), unique_name("g-wheel")
     out = _run(
         python,
