@@ -1,0 +1,229 @@
+"""The rack pass for a heterogeneous component (different subscriptions): a min-cost flow
+between partition classes and member groups (see :mod:`.racks` for the whole pass)."""
+
+from __future__ import annotations
+
+from ..errors import InvariantViolation
+from .claims import Claims
+from .components import Component
+from .layout import Layout
+from .rack_flow import FlowNetwork
+from .rack_view import NO_RACK, RackView, deal
+
+__all__ = ["improve_heterogeneous"]
+
+
+def improve_heterogeneous(
+    layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]], view: RackView
+) -> dict[int, list[int]]:
+    """Exact for any subscriptions: a transportation problem between partition *classes* and
+    member *groups*, solved as a min-cost flow from the plan without racks.
+
+    - A class is (topic, replica racks seen by this component): its partitions are
+      interchangeable for every member. Racks no member of the component has are dropped;
+      partitions without rack information form their own class per topic (never a mismatch).
+    - A group is (subscription class, rack): its members may take the same partitions at the
+      same cost. Members without a rack form their own group per subscription.
+    - ``x[c][g]`` units of class ``c`` go to group ``g``, with ``sum_g x[c][g]`` the size of the
+      class and ``sum_c x[c][g]`` the group's load in the plan without racks (so every member
+      can keep its own load), and ``x[c][g] > 0`` only when ``g`` subscribes ``c``'s topic.
+
+    The cost is lexicographic: mismatches first, then partitions that leave a validated owner
+    holding them in the plan without racks, then partitions that leave their holder in that
+    plan (each unit of ``x[c][g]`` beyond what ``g`` held of ``c`` is one move). The search
+    starts from that plan with its mismatched placements taken out (a cheapest flow of its
+    value: every remaining placement costs nothing) and adds them back along cheapest paths
+    (:class:`FlowNetwork`), so the result is a cheapest flow: the fewest mismatches of all
+    assignments with these loads and subscriptions, then the fewest owned partitions lost, then
+    the fewest moves. A plan with no avoidable mismatch therefore comes back unchanged (any
+    move would cost). :func:`_realise` turns the class counts back into partitions, moving
+    exactly the partitions the flow counts as moved.
+    """
+    members = comp.members
+    member_rack = view.member_rack
+    comp_racks = frozenset(member_rack[m] for m in members) - {NO_RACK}
+
+    # groups, ordered by their first (smallest) member
+    group_index: dict[tuple[frozenset[int], int], int] = {}
+    group_members: list[list[int]] = []
+    group_rack: list[int] = []
+    group_subs: list[frozenset[int]] = []
+    group_of: dict[int, int] = {}
+    for m in members:
+        key = (layout.subscriptions[m], member_rack[m])
+        g = group_index.get(key)
+        if g is None:
+            g = group_index[key] = len(group_members)
+            group_members.append([])
+            group_rack.append(member_rack[m])
+            group_subs.append(key[0])
+        group_members[g].append(m)
+        group_of[m] = g
+
+    # classes, ordered by (topic, first partition); None = no rack information
+    get = view.partition_racks.get
+    seen: dict[frozenset[int], frozenset[int]] = {}
+    class_racks: list[frozenset[int] | None] = []
+    class_size: list[int] = []
+    classes_of_topic: dict[int, list[int]] = {}
+    class_of: dict[int, int] = {}
+    for t in comp.topics:
+        local: dict[frozenset[int] | None, int] = {}
+        start = layout.offsets[t]
+        for q in range(start, start + layout.counts[t]):
+            racks = get(q)
+            eff: frozenset[int] | None = None
+            if racks:
+                eff = seen.get(racks)
+                if eff is None:
+                    eff = seen[racks] = racks & comp_racks
+            c = local.get(eff)
+            if c is None:
+                c = local[eff] = len(class_racks)
+                class_racks.append(eff)
+                class_size.append(0)
+                classes_of_topic.setdefault(t, []).append(c)
+            class_size[c] += 1
+            class_of[q] = c
+
+    def mismatch(c: int, g: int) -> bool:
+        rack, racks = group_rack[g], class_racks[c]
+        return rack != NO_RACK and racks is not None and rack not in racks
+
+    # the plan without racks, aggregated: held[g][c] = (partitions held, owned by their holder)
+    owner = claims.owner
+    held: list[dict[int, list[int]]] = [{} for _ in group_members]
+    for m in members:
+        per_class = held[group_of[m]]
+        for q in plan[m]:
+            c = class_of[q]
+            counts = per_class.get(c)
+            if counts is None:
+                counts = per_class[c] = [0, 0]
+            counts[0] += 1
+            if owner[q] == m:
+                counts[1] += 1
+
+    n_classes, n_groups = len(class_racks), len(group_members)
+    total = sum(class_size)
+    moved_unit = 1
+    owned_unit = total + 1  # > any number of moves
+    mismatch_unit = owned_unit * total + total + 1  # > any trade of owned kept and moves
+    source, sink = 0, n_classes + n_groups + 1
+    net = FlowNetwork(n_classes + n_groups + 2)
+    placed = [0] * n_classes  # flow kept from the plan (matching placements only)
+    arcs: list[list[tuple[int, int]]] = [[] for _ in group_members]  # per group: (class, arc)
+    group_placed = [0] * n_groups
+    for g in range(n_groups):
+        node = 1 + n_classes + g
+        per_class = held[g]
+        for t in sorted(group_subs[g]):
+            for c in classes_of_topic.get(t, ()):
+                bad = mismatch(c, g)
+                base = mismatch_unit if bad else 0
+                n_held, n_owned = per_class.get(c, (0, 0))
+                # (capacity, cost, initial flow): stay with the owner, stay, arrive
+                for amount, cost, initial in (
+                    (n_owned, base - owned_unit, 0 if bad else n_owned),
+                    (n_held - n_owned, base, 0 if bad else n_held - n_owned),
+                    (class_size[c], base + moved_unit, 0),
+                ):
+                    if amount:
+                        arcs[g].append((c, net.add_arc(1 + c, node, amount, cost, initial)))
+                if not bad:
+                    placed[c] += n_held
+                    group_placed[g] += n_held
+    for c in range(n_classes):
+        net.add_arc(source, 1 + c, class_size[c], 0, placed[c])
+    load = {m: len(plan[m]) for m in members}
+    for g in range(n_groups):
+        demand = sum(load[m] for m in group_members[g])
+        net.add_arc(1 + n_classes + g, sink, demand, 0, group_placed[g])
+    if sum(placed) + net.push_min_cost(source, sink) != total:
+        raise InvariantViolation("rack pass: the flow does not place every partition (engine bug)")
+
+    units: list[dict[int, int]] = [{} for _ in group_members]
+    for g in range(n_groups):
+        for c, a in arcs[g]:
+            f = net.flow(a)
+            if f:
+                units[g][c] = units[g].get(c, 0) + f
+    return _realise(claims, members, plan, load, group_of, group_members, class_of, held, units)
+
+
+def _realise(
+    claims: Claims,
+    members: list[int],
+    plan: dict[int, list[int]],
+    load: dict[int, int],
+    group_of: dict[int, int],
+    group_members: list[list[int]],
+    class_of: dict[int, int],
+    held: list[dict[int, list[int]]],
+    units: list[dict[int, int]],
+) -> dict[int, list[int]]:
+    """Partitions for class counts ``units[g][c]`` (see :func:`_heterogeneous`; ``held[g][c]``
+    starts with the count in the plan without racks), every member getting exactly
+    ``load[m]`` partitions.
+
+    - In each (group, class), the partitions held there by the plan without racks stay with
+      their holder up to the new count: first those validly owned by their holder, then the
+      others, each in member and partition order; the rest are released to their class's
+      pool.
+    - A released partition goes back to its validated owner when the owner's group receives its
+      class and the owner has room; the others fill the receiving groups in ascending group
+      order, by partition index, and are dealt round-robin over each group's members with
+      room (ascending member index), so topics stay spread.
+
+    The number of partitions that change member is exactly the number released.
+    """
+    owner = claims.owner
+    assigned: dict[int, list[int]] = {m: [] for m in members}
+    quota = [dict(per_class) for per_class in units]
+    pool: dict[int, list[int]] = {}
+    for owned_pass in (True, False):
+        for m in members:
+            left = quota[group_of[m]]
+            mine = assigned[m]
+            for q in plan[m]:
+                if (owner[q] == m) is not owned_pass:
+                    continue
+                c = class_of[q]
+                if left.get(c, 0) > 0:
+                    left[c] -= 1
+                    mine.append(q)
+                else:
+                    pool.setdefault(c, []).append(q)
+    need: list[dict[int, int]] = [{} for _ in group_members]
+    for g, per_class in enumerate(units):
+        for c, n in per_class.items():
+            extra = n - held[g].get(c, (0,))[0]
+            if extra > 0:
+                need[g][c] = extra
+
+    incoming: list[list[int]] = [[] for _ in group_members]
+    for c in sorted(pool):
+        rest = []
+        for q in sorted(pool[c]):
+            o = owner[q]
+            g = group_of.get(o, -1) if o >= 0 else -1
+            if g >= 0 and need[g].get(c, 0) > 0 and len(assigned[o]) < load[o]:
+                assigned[o].append(q)
+                need[g][c] -= 1
+            else:
+                rest.append(q)
+        i = 0
+        for g in range(len(group_members)):
+            n = need[g].get(c, 0)
+            incoming[g].extend(rest[i : i + n])
+            i += n
+        if i != len(rest):
+            raise InvariantViolation("rack pass: class counts do not add up (engine bug)")
+    for g, qs in enumerate(incoming):
+        qs.sort()
+        deal(qs, group_members[g], assigned, load)
+    for m in members:
+        if len(assigned[m]) != load[m]:
+            raise InvariantViolation("rack pass: a member's load changed (engine bug)")
+        assigned[m].sort()
+    return assigned
