@@ -42,7 +42,7 @@ from shapes import SHAPES  # noqa: E402
 
 PHASES = ("fresh", "rejoin", "leave")
 PEERS = ("ours", "franz", "java", "kafka-python")
-DEFAULT_SHAPES = "H-1M,H-1M-odd,HET-100k,NESTED-10k,H-1M-r3f3,H-1M-r6f2,NESTED-100k-r3f1"
+DEFAULT_SHAPES = "H-1M,H-1M-odd,HET-100k,HET-1M,NESTED-10k,H-1M-r3f3,H-1M-r6f2,NESTED-100k-r3f1"
 
 Plan = dict[str, list[tuple[str, int]]]
 
