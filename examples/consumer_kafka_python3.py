@@ -136,7 +136,8 @@ def create_and_fill(bootstrap: str, topic: str, partitions: int, records: int) -
         pass
     finally:
         admin.close()
-    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    # A topic created a moment ago may not have a leader yet: retry instead of dropping.
+    producer = KafkaProducer(bootstrap_servers=bootstrap, retries=5, retry_backoff_ms=200)
     for n in range(records):
         producer.send(topic, key=str(n).encode(), value=str(n).encode())
     producer.flush()

@@ -30,11 +30,14 @@ def test_join_and_leave_keep_survivors_partitions(group: Any, strategy: str) -> 
     everything = g.all_partitions()
     before = wait_stable(members, everything)
     assert all(len(parts) == 2 for parts in before.values()), before
+    # Only what follows the leave counts: on a broker that answers joins at once (Apache
+    # Kafka) the group forms in several rounds, and forming revokes cooperatively too.
+    left_at = time.monotonic()
     members[2].stop()
     after = wait_stable(members[:2], everything)
     for member in members[:2]:
         assert before[member.name] <= after[member.name], (before, after)
-        revoked = [e for e in member.events if e.kind == "revoked"]
+        revoked = [e for e in member.events if e.kind == "revoked" and e.t >= left_at]
         if strategy == "cooperative-sticky":
             assert not revoked, f"{member.name} had partitions revoked: {revoked}"
         else:

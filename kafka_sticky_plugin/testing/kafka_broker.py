@@ -140,8 +140,13 @@ def find_kafka_runtime(libs: Path | None = None) -> KafkaRuntime:
 
 
 def _cluster_id() -> str:
-    """A random cluster id in Kafka's own form (16 bytes, URL-safe base64, no padding)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
+    """A random cluster id in Kafka's own form (16 bytes, URL-safe base64, no padding), never
+    starting with ``-`` (as Kafka's own ``Uuid.randomUuid``: a command line would read it as
+    an option)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
+        if not text.startswith("-"):
+            return text
 
 
 @dataclass
@@ -192,10 +197,8 @@ def _java(runtime: KafkaRuntime, node_id: int, *args: str) -> list[str]:
 
 def _format(runtime: KafkaRuntime, node: _Node, cluster_id: str, config: Path) -> None:
     mode = "--standalone" if node.controller_port is not None else "--no-initial-controllers"
-    command = _java(
-        runtime, node.node_id, "kafka.tools.StorageTool", "format", mode, "-t", cluster_id,
-        "-c", str(config),
-    )  # fmt: skip
+    tool = ("kafka.tools.StorageTool", "format", mode, f"--cluster-id={cluster_id}")
+    command = _java(runtime, node.node_id, *tool, "-c", str(config))
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
     )
