@@ -69,7 +69,7 @@ run_one() {
         echo "== $name: real-broker hook tests on $broker"
         KAFKA_STICKY_BROKER="$broker" PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
             "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" \
-            "$broker_dir" || status=1
+            ${BROKER_RERUNS:-} "$broker_dir" || status=1
     done
     return $status
 }
