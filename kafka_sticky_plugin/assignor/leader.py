@@ -36,10 +36,8 @@ and with nothing owned the cooperative round equals the eager sticky plan.
 
 from __future__ import annotations
 
-import gc
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +50,7 @@ from ..codec import (
     read_user_data_claim,
 )
 from ..core import MemberSpec
+from ..core.gc_pause import cyclic_gc_paused
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
@@ -192,7 +191,7 @@ class DecodedGroup:
         partition_racks: PartitionRacks | None = None,
     ) -> dict[str, bytes]:
         """Encoded assignments for every member read (see :func:`assign_group`)."""
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             return _assign_decoded(self, partitions_per_topic, partition_racks)
 
 
@@ -209,7 +208,7 @@ def read_group(
     metadata cannot be read never raises here: it is listed in ``unreadable`` and named in
     one error log line.
     """
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _read_group(protocol, members, convert)
 
 
@@ -233,27 +232,9 @@ def assign_group(
     bytes back (they are what the encoder would write), and the cyclic garbage collector is
     paused for the duration of the call.
     """
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         group = _read_group(protocol, members, convert)
         return _assign_decoded(group, partitions_per_topic, partition_racks)
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for one assignment, then restore it.
-
-    A leader allocates millions of small tuples that all stay alive until it returns, so each
-    generation-2 collection would rescan them for nothing (the leader path creates no
-    reference cycles; reference counting still frees everything). Re-enabled on exit only if
-    it was enabled on entry.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _read_group(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Iterable, Sequence
-from itertools import chain, groupby, islice
+from itertools import chain, compress, islice
 from typing import Any
 
 from ..errors import CodecError
@@ -209,14 +209,46 @@ def encode_topic_partitions(
                 body = headers.singles(topics, partitions, what, expected)
                 return _COUNT.pack(len(topics)) + body
             if _strictly_increasing(items):
-                grouped = [
-                    (topic, list(map(_SECOND, group)))
-                    for topic, group in groupby(items, key=_FIRST)
-                ]
-                return _encode_grouped(grouped, what, expected, headers)
+                return _encode_runs(topics, partitions, what, expected, headers)
         except TypeError:
             pass  # unorderable or unhashable values: the general path reports them
     return _encode_grouped(_group_unsorted(items, what, expected), what, expected, headers)
+
+
+def _encode_runs(
+    topics: Sequence[str],
+    partitions: Sequence[int],
+    what: str,
+    expected: str,
+    headers: TopicHeaders,
+) -> bytes:
+    """Encode strictly increasing pairs given as columns: each topic's partitions are one run.
+
+    The run starts are found in C (``compress`` over ``map(ne)``); a one-partition run takes
+    the cached pieces of :class:`TopicHeaders`, a longer one is packed at once. A member that
+    holds one partition of most topics and a few of some (a receiver after a rebalance) so
+    costs a few steps per topic, not a grouping per partition.
+    """
+    n = len(topics)
+    starts = [0, *compress(range(1, n), map(operator.ne, islice(topics, 1, None), topics))]
+    if not set(map(type, partitions)) <= {int}:
+        bad = next(p for p in partitions if type(p) is not int)
+        raise CodecError(what, f"{expected} partition as int32, got {bad!r}", 0)
+    chunks = [_COUNT.pack(len(starts))]
+    append = chunks.append
+    header = headers.get
+    one = _ONE_PARTITION.pack
+    for start, end in zip(starts, [*islice(starts, 1, None), n], strict=True):
+        topic = topics[start]
+        append(header(topic, what, expected))
+        try:
+            if end - start == 1:
+                append(one(1, partitions[start]))
+            else:
+                append(struct.pack(f">i{end - start}i", end - start, *partitions[start:end]))
+        except struct.error:
+            return _pack_group(partitions[start:end], what, expected, topic)  # raises
+    return b"".join(chunks)
 
 
 def _encode_grouped(

@@ -16,6 +16,7 @@ from .balance_builder import build_balanced_plan
 from .claims import Claims, resolve_claims
 from .components import split_components
 from .cooperative import withhold_transfers
+from .gc_pause import cyclic_gc_paused
 from .keep_flow import maximise_kept
 from .layout import Layout, build_layout
 from .quota_builder import build_quota_plan
@@ -51,12 +52,12 @@ def plan_dense(
 
 
 def _to_tuples(layout: Layout, plan: dict[int, list[int]]) -> Plan:
-    tuples = layout.partition_tuples()
+    at = layout.partition_tuples().__getitem__
     out: Plan = {}
     for m, member_id in enumerate(layout.member_ids):
         qs = plan[m]
         qs.sort()
-        out[member_id] = [tuples[q] for q in qs]
+        out[member_id] = list(map(at, qs))
     return out
 
 
@@ -75,8 +76,9 @@ def sticky_assign(
     first, racks second, stickiness third). Without rack information on either side the plan
     is exactly the plan without racks.
     """
-    layout, _, plan = plan_dense(partitions_per_topic, members, partition_racks)
-    return _to_tuples(layout, plan)
+    with cyclic_gc_paused():
+        layout, _, plan = plan_dense(partitions_per_topic, members, partition_racks)
+        return _to_tuples(layout, plan)
 
 
 def cooperative_assign(
@@ -87,5 +89,6 @@ def cooperative_assign(
 ) -> Plan:
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
-    layout, claims, plan = plan_dense(partitions_per_topic, members, partition_racks)
-    return _to_tuples(layout, withhold_transfers(plan, claims))
+    with cyclic_gc_paused():
+        layout, claims, plan = plan_dense(partitions_per_topic, members, partition_racks)
+        return _to_tuples(layout, withhold_transfers(plan, claims))

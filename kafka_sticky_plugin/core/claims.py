@@ -17,7 +17,10 @@ The result does not depend on the order of members or claims: members are visite
 
 from __future__ import annotations
 
+import operator
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from .layout import Layout
 
@@ -45,15 +48,83 @@ class Claims:
 
 
 def resolve_claims(layout: Layout) -> Claims:
-    """Apply the claims policy to every member's ``owned`` list."""
+    """Apply the claims policy to every member's ``owned`` list.
+
+    Speed: a leader may read a million claims. A member's claims become global indices in a
+    few C-level passes (``zip``/``map`` over its canonical ``owned`` tuple) when they are all
+    valid, as they are from a healthy member; only a member with an invalid claim is filtered
+    one claim at a time. A member whose claims all land on unclaimed partitions takes them in
+    bulk, and only contested claims walk the policy one by one.
+    """
     owner = [UNOWNED] * layout.total
+    if not any(spec.owned for spec in layout.specs):
+        return Claims(owner=owner, owned=[[] for _ in layout.specs])
+    offset_of = dict(zip(layout.topics, layout.offsets, strict=True))
+    count_of = dict(zip(layout.topics, layout.counts, strict=True))
+    min_count = min(layout.counts, default=0)
+    every_topic = frozenset(range(len(layout.topics)))
+    allowed: dict[frozenset[int], frozenset[str] | None] = {every_topic: None}
+    claimed: list[list[int]] = []
+    for m, spec in enumerate(layout.specs):
+        subs = layout.subscriptions[m]
+        if subs not in allowed:
+            allowed[subs] = frozenset(layout.topics[t] for t in subs)
+        names = allowed[subs]
+        claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
+    hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
+    owned: list[list[int]] = []
+    for m, qs in enumerate(claimed):
+        held = list(map(owner.__getitem__, qs))
+        owned.append(qs if held.count(m) == len(qs) else [q for q in qs if owner[q] == m])
+    # a loser of a partition later tied above it is still only a hint; a hint that names the
+    # final owner carries no information.
+    final_hints = {q: m for q, (_, m) in hints.items() if owner[q] != m}
+    return Claims(owner=owner, hints=final_hints, owned=owned)
+
+
+def _claimed_indices(
+    owned: tuple[tuple[str, int], ...],
+    names: frozenset[str] | None,
+    offset_of: dict[str, int],
+    count_of: dict[str, int],
+    min_count: int,
+) -> list[int]:
+    """Global indices of the valid claims in ``owned`` (canonical, so ascending): topics in
+    ``names`` (known and subscribed; ``None``: every known topic), partitions in
+    ``[0, count)``. All-valid claims (the usual case) cost a few C-level passes: a partition
+    below ``min_count`` (the smallest partition count of any known topic) is in range."""
+    if not owned:
+        return []
+    topics, partitions = zip(*owned, strict=True)
+    if (
+        (names is None or names.issuperset(topics))
+        and min(partitions) >= 0
+        and (
+            max(partitions) < min_count
+            or all(map(operator.lt, partitions, map(count_of.get, topics, repeat(0))))
+        )
+    ):
+        try:
+            return list(map(operator.add, map(offset_of.__getitem__, topics), partitions))
+        except KeyError:
+            pass  # an unknown topic: filtered below
+    return [
+        offset_of[topic] + partition
+        for topic, partition in owned
+        if (topic in names if names is not None else topic in offset_of)
+        and 0 <= partition < count_of[topic]
+    ]
+
+
+def _claim_all(
+    owner: list[int], claimed: list[list[int]], gens: list[int]
+) -> dict[int, tuple[int, int]]:
+    """Set ``owner`` from every member's valid claims (ascending global indices, visited in
+    member order); return the best loser ``(generation, member)`` of each contested
+    partition."""
     tie_gen: dict[int, int] = {}
     tie_members: dict[int, list[int]] = {}
-    hints: dict[int, tuple[int, int]] = {}  # q -> (generation, member) of the best loser
-    gens = [spec.generation for spec in layout.specs]
-    topic_index = layout.topic_index
-    offsets = layout.offsets
-    counts = layout.counts
+    hints: dict[int, tuple[int, int]] = {}
 
     def lose(q: int, m: int) -> None:
         g = gens[m]
@@ -61,14 +132,15 @@ def resolve_claims(layout: Layout) -> Claims:
         if best is None or g > best[0] or (g == best[0] and m < best[1]):
             hints[q] = (g, m)
 
-    for m, spec in enumerate(layout.specs):
-        subs = layout.subscriptions[m]
+    for m, qs in enumerate(claimed):
+        if not qs:
+            continue
+        if list(map(owner.__getitem__, qs)).count(UNOWNED) == len(qs):
+            # Nobody claimed any of them yet: take them all, in C.
+            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+            continue
         g = gens[m]
-        for topic, partition in spec.owned:
-            t = topic_index.get(topic)
-            if t is None or t not in subs or partition < 0 or partition >= counts[t]:
-                continue
-            q = offsets[t] + partition
+        for q in qs:
             current = owner[q]
             if current == UNOWNED:
                 owner[q] = m
@@ -95,12 +167,4 @@ def resolve_claims(layout: Layout) -> Claims:
                 tie_members[q] = [current, m]
             else:
                 lose(q, m)
-
-    owned: list[list[int]] = [[] for _ in layout.specs]
-    for q, m in enumerate(owner):
-        if m >= 0:
-            owned[m].append(q)
-    # a loser of a partition later tied above it is still only a hint; a hint that names the
-    # final owner carries no information.
-    final_hints = {q: m for q, (_, m) in hints.items() if owner[q] != m}
-    return Claims(owner=owner, hints=final_hints, owned=owned)
+    return hints

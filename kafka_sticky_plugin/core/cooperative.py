@@ -8,15 +8,24 @@ computed from validated ownership (:mod:`.claims`), never from raw claims.
 
 from __future__ import annotations
 
-from .claims import TIED, Claims
+from .claims import UNOWNED, Claims
 
 __all__ = ["withhold_transfers"]
 
 
 def withhold_transfers(plan: dict[int, list[int]], claims: Claims) -> dict[int, list[int]]:
-    """Return ``plan`` without the partitions that would change hands in this round."""
+    """Return ``plan`` without the partitions that would change hands in this round.
+
+    A member whose planned partitions are all its own or unowned keeps its list as is (one
+    C-level look-up pass); only the others are filtered partition by partition.
+    """
     owner = claims.owner
+    at = owner.__getitem__
     out: dict[int, list[int]] = {}
     for m, qs in plan.items():
-        out[m] = [q for q in qs if owner[q] == m or (owner[q] < 0 and owner[q] != TIED)]
+        held = list(map(at, qs))
+        if held.count(m) + held.count(UNOWNED) == len(qs):
+            out[m] = qs
+        else:
+            out[m] = [q for q, o in zip(qs, held, strict=True) if o in (m, UNOWNED)]
     return out

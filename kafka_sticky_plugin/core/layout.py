@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 
 from ..errors import InvalidSpecError
 from .spec import MemberSpec, validate_partition_counts
@@ -73,6 +74,8 @@ class Layout:
     member_ids: list[str]
     specs: list[MemberSpec]
     subscriptions: list[frozenset[int]]
+    _tuples: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
+    _topic_at: list[int] | None = field(default=None, repr=False, compare=False)
 
     def topic_of(self, partition: int) -> int:
         """Topic index of a global partition index.
@@ -82,11 +85,27 @@ class Layout:
         """
         return bisect_right(self.offsets, partition) - 1
 
+    def topic_at(self) -> list[int]:
+        """``topic_at()[q]`` is :meth:`topic_of` ``(q)`` for every global index, as one flat list
+        (built once per layout, in C), for loops that look up many partitions: read-only."""
+        if self._topic_at is None:
+            table: list[int] = []
+            for t, n in enumerate(self.counts):
+                table.extend(repeat(t, n))
+            self._topic_at = table
+        return self._topic_at
+
     def partition_tuples(self) -> list[tuple[str, int]]:
-        """Every ``(topic, partition)`` tuple, indexed by global partition index."""
-        return [
-            (name, p) for name, n in zip(self.topics, self.counts, strict=True) for p in range(n)
-        ]
+        """Every ``(topic, partition)`` tuple, indexed by global partition index.
+
+        Built once per layout (in C: ``zip`` over ``repeat``), then shared: treat it as
+        read-only."""
+        if self._tuples is None:
+            tuples: list[tuple[str, int]] = []
+            for name, n in zip(self.topics, self.counts, strict=True):
+                tuples.extend(zip(repeat(name, n), range(n), strict=False))  # repeat is endless
+            self._tuples = tuples
+        return self._tuples
 
 
 def build_layout(partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]) -> Layout:
@@ -94,8 +113,14 @@ def build_layout(partitions_per_topic: Mapping[str, int], members: Iterable[Memb
     counts_by_name = validate_partition_counts(partitions_per_topic)
     specs = merge_duplicate_members(members)
     subscribed: set[str] = set()
+    seen: set[int] = set()
     for spec in specs:
-        subscribed.update(t for t in spec.topics if t in counts_by_name)
+        # Members usually share one topics tuple (the decoder hands out one per distinct
+        # array): read each distinct tuple once.
+        if id(spec.topics) not in seen:
+            seen.add(id(spec.topics))
+            subscribed.update(spec.topics)
+    subscribed.intersection_update(counts_by_name)
     topics = sorted(subscribed)
     topic_index = {name: i for i, name in enumerate(topics)}
     counts = [counts_by_name[name] for name in topics]

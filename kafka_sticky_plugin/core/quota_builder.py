@@ -23,10 +23,10 @@ is returned unchanged.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
+from bisect import bisect_left
 from collections import Counter
 
-from .claims import Claims
+from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
 
@@ -67,9 +67,13 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
 
     for t in comp.topics:
         start = offsets[t]
-        for q in range(start, start + counts[t]):
-            if owner[q] < 0:
-                pool.append(q)
+        end = start + counts[t]
+        held = owner[start:end]
+        free = held.count(UNOWNED) + held.count(TIED)
+        if free == len(held):
+            pool.extend(range(start, end))
+        elif free:
+            pool.extend(_free_indices(held, start, free))
     pool.sort()
 
     deficit = {m: target[m] - len(plan[m]) for m in members}
@@ -83,23 +87,52 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
             else:
                 rest.append(q)
         pool = rest
-
-    # Deal the pool round-robin over members that still have room, in member order.
-    takers = [m for m in members if deficit[m] > 0]
-    i = 0
-    rounds = 0
-    while takers:
-        for m in takers:
-            plan[m].append(pool[i])
-            i += 1
-        rounds += 1
-        takers = [m for m in takers if deficit[m] > rounds]
+    _deal_round_robin(pool, members, deficit, plan)
     if any(owned[m] for m in members) or claims.hints:
         # Every pool partition is moved (a dropper is over its target, never a receiver), so
         # the members that received any are exactly the holders of moved partitions.
         receivers = [m for m in members if len(plan[m]) > len(owned[m])]
         _spread_moved(layout, owner, receivers, plan)
     return plan
+
+
+def _free_indices(held: list[int], start: int, free: int) -> list[int]:
+    """The global indices of the ``free`` unowned or tied entries of ``held`` (the owners of
+    ``start, start + 1, ...``), ascending; a few are found by ``list.index`` (in C)."""
+    if free * 16 > len(held):
+        return [start + i for i, o in enumerate(held) if o < 0]
+    found: list[int] = []
+    for marker in (UNOWNED, TIED):
+        i = -1
+        for _ in range(held.count(marker)):
+            i = held.index(marker, i + 1)
+            found.append(start + i)
+    found.sort()
+    return found
+
+
+def _deal_round_robin(
+    pool: list[int], members: list[int], deficit: dict[int, int], plan: dict[int, list[int]]
+) -> None:
+    """Deal ``pool`` round-robin, in member order, to the members with room: round ``r`` gives
+    the next partition to every member whose ``deficit`` exceeds ``r``.
+
+    While the set of takers stays the same for ``k`` rounds, taker ``j`` of ``n`` receives
+    every ``n``-th partition of the next ``n * k``: one slice each, so a fresh million-partition
+    group costs a slice per member and taker set, not a Python step per partition.
+    """
+    takers = [m for m in members if deficit[m] > 0]
+    i = 0
+    rounds = 0
+    while takers:
+        n = len(takers)
+        until = min(deficit[m] for m in takers)
+        span = n * (until - rounds)
+        for j, m in enumerate(takers):
+            plan[m].extend(pool[i + j : i + span : n])
+        i += span
+        rounds = until
+        takers = [m for m in takers if deficit[m] > rounds]
 
 
 def _spread_moved(
@@ -115,7 +148,7 @@ def _spread_moved(
     ``sum c_t(m)**2`` drops by at least 2 per swap, so the pass ends. A fresh group (no claims)
     never needs it: the round-robin deal already spreads every topic within one.
     """
-    offsets = layout.offsets
+    topic_at = layout.topic_at()
     moved: dict[int, dict[int, list[int]]] = {}
     counts: dict[int, Counter[int]] = {}
     for m in members:
@@ -124,9 +157,9 @@ def _spread_moved(
             continue
         by_topic: dict[int, list[int]] = {}
         for q in mine:
-            by_topic.setdefault(bisect_right(offsets, q) - 1, []).append(q)
+            by_topic.setdefault(topic_at[q], []).append(q)
         moved[m] = by_topic
-        counts[m] = Counter([bisect_right(offsets, q) - 1 for q in plan[m]])
+        counts[m] = Counter(map(topic_at.__getitem__, plan[m]))
     if len(moved) < 2:
         return
     holders = sorted(moved)
@@ -206,16 +239,21 @@ def _choose_drops(
     Take from the topic the member holds most of; among equal topics, the one given up least
     often so far by earlier givers (so consecutive givers free different topics); then the
     lowest topic index. Within a topic, the highest partition number goes first.
+
+    ``mine`` is ascending, so a topic's partitions are one run of it: only the per-topic
+    counts are built (in C), and each drop is found by a binary search for its run's end.
     """
-    by_topic: dict[int, list[int]] = {}
-    for q in mine:
-        by_topic.setdefault(layout.topic_of(q), []).append(q)
-    heap = [(-len(qs), dropped_per_topic.get(t, 0), t) for t, qs in by_topic.items()]
+    held = Counter(map(layout.topic_at().__getitem__, mine))
+    heap = [(-n, dropped_per_topic.get(t, 0), t) for t, n in held.items()]
     heapq.heapify(heap)
+    taken: dict[int, int] = {}
     drops: set[int] = set()
     for _ in range(excess):
         neg, given, t = heapq.heappop(heap)
-        drops.add(by_topic[t].pop())
+        k = taken.get(t, 0)
+        end = layout.offsets[t] + layout.counts[t]
+        drops.add(mine[bisect_left(mine, end) - 1 - k])
+        taken[t] = k + 1
         dropped_per_topic[t] = dropped_per_topic.get(t, 0) + 1
         if neg + 1 < 0:
             heapq.heappush(heap, (neg + 1, given + 1, t))
