@@ -31,14 +31,19 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from ..codec.consumer_protocol import Assignment
+from ..errors import ConfigurationError
 from .leader import DecodedGroup, MemberMetadata
+from .rebalance import RebalanceProtocol, select_protocol
 
 __all__ = [
     "BoundAssignor",
     "GroupMemberMetadata",
     "HookableAssignor",
     "bind_assignor",
+    "bind_assignors",
+    "instantiate_assignor",
     "is_hookable",
+    "protocols_of",
 ]
 
 _REQUIRED = ("subscription_bytes", "read_members", "on_assignment", "on_partitions_lost")
@@ -122,3 +127,50 @@ def is_hookable(assignor: Any) -> bool:
 def bind_assignor(assignor: Any) -> BoundAssignor | None:
     """Bind a hookable assignor instance, or ``None`` for a foreign one."""
     return BoundAssignor(assignor) if is_hookable(assignor) else None  # checked just above
+
+
+def instantiate_assignor(assignor: Any) -> Any:
+    """One consumer's own instance of a configured assignor: our classes are instantiated and
+    our instances copied (their configuration, never their member state: ``unshared_copy``),
+    so consumers configured with one shared class or instance never share a previous
+    assignment or generation; foreign assignors stay as configured."""
+    if isinstance(assignor, type):
+        return assignor() if is_hookable(assignor) else assignor
+    unshared_copy = getattr(assignor, "unshared_copy", None)
+    if is_hookable(assignor) and callable(unshared_copy):
+        return unshared_copy()
+    return assignor
+
+
+def protocols_of(assignor: Any) -> list[int]:
+    """Protocol ids an assignor supports; a class, or a client's own assignor without
+    ``supported_protocols`` (kafka-python 2.x, aiokafka), supports EAGER only."""
+    supported = getattr(assignor, "supported_protocols", None)
+    if callable(supported) and not isinstance(assignor, type):
+        return [int(p) for p in supported()]
+    return [int(RebalanceProtocol.EAGER)]
+
+
+def bind_assignors(
+    assignors: Sequence[Any], ours: str
+) -> tuple[dict[str, BoundAssignor], RebalanceProtocol]:
+    """Bind every hookable assignor of a consumer's configured list (by name), select the
+    group protocol once by KIP-429's rule over the whole list, and tell each bound assignor.
+
+    ``ours`` names the classes a user of this client should configure (for the error). A list
+    with none of ours raises :class:`ConfigurationError`: the hooks would have nothing to drive.
+    """
+    bound: dict[str, BoundAssignor] = {}
+    for assignor in assignors:
+        one = bind_assignor(assignor)
+        if one is not None:
+            bound[one.name] = one
+    if not bound:
+        raise ConfigurationError(
+            "none of the configured partition_assignment_strategy assignors is one of "
+            f"kafka-sticky-plugin's ({ours}); the hooks have nothing to drive"
+        )
+    protocol = select_protocol([(str(a.name), protocols_of(a)) for a in assignors])
+    for one in bound.values():
+        one.use_protocol(int(protocol))
+    return bound, protocol

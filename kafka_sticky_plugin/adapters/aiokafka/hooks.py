@@ -37,11 +37,14 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ...assignor.contract import BoundAssignor, GroupMemberMetadata, bind_assignor, is_hookable
+from ...assignor.contract import (
+    GroupMemberMetadata,
+    bind_assignors,
+    instantiate_assignor,
+)
 from ...assignor.decisions import decide_complete, decide_prepare, membership_lost
-from ...assignor.rebalance import RebalanceProtocol, select_protocol
+from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
-from ...errors import ConfigurationError
 from .cluster import partition_counts, replica_racks
 from .listener import call_listener, lost_method_name
 from .positions import assign_keeping_positions
@@ -49,26 +52,6 @@ from .positions import assign_keeping_positions
 __all__ = ["AioHooks"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
-
-
-def _protocols_of(assignor: Any) -> list[int]:
-    """Protocol ids an assignor supports; aiokafka's own assignors are EAGER only."""
-    supported = getattr(assignor, "supported_protocols", None)
-    if callable(supported) and not isinstance(assignor, type):
-        return [int(p) for p in supported()]
-    return [int(RebalanceProtocol.EAGER)]
-
-
-def _instantiate(assignor: Any) -> Any:
-    """Our classes become one instance for this consumer and our instances a copy of their
-    configuration without member state (the passed instance stays a template), so two
-    consumers never share member state (aiokafka#1175); foreign assignors stay as given."""
-    if isinstance(assignor, type) and is_hookable(assignor):
-        return assignor()
-    copy_of = getattr(assignor, "unshared_copy", None)
-    if is_hookable(assignor) and callable(copy_of):
-        return copy_of()
-    return assignor
 
 
 class AioHooks:
@@ -84,22 +67,13 @@ class AioHooks:
         self._consumer = consumer
         self._subscription = consumer._subscription
         configured = list(consumer._partition_assignment_strategy)
-        self.assignors: list[Any] = [_instantiate(a) for a in configured]
-        self._bound: dict[str, BoundAssignor] = {}
-        for assignor in self.assignors:
-            bound = bind_assignor(assignor)
-            if bound is not None:
-                self._bound[bound.name] = bound
-        if not self._bound:
-            raise ConfigurationError(
-                "none of the partition_assignment_strategy assignors is one of "
-                "kafka-sticky-plugin's (StickyAssignor, CooperativeStickyAssignor from "
-                "kafka_sticky_plugin.aiokafka); the hooks have nothing to drive"
-            )
-        self.protocol = select_protocol([(str(a.name), _protocols_of(a)) for a in self.assignors])
+        self.assignors: list[Any] = [instantiate_assignor(a) for a in configured]
+        self._bound, self.protocol = bind_assignors(
+            self.assignors,
+            "StickyAssignor, CooperativeStickyAssignor from kafka_sticky_plugin.aiokafka",
+        )
         rack = getattr(consumer, "_client_rack", None)
         for bound in self._bound.values():
-            bound.use_protocol(int(self.protocol))
             adopt = getattr(bound.assignor, "adopt_default_rack", None)
             if rack and isinstance(rack, str) and callable(adopt):
                 adopt(rack)

@@ -12,15 +12,15 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ....assignor.contract import BoundAssignor, bind_assignor, is_hookable
+from ....assignor.contract import BoundAssignor, bind_assignors, instantiate_assignor
 from ....assignor.decisions import CompleteDecision, decide_complete
-from ....assignor.rebalance import RebalanceProtocol, select_protocol
+from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
 from .._cluster import replica_racks
 from .members import normalise_members
 
-__all__ = ["HooksBase", "instantiate_assignor", "log_partitions", "protocols_of"]
+__all__ = ["HooksBase", "instantiate_assignor", "log_partitions"]
 
 log = logging.getLogger("kafka_sticky_plugin.hooks")
 
@@ -30,27 +30,6 @@ def log_partitions(group_id: str, what: str, partitions: Iterable[Any]) -> None:
     chosen = sorted(partitions)
     log.info("group %s: %s %d partitions", group_id, what, len(chosen))
     log.debug("group %s: %s %s", group_id, what, chosen)
-
-
-def instantiate_assignor(assignor: Any) -> Any:
-    """Our assignors become instances of this consumer's own: a class is instantiated, an
-    instance is copied (its configuration, not its state: see ``unshared_copy``), so that
-    consumers configured with one shared instance never share a previous assignment.
-    Foreign assignors stay as configured."""
-    if isinstance(assignor, type):
-        return assignor() if is_hookable(assignor) else assignor
-    unshared_copy = getattr(assignor, "unshared_copy", None)
-    if is_hookable(assignor) and callable(unshared_copy):
-        return unshared_copy()
-    return assignor
-
-
-def protocols_of(assignor: Any) -> list[int]:
-    """Protocol ids an assignor supports; classes and 2.x assignors support EAGER only."""
-    supported = getattr(assignor, "supported_protocols", None)
-    if callable(supported) and not isinstance(assignor, type):
-        return [int(p) for p in supported()]
-    return [int(RebalanceProtocol.EAGER)]
 
 
 class HooksBase:
@@ -69,20 +48,9 @@ class HooksBase:
         self._coordinator = consumer._coordinator
         self._subscription = consumer._subscription
         self.assignors: list[Any] = list(assignors)
-        self._bound: dict[str, BoundAssignor] = {}
-        for assignor in self.assignors:
-            bound = bind_assignor(assignor)
-            if bound is not None:
-                self._bound[bound.name] = bound
-        if not self._bound:
-            raise ConfigurationError(
-                "none of the configured partition_assignment_strategy assignors is one of "
-                "kafka-sticky-plugin's (StickyAssignor, CooperativeStickyAssignor); "
-                "the hooks have nothing to drive"
-            )
-        self.protocol = select_protocol([(str(a.name), protocols_of(a)) for a in self.assignors])
-        for bound in self._bound.values():
-            bound.use_protocol(int(self.protocol))
+        self._bound, self.protocol = bind_assignors(
+            self.assignors, "StickyAssignor, CooperativeStickyAssignor"
+        )
         self._patched: dict[str, Callable[..., Any]] = {}
         self._originals: dict[str, Callable[..., Any]] = {}
 
