@@ -12,11 +12,14 @@ import random
 import pytest
 
 from kafka_sticky_plugin.core.claims import TIED, UNOWNED, resolve_claims
+from kafka_sticky_plugin.core.components import split_components
 from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.core.quota_builder import (
     _choose_drops,
     _deal_round_robin,
     _free_indices,
+    build_quota_plan,
+    fresh_quota_ranges,
 )
 from kafka_sticky_plugin.core.spec import MemberSpec
 
@@ -150,3 +153,46 @@ def test_drops_come_from_the_fullest_topics_highest_partitions_first(seed: int) 
         want.add(left[t].pop())
         given[t] += 1
     assert got == want
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fresh_ranges_equal_the_quota_plan(seed: int) -> None:
+    """A fresh equal-subscription component planned as ranges gets exactly the quota plan;
+    anything not fresh (a kept claim, a tie) or not contiguous is left to the quota builder."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    counts = {f"t{i}": rng.randint(0, 9) for i in range(rng.randint(1, 6))}
+    topics = sorted(rng.sample(sorted(counts), rng.randint(1, len(counts))))
+    owners = rng.choice(["fresh", "fresh", "claimed", "tied"])
+    members = []
+    for i in range(rng.randint(1, 12)):
+        owned = []
+        if owners != "fresh" and i < 2 and counts[topics[0]]:
+            owned = [(topics[0], 0)]
+        members.append(MemberSpec(member_id=f"m{i:02d}", topics=topics, owned=owned, generation=1))
+    if owners == "claimed":
+        members[-1] = MemberSpec(member_id=members[-1].member_id, topics=topics, generation=2)
+    layout = build_layout(counts, members)
+    claims = resolve_claims(layout)
+    for comp in split_components(layout):
+        ranges = fresh_quota_ranges(layout, claims, comp)
+        fresh = all(o == UNOWNED for o in claims.owner)
+        assert (ranges is not None) == fresh, (owners, claims.owner)
+        if ranges is not None:
+            quota = build_quota_plan(layout, claims, comp)
+            assert {m: list(r) for m, r in ranges.items()} == {
+                m: sorted(qs) for m, qs in quota.items()
+            }
+
+
+def test_fresh_ranges_need_adjacent_topics() -> None:
+    """Two components whose topics interleave in name order are not contiguous blocks."""
+    members = [
+        MemberSpec(member_id="a", topics=["t1", "t3"]),
+        MemberSpec(member_id="b", topics=["t2"]),
+    ]
+    layout = build_layout({"t1": 2, "t2": 2, "t3": 2}, members)
+    claims = resolve_claims(layout)
+    by_first = {c.topics[0]: c for c in split_components(layout)}
+    assert fresh_quota_ranges(layout, claims, by_first[0]) is None
+    assert fresh_quota_ranges(layout, claims, by_first[1]) == {1: range(2, 4, 1)}

@@ -19,7 +19,7 @@ from .cooperative import withhold_transfers
 from .gc_pause import cyclic_gc_paused
 from .keep_flow import maximise_kept
 from .layout import Layout, build_layout
-from .quota_builder import build_quota_plan
+from .quota_builder import DensePart, build_quota_plan, fresh_quota_ranges
 from .racks import build_rack_view, improve_rack_locality, rack_pass_applies
 from .spec import MemberSpec, TopicPartitionTuple
 
@@ -36,12 +36,27 @@ def plan_dense(
 ) -> tuple[Layout, Claims, dict[int, list[int]]]:
     """Plan on dense indices: returns the layout, the validated claims and the eager plan
     ``{member index: ascending global partition indices}`` (every member index present)."""
+    layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
+    return layout, claims, {m: sorted(qs) for m, qs in plan.items()}
+
+
+def _plan(
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    partition_racks: PartitionRacks | None,
+) -> tuple[Layout, Claims, dict[int, DensePart]]:
+    """:func:`plan_dense`'s plan, where a member of a fresh equal-subscription component may
+    hold a ``range`` (:func:`.quota_builder.fresh_quota_ranges`) instead of a list."""
     layout = build_layout(partitions_per_topic, members)
     claims = resolve_claims(layout)
-    plan: dict[int, list[int]] = {m: [] for m in range(len(layout.member_ids))}
+    plan: dict[int, DensePart] = {m: [] for m in range(len(layout.member_ids))}
     view = build_rack_view(layout, partition_racks) if partition_racks else None
     for comp in split_components(layout):
         if comp.homogeneous:
+            fresh = fresh_quota_ranges(layout, claims, comp) if view is None else None
+            if fresh is not None:
+                plan.update(fresh)
+                continue
             part = build_quota_plan(layout, claims, comp)
         else:
             part = maximise_kept(layout, claims, comp, build_balanced_plan(layout, claims, comp))
@@ -51,13 +66,18 @@ def plan_dense(
     return layout, claims, plan
 
 
-def _to_tuples(layout: Layout, plan: dict[int, list[int]]) -> Plan:
-    at = layout.partition_tuples().__getitem__
+def _to_tuples(layout: Layout, plan: Mapping[int, DensePart]) -> Plan:
+    tuples = layout.partition_tuples()
+    at = tuples.__getitem__
     out: Plan = {}
     for m, member_id in enumerate(layout.member_ids):
         qs = plan[m]
-        qs.sort()
-        out[member_id] = list(map(at, qs))
+        if isinstance(qs, range):
+            # ascending by construction: one C-level slice of the shared tuples
+            out[member_id] = tuples[qs.start : qs.stop : qs.step]
+        else:
+            qs.sort()
+            out[member_id] = list(map(at, qs))
     return out
 
 
@@ -77,7 +97,7 @@ def sticky_assign(
     is exactly the plan without racks.
     """
     with cyclic_gc_paused():
-        layout, _, plan = plan_dense(partitions_per_topic, members, partition_racks)
+        layout, _, plan = _plan(partitions_per_topic, members, partition_racks)
         return _to_tuples(layout, plan)
 
 
@@ -90,5 +110,5 @@ def cooperative_assign(
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
     with cyclic_gc_paused():
-        layout, claims, plan = plan_dense(partitions_per_topic, members, partition_racks)
+        layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
         return _to_tuples(layout, withhold_transfers(plan, claims))

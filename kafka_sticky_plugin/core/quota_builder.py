@@ -30,7 +30,11 @@ from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
 
-__all__ = ["build_quota_plan"]
+__all__ = ["DensePart", "build_quota_plan", "fresh_quota_ranges"]
+
+#: One member's planned global partition indices, ascending: a list, or a ``range`` when the
+#: member's share of a fresh component is an arithmetic progression.
+DensePart = list[int] | range
 
 
 def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
@@ -94,6 +98,31 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
         receivers = [m for m in members if len(plan[m]) > len(owned[m])]
         _spread_moved(layout, owner, receivers, plan)
     return plan
+
+
+def fresh_quota_ranges(layout: Layout, claims: Claims, comp: Component) -> dict[int, range] | None:
+    """:func:`build_quota_plan`'s plan for a fresh component, as one ``range`` per member; or
+    ``None`` when the component is not fresh or its topics are not adjacent in the layout.
+
+    Fresh: every partition of the component is unowned (no claim kept, none tied, so no hint
+    either). Then the quota plan deals the whole contiguous block ``lo .. hi - 1`` round-robin
+    to the ``n`` members in index order, the first ``extra`` of them one partition more: member
+    ``j`` gets ``lo + j, lo + j + n, ...``, ``base`` or ``base + 1`` of them, which is
+    ``range(lo + j, lo + j + n * count, n)``. No partition index is materialised.
+    """
+    topics = comp.topics
+    if topics[-1] - topics[0] + 1 != len(topics):
+        return None
+    lo = layout.offsets[topics[0]]
+    hi = lo + sum(layout.counts[t] for t in topics)
+    if claims.owner[lo:hi].count(UNOWNED) != hi - lo:
+        return None
+    n = len(comp.members)
+    base, extra = divmod(hi - lo, n)
+    return {
+        m: range(lo + j, lo + j + n * (base + 1 if j < extra else base), n)
+        for j, m in enumerate(comp.members)
+    }
 
 
 def _free_indices(held: list[int], start: int, free: int) -> list[int]:
