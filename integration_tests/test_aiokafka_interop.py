@@ -333,16 +333,22 @@ def test_aiokafka_member_changes_its_subscription(
     broker: RunningBroker,
     producer_factory: Callable[[str], KeyedProducer],
 ) -> None:
-    """KIP-70 with a running hooked aiokafka member: it swaps topic B (only it subscribes) for
-    topic C of the same size. The group rebalances; it is revoked exactly B's partitions and
-    gets C's; its partitions of the unchanged topic A stay, and no other member (kafka-python
-    leading, another aiokafka) is revoked anything."""
+    """KIP-70 with a running hooked aiokafka member ``x``: it swaps topic B (one partition,
+    only it subscribes) for topic C (the same size). The group rebalances; ``x`` is revoked
+    exactly B's partition (still assigned in the callback: its commit-on-revoke succeeds) and
+    gets C's; its partition of the unchanged topic A stays, and no other member (an aiokafka
+    leader, a kafka-python member) is revoked anything.
+
+    An aiokafka leader waits for the metadata of a topic new to the group before it assigns;
+    a kafka-python leader assigns with the metadata it has (it may not block in its IO
+    thread) and catches up at a follow-up rebalance, which under COOPERATIVE costs a round
+    that revokes A partitions from the others and hands them back (seen on Apache Kafka)."""
     flow = flowing_group([COOP], PARTITIONS, rate_per_s=RATE)
     group = flow.group
     a = flow.topic
-    b = create_topic(broker.bootstrap, unique_name("kip70-b"), 2)
-    c = create_topic(broker.bootstrap, unique_name("kip70-c"), 2)
-    group.set_partition_count(b, 2)
+    b = create_topic(broker.bootstrap, unique_name("kip70-b"), 1)
+    c = create_topic(broker.bootstrap, unique_name("kip70-c"), 1)
+    group.set_partition_count(b, 1)
     b_producer = producer_factory(b)  # records of B: x has positions to commit at the revoke
     b_producer.start(RATE)
     t0 = time.monotonic()
@@ -352,22 +358,19 @@ def test_aiokafka_member_changes_its_subscription(
     group.start_member("x", client="aiokafka", topics=(a, b))
     stables.append(_stable(group, "A to all, B to x", t0))
     x_before = set(stables[-1].assignment["x"])
-    assert {p for p in x_before if p[0] == b} == {(b, 0), (b, 1)}
+    assert (b, 0) in x_before and len(x_before) == 2, "x holds B's partition and one of A's"
     t_change = time.monotonic()
     group.resubscribe_member("x", [a, c])
     group.set_partition_count(b, 0)
-    group.set_partition_count(c, 2)
+    group.set_partition_count(c, 1)
     stables.append(_stable(group, "x swapped B for C", t0))
     after = stables[-1]
     x_after = set(after.assignment["x"])
-    assert {p for p in x_after if p[0] == c} == {(c, 0), (c, 1)}
+    assert (c, 0) in x_after
     assert {p for p in x_before if p[0] == a} <= x_after, "x lost partitions of the kept topic"
     events = group.log.events()
-    for e in events:
-        if e.t >= stables[-2].t - 5 and e.kind in ("assigned", "revoked", "lost", "subscribed"):
-            print(f"  {e.t - t0:6.2f} {e.key} {e.kind} gen {e.generation} {e.partitions} {e.detail}")
     x_revoked = {p for e in _revocations(events, t_change, after.t, {"x"}) for p in e.partitions}
-    assert x_revoked == {(b, 0), (b, 1)}, f"x was revoked {sorted(x_revoked)}"
+    assert x_revoked == {(b, 0)}, f"x was revoked {sorted(x_revoked)}"
     # Commit-on-revoke of the dropped topic's partitions works (they are still assigned in
     # on_partitions_revoked, as KIP-429 promises).
     b_commits = [

@@ -172,6 +172,56 @@ def test_subscription_change_revokes_dropped_topics_only() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
+def test_dropped_topics_are_still_assigned_in_on_partitions_revoked(strategy: str) -> None:
+    """KIP-70, as KIP-429 promises for every revocation: while ``on_partitions_revoked`` runs
+    (COOPERATIVE: the dropped topic's partitions; EAGER: everything), the revoked partitions
+    are still assigned, with their positions, so a commit-on-revoke listener can commit them
+    (aiokafka's ``subscribe`` replaces its subscription at once; the hooks show the previous
+    one for the callback). Found on a real broker by
+    integration_tests/test_aiokafka_interop.py, where that commit failed."""
+    cooperative = strategy == "cooperative-sticky"
+    assignor = CooperativeStickyAssignor if cooperative else StickyAssignor
+
+    class Probe(Recorder):
+        """Records, in each revocation, what the consumer shows as assigned and the dropped
+        partition's position."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.consumer: Any = None
+            self.seen: list[tuple[set[TopicPartition], int]] = []
+
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            await super().on_partitions_revoked(revoked)
+            other = TopicPartition("other", 0)
+            self.seen.append((set(self.consumer.assignment()), await self.consumer.position(other)))
+
+    async def scenario() -> None:
+        listener = Probe()
+        c, coordinator, _ = await hooked([assignor], listener)
+        listener.consumer = c
+        c.subscribe([T, "other"], listener=listener)
+        await joined(coordinator, 1, (T, 0), ("other", 0), protocol=strategy)
+        c._subscription.seek(TopicPartition(T, 0), 9)
+        c._subscription.seek(TopicPartition("other", 0), 5)
+        previous = c._subscription.subscription.assignment
+        c.subscribe([T], listener=listener)
+        await coordinator._on_join_prepare(previous)
+        revoked = [("other", 0)] if cooperative else [(T, 0), ("other", 0)]
+        assert listener.calls[-1] == ("revoked", revoked)
+        assert listener.seen == [(tps(0) | {TopicPartition("other", 0)}, 5)]
+        assert c._subscription.subscription.topics == {T}, "the new subscription is back"
+        if cooperative:
+            assert c.assignment() == tps(0)
+            assert position(c, TopicPartition(T, 0)) == 9
+        else:
+            assert c.assignment() == set()
+        await close(c)
+
+    asyncio.run(scenario())
+
+
 def test_eager_prepare_revokes_everything() -> None:
     async def scenario() -> None:
         listener = Recorder()

@@ -106,6 +106,9 @@ class AioHooks:
         consumer._partition_assignment_strategy = tuple(self.assignors)
         self.owned: frozenset[Any] = frozenset()
         self._held: Any = None
+        #: the aiokafka ``Subscription`` whose assignment ``_held`` is (``subscribe`` replaces
+        #: the consumer's subscription object at once; KIP-70's revocation shows this one)
+        self._held_by: Any = None
         self._coordinator: Any = None
         self._heartbeat_ok_at = time.monotonic()
         self._joining = False
@@ -164,7 +167,7 @@ class AioHooks:
         The member's own record is cleared first, so a loss is reported once."""
         lost = set(partitions)
         self.owned = frozenset()
-        self._held = None
+        self._held = self._held_by = None
         self.reset_assignors()
         log.info("group %s: membership lost; partitions lost: %s", self.group_id, sorted(lost))
         listener = self._subscription.listener
@@ -222,16 +225,39 @@ class AioHooks:
         dropped = {tp for tp in self.owned if tp.topic not in topics}
         kept = self.owned - dropped
         if dropped:
-            await call_listener(
-                self._subscription.listener, "on_partitions_revoked", dropped, self.group_id
-            )
+            await self._revoke(dropped)
         current = self._subscription.subscription
         if current is not None and (
             dropped or (kept and (current.assignment is None or current.assignment.tps != kept))
         ):
             assign_keeping_positions(self._subscription, kept, self._held)
-            self._held = current.assignment
+            self._held, self._held_by = current.assignment, current
         self.owned = frozenset(kept)
+
+    async def _revoke(self, revoked: set[Any]) -> None:
+        """``on_partitions_revoked`` before the JoinGroup, while the partitions are still
+        assigned (KIP-429's promise: the callback can read their positions and commit them).
+
+        After a subscription change (KIP-70) aiokafka's ``subscribe`` has already replaced the
+        consumer's ``Subscription`` (and with it the assignment); for the callback the previous
+        one, which still holds the partitions and their positions, is shown again, and the new
+        one comes back afterwards (unless the callback itself subscribed anew)."""
+        state = self._subscription
+        current = state.subscription
+        previous = self._held_by
+        show_previous = (
+            previous is not None
+            and previous is not current
+            and self._held is not None
+            and previous.assignment is self._held
+        )
+        if show_previous:
+            state._subscription = previous
+        try:
+            await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
+        finally:
+            if show_previous and state._subscription is previous:
+                state._subscription = current
 
     # -- patched coordinator methods ------------------------------------------------------
     async def on_join_prepare(self, previous_assignment: Any) -> None:
@@ -259,9 +285,7 @@ class AioHooks:
         self._subscription.begin_reassignment()
         revoked = set(decision.revoked)
         log.info("group %s: revoking %s", self.group_id, sorted(revoked))
-        await call_listener(
-            self._subscription.listener, "on_partitions_revoked", revoked, self.group_id
-        )
+        await self._revoke(revoked)
         self.owned = frozenset()
 
     async def do_rejoin_group(self, subscription: Any) -> bool:
@@ -439,7 +463,7 @@ class AioHooks:
                 generation, member_id, protocol, assignment_bytes
             )
             self.owned = frozenset(state.assigned_partitions())
-            self._held = state.subscription.assignment
+            self._held, self._held_by = state.subscription.assignment, state.subscription
             return
         from aiokafka.structs import TopicPartition
 
@@ -462,7 +486,7 @@ class AioHooks:
             await call_listener(listener, "on_partitions_revoked", decision.revoked, self.group_id)
         assign_keeping_positions(state, assigned, self._held if self.cooperative else None)
         self.owned = frozenset(assigned)
-        self._held = state.subscription.assignment
+        self._held, self._held_by = state.subscription.assignment, state.subscription
         self._heartbeat_ok_at = time.monotonic()  # a completed SyncGroup proves the session
         bound.on_assignment(assignment, generation)
         await coordinator._stop_commit_offsets_refresh_task()
