@@ -239,25 +239,35 @@ class AioHooks:
         assigned (KIP-429's promise: the callback can read their positions and commit them).
 
         After a subscription change (KIP-70) aiokafka's ``subscribe`` has already replaced the
-        consumer's ``Subscription`` (and with it the assignment); for the callback the previous
-        one, which still holds the partitions and their positions, is shown again, and the new
-        one comes back afterwards (unless the callback itself subscribed anew)."""
+        consumer's ``Subscription`` and ended the previous assignment. For the callback the
+        previous subscription is shown again with its assignment active once more (a fresh
+        ``unassign_future``: aiokafka's fetcher asserts that the assignment it sees is active),
+        then the new subscription comes back (unless the callback itself subscribed anew) and
+        the previous assignment ends again, waking whatever waited on it."""
         state = self._subscription
         current = state.subscription
         previous = self._held_by
+        held = self._held
         show_previous = (
             previous is not None
             and previous is not current
-            and self._held is not None
-            and previous.assignment is self._held
+            and held is not None
+            and previous.assignment is held
+            and not held.active
         )
-        if show_previous:
-            state._subscription = previous
+        if not show_previous:
+            await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
+            return
+        ended = asyncio.get_running_loop().create_future()
+        held.unassign_future = ended
+        state._subscription = previous
         try:
             await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
         finally:
-            if show_previous and state._subscription is previous:
+            if state._subscription is previous:
                 state._subscription = current
+            if not ended.done():
+                ended.set_result(None)
 
     # -- patched coordinator methods ------------------------------------------------------
     async def on_join_prepare(self, previous_assignment: Any) -> None:
