@@ -259,46 +259,58 @@ def test_eager_sticky_group_of_aiokafka_kafka_python_and_java(
 # -- static membership ----------------------------------------------------------------------
 
 
-@pytest.mark.timeout(300)
-def test_static_aiokafka_members_restart_and_fencing(flowing_group: FlowingGroupFactory) -> None:
-    """aiokafka members with ``group_instance_id`` (and one kafka-python static member):
-
-    - a restart within the session: aiokafka sends no LeaveGroup for a static member, the
-      new incarnation gets exactly its old partitions and nobody is revoked anything;
-    - a second consumer with the same ``group_instance_id``: the broker hands the seat to the
-      newcomer; the first one (aiokafka 0.14 has no Heartbeat v3, so it hears
-      UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID) gets ``on_partitions_lost`` with no commit
-      of them, and never two live owners of a partition beyond that stale view."""
-    flow = flowing_group([COOP], PARTITIONS, rate_per_s=RATE, **STATIC_TIMEOUTS)
+def _static_group(flow: FlowingGroup, t0: float) -> list[StableGroup]:
+    """Start two static aiokafka members and a static kafka-python one; wait until stable."""
     group = flow.group
     gid = group.group_id
-    t0 = time.monotonic()
     group.start_member("s0", instance_id=f"{gid}-s0", client="aiokafka")
     group.start_member("s1", instance_id=f"{gid}-s1", client="aiokafka")
     group.start_member("py", instance_id=f"{gid}-py")
-    stables = [_stable(group, "static group", t0)]
+    return [_stable(group, "static group", t0)]
 
+
+@pytest.mark.timeout(240)
+def test_static_aiokafka_member_restarts_within_the_session(
+    flowing_group: FlowingGroupFactory,
+) -> None:
+    """aiokafka members with ``group_instance_id`` (and one kafka-python static member): an
+    aiokafka member restarted within the session (aiokafka sends no LeaveGroup for a static
+    member) gets exactly its old partitions back, and nobody is revoked anything."""
+    flow = flowing_group([COOP], PARTITIONS, rate_per_s=RATE, **STATIC_TIMEOUTS)
+    group = flow.group
+    t0 = time.monotonic()
+    stables = _static_group(flow, t0)
     t_restart = time.monotonic()
     group.restart_member("s1")
     stables.append(_stable(group, "s1 restarted", t0))
     assert stables[-1].assignment == stables[-2].assignment, "a static restart moved partitions"
-    others = {"s0", "py"}
-    revoked = _revocations(group.log.events(), t_restart, stables[-1].t, others)
-    assert not revoked, f"a static restart revoked the others' partitions: {revoked}"
-    old_key = "s1#0"
-    left = [e for e in group.log.events() if e.key == old_key and e.kind in ("revoked", "lost")]
-    print(
-        f"the restarted member's old incarnation reported {[(e.kind, e.partitions) for e in left]}"
-    )
+    revoked = _revocations(group.log.events(), t_restart, stables[-1].t, {"s0", "s1", "py"})
+    assert not revoked, f"a static restart revoked partitions: {revoked}"
+    finish(flow, stables, "static restart, aiokafka")
 
-    # Fencing: a second consumer under s0's instance id.
+
+@pytest.mark.kafka_only("static_member_fencing")
+@pytest.mark.timeout(240)
+def test_second_aiokafka_consumer_with_the_same_instance_id(
+    flowing_group: FlowingGroupFactory,
+) -> None:
+    """A second aiokafka consumer started with a running member's ``group_instance_id``: the
+    broker gives it the seat (and the partitions) at once; the first one hears
+    UNKNOWN_MEMBER_ID at its next heartbeat (aiokafka 0.14 sends Heartbeat v0/v1, without the
+    instance id, so the broker never answers FENCED_INSTANCE_ID) and gets
+    ``on_partitions_lost``, never committing what it lost; no partition has two owners beyond
+    that stale view. Then aiokafka rejoins under the same instance id with a fresh member id,
+    which takes the seat back: the two consumers alternate (printed) until one is stopped,
+    where Java's fenced consumer fails with FencedInstanceIdException and stays out."""
+    flow = flowing_group([COOP], PARTITIONS, rate_per_s=RATE, **STATIC_TIMEOUTS)
+    group = flow.group
+    t0 = time.monotonic()
+    stables = _static_group(flow, t0)
     s0_parts = set(stables[-1].assignment["s0"])
     t_twin = time.monotonic()
-    group.start_member("twin", instance_id=f"{gid}-s0", client="aiokafka")
-    lost = _wait_events(group, "s0#0", "lost")
-    assert set(lost[0].partitions) == s0_parts, f"s0 lost {lost[0].partitions}, had {s0_parts}"
-    # aiokafka rejoins under the same instance id with a fresh member id, which takes the seat
-    # back from the twin: the two alternate. Watch for the twin losing it once.
+    group.start_member("twin", instance_id=f"{group.group_id}-s0", client="aiokafka")
+    lost = _wait_events(group, "s0#0", "lost", required=False)
+    # Watch for the seat going back to s0 (the twin losing it) once.
     twin_lost = _wait_events(group, "twin#0", "lost", required=False, timeout_s=20.0)
     events = group.log.events()
     for key in ("s0#0", "twin#0"):
@@ -309,11 +321,12 @@ def test_static_aiokafka_members_restart_and_fencing(flowing_group: FlowingGroup
         ]
         print(f"after the twin started, {key}: {seen}")
     print(f"the seat went back to s0: {bool(twin_lost)}")
+    assert lost, "s0 never reported on_partitions_lost after the twin took its seat"
+    assert set(lost[0].partitions) == s0_parts, f"s0 lost {lost[0].partitions}, had {s0_parts}"
     # Never a commit of partitions a member has just lost, before it is given them again.
     for key in ("s0#0", "twin#0"):
-        mine = sorted((e for e in events if e.key == key), key=lambda e: e.t)
-        holding = set[Partition]()
-        for e in mine:
+        holding: set[Partition] = set()
+        for e in sorted((e for e in events if e.key == key), key=lambda e: e.t):
             if e.kind == "assigned":
                 holding |= set(e.partitions)
             elif e.kind in ("lost", "revoked"):
@@ -336,7 +349,7 @@ def test_static_aiokafka_members_restart_and_fencing(flowing_group: FlowingGroup
             in lost_at
         )
 
-    finish(flow, stables, "static aiokafka", exempt=stale_view)
+    finish(flow, stables, "static fencing, aiokafka", exempt=stale_view)
 
 
 def _wait_events(
