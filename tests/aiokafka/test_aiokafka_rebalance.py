@@ -326,3 +326,55 @@ def test_commits_are_refused_while_a_join_is_in_flight() -> None:
         await close(c)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_a_replaced_static_member_is_fenced_instead_of_taking_the_seat_back(static: bool) -> None:
+    """KIP-345 on aiokafka 0.14, whose Heartbeat (v0/v1) carries no instance id: a static
+    member replaced by another consumer under its group_instance_id only hears
+    UNKNOWN_MEMBER_ID. The hooks keep its member id (aiokafka clears it), so its next
+    JoinGroup names it and the broker answers FENCED_INSTANCE_ID: the partitions are lost (no
+    commit), the member id stays (every retry is fenced again instead of a fresh join taking
+    the seat back) and the error reaches the user. A dynamic member's id is cleared as before.
+    Found on Apache Kafka by integration_tests/test_aiokafka_interop.py, where the two
+    consumers took the seat from each other about once a second."""
+    import aiokafka.errors as errors
+    from aiokafka.protocol.group import JoinGroupRequest
+
+    async def scenario() -> None:
+        listener = Recorder()
+        settings: dict[str, Any] = {"group_instance_id": "i-1"} if static else {}
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener, **settings)
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        impl = handle._impl
+
+        async def unknown_member() -> bool:  # what aiokafka's heartbeat does on that answer
+            coordinator.reset_generation()
+            return False
+
+        impl._originals["_do_heartbeat"] = unknown_member
+        assert not await coordinator._do_heartbeat()
+        assert coordinator.generation == -1
+        if not static:
+            assert coordinator.member_id == ""
+            await close(c)
+            return
+        assert coordinator.member_id == "m-1", "a static member keeps its id for the JoinGroup"
+        sent: list[Any] = []
+
+        async def send(request: Any) -> Any:
+            sent.append(request)
+            return JoinGroupResponse_v5(0, 82, -1, "", "", "", [])
+
+        coordinator._send_req = send
+        coordinator._retry_backoff_ms = 1
+        with pytest.raises(errors.KafkaError, match="FENCED_INSTANCE_ID"):
+            await coordinator._do_rejoin_group(c._subscription.subscription)
+        assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
+        assert handle.owned == frozenset()
+        assert isinstance(sent[0], JoinGroupRequest)
+        assert (sent[0]._member_id, sent[0]._group_instance_id) == ("m-1", "i-1")
+        assert coordinator.member_id == "m-1", "the next retry is fenced again"
+        await close(c)
+
+    asyncio.run(scenario())

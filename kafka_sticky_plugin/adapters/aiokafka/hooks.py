@@ -35,7 +35,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 from ...assignor.contract import BoundAssignor, GroupMemberMetadata, bind_assignor, is_hookable
 from ...assignor.decisions import decide_complete, decide_prepare, membership_lost
@@ -49,6 +49,24 @@ from .positions import assign_keeping_positions
 __all__ = ["AioHooks"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
+
+#: Kafka's FENCED_INSTANCE_ID error code (aiokafka 0.14 has no class for it).
+FENCED_INSTANCE_ID = 82
+
+
+def fenced_instance_id_error(group_id: str, instance_id: str) -> Exception:
+    """The error a replaced static member gets from ``getmany``/``getone`` (an aiokafka
+    ``KafkaError``, so aiokafka's coordinator hands it to the user instead of crashing), as
+    Java's consumer throws ``FencedInstanceIdException`` from ``poll``."""
+    import aiokafka.errors as errors
+
+    class FencedInstanceIdError(errors.KafkaError):  # type: ignore[misc]
+        """Another consumer joined under this consumer's group.instance.id (KIP-345)."""
+
+    return FencedInstanceIdError(
+        f"group {group_id}: another consumer joined with group_instance_id {instance_id!r};"
+        " this one is fenced (FENCED_INSTANCE_ID) and should be closed"
+    )
 
 
 def _protocols_of(assignor: Any) -> list[int]:
@@ -194,7 +212,9 @@ class AioHooks:
             silent,
             coordinator._session_timeout_ms,
         )
+        member_id = coordinator.member_id
         coordinator.reset_generation()
+        self._keep_static_member_id(member_id)
         await self._lose(self.owned)
 
     async def _commit_offsets(self, assignment: Any, offsets: Any) -> None:
@@ -207,14 +227,39 @@ class AioHooks:
             raise errors.RebalanceInProgressError(
                 "a rebalance is in progress; commit again once it completes"
             )
-        await self._originals["commit_offsets"](assignment, offsets)
+        member_id = self._coordinator.member_id
+        try:
+            await self._originals["commit_offsets"](assignment, offsets)
+        finally:
+            self._keep_static_member_id(member_id)
 
     async def _heartbeat(self) -> bool:
-        """aiokafka's heartbeat, remembering when one last succeeded."""
+        """aiokafka's heartbeat, remembering when one last succeeded (and, for a static
+        member, keeping its member id when the heartbeat reset its generation)."""
+        member_id = self._coordinator.member_id
         ok = bool(await self._originals["_do_heartbeat"]())
         if ok:
             self._heartbeat_ok_at = time.monotonic()
+        else:
+            self._keep_static_member_id(member_id)
         return ok
+
+    def _keep_static_member_id(self, member_id: Any) -> None:
+        """A static member (``group_instance_id``) whose generation was just reset keeps its
+        member id for the next JoinGroup. With it the broker tells a member that another
+        consumer replaced under the same instance id (FENCED_INSTANCE_ID: fatal, as in Java)
+        from one whose session expired (UNKNOWN_MEMBER_ID: then a fresh join). aiokafka
+        clears it, and its fresh JoinGroup would take the seat back from the newer consumer,
+        so two consumers with one instance id would take turns forever. Its Heartbeat (v0/v1)
+        and OffsetCommit carry no instance id, so they only ever hear UNKNOWN_MEMBER_ID."""
+        coordinator = self._coordinator
+        if (
+            coordinator._group_instance_id
+            and member_id
+            and not coordinator.member_id
+            and coordinator.generation < 0
+        ):
+            coordinator.member_id = member_id
 
     async def _follow_subscription(self) -> None:
         """COOPERATIVE, KIP-70: revoke owned partitions of topics no longer subscribed and
@@ -391,6 +436,8 @@ class AioHooks:
                 return None  # connection error: the coordinator lookup backs off
             if not subscription.active:
                 return None
+            if response.error_code == FENCED_INSTANCE_ID:
+                return await self._fenced()
             error_type = errors.for_code(response.error_code)
             if error_type is errors.MemberIdRequired and attempt == 1:
                 coordinator.member_id = response.member_id
@@ -434,6 +481,22 @@ class AioHooks:
         else:
             raise errors.KafkaError(repr(error_type()))
         return None
+
+    async def _fenced(self) -> NoReturn:
+        """JoinGroup answered FENCED_INSTANCE_ID: another consumer holds this static member's
+        seat. Whatever is still owned is lost (no commit); the member id is kept, so every
+        retry is fenced again (after the retry backoff) instead of taking the seat back; the
+        error reaches the user from ``getmany``/``getone``."""
+        coordinator = self._coordinator
+        if self.owned:
+            await self._lose(self.owned)
+        log.error(
+            "group %s: fenced: another consumer joined with group_instance_id %s",
+            self.group_id,
+            coordinator._group_instance_id,
+        )
+        await asyncio.sleep(coordinator._retry_backoff_ms / 1000)
+        raise fenced_instance_id_error(self.group_id, str(coordinator._group_instance_id))
 
     async def perform_assignment(self, response: Any) -> dict[str, bytes]:
         """Leader: every member's raw metadata read once by our codec, then our assignor."""
