@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import OwnershipEvent, Partition
-from .member import EventSink, MemberConfig, record_deliveries
+from .member import EventSink, MemberConfig, SubscriptionChange, record_deliveries
 
 __all__ = ["AIOKAFKA_ASSIGNORS", "aio_consume_loop"]
 
@@ -53,9 +53,12 @@ def aio_consume_loop(
     sink: EventSink,
     should_stop: Callable[[], bool],
     ready: threading.Event | None = None,
+    changes: SubscriptionChange | None = None,
 ) -> None:
-    """Run one aiokafka member until ``should_stop()`` (see the module docstring)."""
-    asyncio.run(_run(config, sink, should_stop, ready))
+    """Run one aiokafka member until ``should_stop()`` (see the module docstring);
+    ``changes``: subscription changes asked while it runs (``subscribe`` again between two
+    ``getmany`` calls, reported as a ``subscribed`` event)."""
+    asyncio.run(_run(config, sink, should_stop, ready, changes))
 
 
 async def _run(
@@ -63,6 +66,7 @@ async def _run(
     sink: EventSink,
     should_stop: Callable[[], bool],
     ready: threading.Event | None,
+    changes: SubscriptionChange | None,
 ) -> None:
     from aiokafka import AIOKafkaConsumer
     from aiokafka.abc import ConsumerRebalanceListener
@@ -81,7 +85,7 @@ async def _run(
         session_timeout_ms=config.session_timeout_ms,
         heartbeat_interval_ms=config.heartbeat_interval_ms,
         max_poll_interval_ms=config.max_poll_interval_ms,
-        metadata_max_age_ms=5000,
+        metadata_max_age_ms=config.metadata_max_age_ms,
         partition_assignment_strategy=[_assignor(name) for name in config.assignors],
         **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     )
@@ -145,7 +149,11 @@ async def _run(
             report("lost", _parts(lost))
 
     try:
-        consumer.subscribe(list(config.topics), listener=Listener())
+        listener = Listener()
+        if config.topic_pattern is not None:
+            consumer.subscribe(pattern=config.topic_pattern, listener=listener)
+        else:
+            consumer.subscribe(list(config.topics), listener=listener)
         event("started", detail=f"aiokafka, protocol {handle.protocol.name}")
         if ready is not None:
             ready.set()
@@ -153,6 +161,10 @@ async def _run(
         last_generation = -1
         last_commit = time.monotonic()
         while not should_stop():
+            wanted = changes.take() if changes is not None else None
+            if wanted is not None:
+                consumer.subscribe(list(wanted), listener=listener)
+                event("subscribed", detail=",".join(wanted))
             batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, batches, positions, now)

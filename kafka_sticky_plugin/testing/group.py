@@ -176,6 +176,18 @@ class ConsumerGroupRunner:
             client=client if client is not None else old.config.client,
         )
 
+    def resubscribe_member(self, name: str, topics: Iterable[str]) -> None:
+        """Ask running member ``name`` (a kafka-python or aiokafka thread member) to subscribe
+        to ``topics`` instead of what it subscribes to now (KIP-70); the caller keeps
+        :attr:`partitions_per_topic` (what stable means) up to date."""
+        handle = self._members[name]
+        if not isinstance(handle, ThreadMember) or handle.config.client not in (
+            "kafka-python",
+            "aiokafka",
+        ):
+            raise ValueError(f"member {name} cannot change its subscription while running")
+        handle.resubscribe(list(topics))
+
     def wait_delivered(
         self, acknowledged: Mapping[Partition, set[int]], timeout_s: float = 30.0
     ) -> bool:

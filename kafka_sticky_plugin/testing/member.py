@@ -33,6 +33,7 @@ from .events import Delivery, OwnershipEvent, Partition
 __all__ = [
     "EventSink",
     "MemberConfig",
+    "SubscriptionChange",
     "consume_loop",
     "decode_sequence",
     "encode_sequence",
@@ -83,6 +84,13 @@ class MemberConfig:
     #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`.java_member`, always a
     #: child process).
     client: str = "kafka-python"
+    #: Subscribe to this regular expression instead of ``topics`` (a pattern
+    #: subscription: topics created later that match are picked up at the next metadata
+    #: refresh, every ``metadata_max_age_ms``); kafka-python and aiokafka members only.
+    topic_pattern: str | None = None
+    #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
+    #: matches ``topic_pattern`` is seen).
+    metadata_max_age_ms: int = 5000
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""
@@ -95,6 +103,28 @@ class MemberConfig:
         raw["topics"] = tuple(raw["topics"])
         raw["assignors"] = tuple(raw["assignors"])
         return cls(**raw)
+
+
+class SubscriptionChange:
+    """A subscription change asked of a running thread member (KIP-70): the test thread
+    asks for new topics (:meth:`request`), the poll loop takes them (:meth:`take`) and calls
+    ``subscribe`` again (with the same listener) between two polls. Thread-safe; only the
+    latest request counts."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: tuple[str, ...] | None = None
+
+    def request(self, topics: Sequence[str]) -> None:
+        """Ask the member to subscribe to ``topics`` (replacing what it subscribes to)."""
+        with self._lock:
+            self._pending = tuple(topics)
+
+    def take(self) -> tuple[str, ...] | None:
+        """The topics asked for since the last call (None: no change asked)."""
+        with self._lock:
+            pending, self._pending = self._pending, None
+        return pending
 
 
 def encode_sequence(sequence: int) -> bytes:
@@ -311,16 +341,18 @@ def consume_loop(
     sink: EventSink,
     should_stop: Callable[[], bool],
     ready: threading.Event | None = None,
+    changes: SubscriptionChange | None = None,
 ) -> None:
     """Run one member until ``should_stop()``; then close the consumer (leaving the group).
 
-    ``ready`` is set once the consumer is subscribed. Exceptions from the client are reported
-    as an ``error`` event and re-raised.
+    ``ready`` is set once the consumer is subscribed; ``changes`` carries subscription changes
+    asked while it runs (each one reported as a ``subscribed`` event naming the topics).
+    Exceptions from the client are reported as an ``error`` event and re-raised.
     """
     if config.client == "aiokafka":
         from .aio_member import aio_consume_loop
 
-        aio_consume_loop(config, sink, should_stop, ready)
+        aio_consume_loop(config, sink, should_stop, ready, changes)
         return
     from kafka import KafkaConsumer
 
@@ -345,7 +377,7 @@ def consume_loop(
         session_timeout_ms=config.session_timeout_ms,
         heartbeat_interval_ms=config.heartbeat_interval_ms,
         max_poll_interval_ms=config.max_poll_interval_ms,
-        metadata_max_age_ms=5000,
+        metadata_max_age_ms=config.metadata_max_age_ms,
         partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
         **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     )
@@ -356,15 +388,21 @@ def consume_loop(
             from ..hooks import install_hooks
 
             install_hooks(consumer)
-        consumer.subscribe(
-            list(config.topics), listener=_make_listener(consumer, config, sink, positions, owned)
-        )
+        listener = _make_listener(consumer, config, sink, positions, owned)
+        if config.topic_pattern is not None:
+            consumer.subscribe(pattern=config.topic_pattern, listener=listener)
+        else:
+            consumer.subscribe(list(config.topics), listener=listener)
         event("started")
         if ready is not None:
             ready.set()
         last_generation = -1
         last_commit = time.monotonic()
         while not should_stop():
+            wanted = changes.take() if changes is not None else None
+            if wanted is not None:
+                consumer.subscribe(list(wanted), listener=listener)
+                event("subscribed", detail=",".join(wanted))
             records = consumer.poll(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, records, positions, now)

@@ -25,7 +25,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
-from .member import MemberConfig, consume_loop
+from .member import MemberConfig, SubscriptionChange, consume_loop
 
 __all__ = ["MemberHandle", "ProcessMember", "ThreadMember", "main"]
 
@@ -55,13 +55,14 @@ class ThreadMember(MemberHandle):
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._error: BaseException | None = None
+        self._changes = SubscriptionChange()
         self._thread = threading.Thread(
             target=self._run, name=f"member-{config.member}#{config.incarnation}", daemon=True
         )
 
     def _run(self) -> None:
         try:
-            consume_loop(self.config, self._log, self._stop.is_set, self._ready)
+            consume_loop(self.config, self._log, self._stop.is_set, self._ready, self._changes)
         except BaseException as exc:  # kept for stop() to re-raise in the test thread
             self._error = exc
             self._ready.set()
@@ -72,6 +73,11 @@ class ThreadMember(MemberHandle):
             raise TimeoutError(f"member {self.config.member} not subscribed after {timeout_s}s")
         if self._error is not None:
             raise RuntimeError(f"member {self.config.member} failed to start") from self._error
+
+    def resubscribe(self, topics: list[str]) -> None:
+        """Ask the running member to subscribe to ``topics`` instead (KIP-70; kafka-python and
+        aiokafka members: see :class:`~.member.SubscriptionChange`)."""
+        self._changes.request(topics)
 
     def request_stop(self) -> None:
         """Ask the loop to stop without waiting (see :meth:`stop`)."""

@@ -36,6 +36,7 @@ async def coordinator_for(c: AIOKafkaConsumer) -> GroupCoordinator:
         group_id=c._group_id,
         assignors=c._partition_assignment_strategy,
         enable_auto_commit=False,
+        group_instance_id=c._group_instance_id,
     )
     c._coordinator = coordinator
     coordinator._coordination_task.cancel()

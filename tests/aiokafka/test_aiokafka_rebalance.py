@@ -172,6 +172,60 @@ def test_subscription_change_revokes_dropped_topics_only() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
+def test_dropped_topics_are_still_assigned_in_on_partitions_revoked(strategy: str) -> None:
+    """KIP-70, as KIP-429 promises for every revocation: while ``on_partitions_revoked`` runs
+    (COOPERATIVE: the dropped topic's partitions; EAGER: everything), the revoked partitions
+    are still assigned, with their positions, so a commit-on-revoke listener can commit them
+    (aiokafka's ``subscribe`` replaces its subscription at once; the hooks show the previous
+    one for the callback). Found on a real broker by
+    integration_tests/test_aiokafka_interop.py, where that commit failed."""
+    cooperative = strategy == "cooperative-sticky"
+    assignor = CooperativeStickyAssignor if cooperative else StickyAssignor
+
+    class Probe(Recorder):
+        """Records, in each revocation, what the consumer shows as assigned and the dropped
+        partition's position."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.consumer: Any = None
+            self.seen: list[tuple[set[TopicPartition], int, bool]] = []
+
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            await super().on_partitions_revoked(revoked)
+            c = self.consumer
+            other = TopicPartition("other", 0)
+            # aiokafka's fetcher asserts that an assignment it sees is active
+            active = bool(c._subscription.subscription.assignment.active)
+            self.seen.append((set(c.assignment()), await c.position(other), active))
+
+    async def scenario() -> None:
+        listener = Probe()
+        c, coordinator, _ = await hooked([assignor], listener)
+        listener.consumer = c
+        c.subscribe([T, "other"], listener=listener)
+        await joined(coordinator, 1, (T, 0), ("other", 0), protocol=strategy)
+        c._subscription.seek(TopicPartition(T, 0), 9)
+        c._subscription.seek(TopicPartition("other", 0), 5)
+        previous = c._subscription.subscription.assignment
+        c.subscribe([T], listener=listener)
+        await coordinator._on_join_prepare(previous)
+        revoked = [("other", 0)] if cooperative else [(T, 0), ("other", 0)]
+        assert listener.calls[-1] == ("revoked", revoked)
+        assert listener.seen == [(tps(0) | {TopicPartition("other", 0)}, 5, True)]
+        assert not previous.active, "the previous assignment ends again after the callback"
+        assert c._subscription.subscription.topics == {T}, "the new subscription is back"
+        if cooperative:
+            assert c.assignment() == tps(0)
+            assert position(c, TopicPartition(T, 0)) == 9
+        else:
+            assert c.assignment() == set()
+        await close(c)
+
+    asyncio.run(scenario())
+
+
 def test_eager_prepare_revokes_everything() -> None:
     async def scenario() -> None:
         listener = Recorder()
@@ -269,6 +323,58 @@ def test_commits_are_refused_while_a_join_is_in_flight() -> None:
         with pytest.raises(RebalanceInProgressError):
             await c.commit({TopicPartition(T, 0): 5})
         assert coordinator.generation == 2 and handle.owned == frozenset(tps(0))
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+def test_a_replaced_static_member_is_fenced_instead_of_taking_the_seat_back(static: bool) -> None:
+    """KIP-345 on aiokafka 0.14, whose Heartbeat (v0/v1) carries no instance id: a static
+    member replaced by another consumer under its group_instance_id only hears
+    UNKNOWN_MEMBER_ID. The hooks keep its member id (aiokafka clears it), so its next
+    JoinGroup names it and the broker answers FENCED_INSTANCE_ID: the partitions are lost (no
+    commit), the member id stays (every retry is fenced again instead of a fresh join taking
+    the seat back) and the error reaches the user. A dynamic member's id is cleared as before.
+    Found on Apache Kafka by integration_tests/test_aiokafka_interop.py, where the two
+    consumers took the seat from each other about once a second."""
+    import aiokafka.errors as errors
+    from aiokafka.protocol.group import JoinGroupRequest
+
+    async def scenario() -> None:
+        listener = Recorder()
+        settings: dict[str, Any] = {"group_instance_id": "i-1"} if static else {}
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener, **settings)
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        impl = handle._impl
+
+        async def unknown_member() -> bool:  # what aiokafka's heartbeat does on that answer
+            coordinator.reset_generation()
+            return False
+
+        impl._originals["_do_heartbeat"] = unknown_member
+        assert not await coordinator._do_heartbeat()
+        assert coordinator.generation == -1
+        if not static:
+            assert coordinator.member_id == ""
+            await close(c)
+            return
+        assert coordinator.member_id == "m-1", "a static member keeps its id for the JoinGroup"
+        sent: list[Any] = []
+
+        async def send(request: Any) -> Any:
+            sent.append(request)
+            return JoinGroupResponse_v5(0, 82, -1, "", "", "", [])
+
+        coordinator._send_req = send
+        coordinator._retry_backoff_ms = 1
+        with pytest.raises(errors.KafkaError, match="FENCED_INSTANCE_ID"):
+            await coordinator._do_rejoin_group(c._subscription.subscription)
+        assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
+        assert handle.owned == frozenset()
+        assert isinstance(sent[0], JoinGroupRequest)
+        assert (sent[0]._member_id, sent[0]._group_instance_id) == ("m-1", "i-1")
+        assert coordinator.member_id == "m-1", "the next retry is fenced again"
         await close(c)
 
     asyncio.run(scenario())

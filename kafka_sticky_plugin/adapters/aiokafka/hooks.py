@@ -35,7 +35,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 from ...assignor.contract import (
     GroupMemberMetadata,
@@ -52,6 +52,24 @@ from .positions import assign_keeping_positions
 __all__ = ["AioHooks"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
+
+#: Kafka's FENCED_INSTANCE_ID error code (aiokafka 0.14 has no class for it).
+FENCED_INSTANCE_ID = 82
+
+
+def fenced_instance_id_error(group_id: str, instance_id: str) -> Exception:
+    """The error a replaced static member gets from ``getmany``/``getone`` (an aiokafka
+    ``KafkaError``, so aiokafka's coordinator hands it to the user instead of crashing), as
+    Java's consumer throws ``FencedInstanceIdException`` from ``poll``."""
+    import aiokafka.errors as errors
+
+    class FencedInstanceIdError(errors.KafkaError):  # type: ignore[misc]
+        """Another consumer joined under this consumer's group.instance.id (KIP-345)."""
+
+    return FencedInstanceIdError(
+        f"group {group_id}: another consumer joined with group_instance_id {instance_id!r};"
+        " this one is fenced (FENCED_INSTANCE_ID) and should be closed"
+    )
 
 
 class AioHooks:
@@ -80,6 +98,9 @@ class AioHooks:
         consumer._partition_assignment_strategy = tuple(self.assignors)
         self.owned: frozenset[Any] = frozenset()
         self._held: Any = None
+        #: the aiokafka ``Subscription`` whose assignment ``_held`` is (``subscribe`` replaces
+        #: the consumer's subscription object at once; KIP-70's revocation shows this one)
+        self._held_by: Any = None
         self._coordinator: Any = None
         self._heartbeat_ok_at = time.monotonic()
         self._joining = False
@@ -138,7 +159,7 @@ class AioHooks:
         The member's own record is cleared first, so a loss is reported once."""
         lost = set(partitions)
         self.owned = frozenset()
-        self._held = None
+        self._held = self._held_by = None
         self.reset_assignors()
         log.info("group %s: membership lost; partitions lost: %s", self.group_id, sorted(lost))
         listener = self._subscription.listener
@@ -165,7 +186,9 @@ class AioHooks:
             silent,
             coordinator._session_timeout_ms,
         )
+        member_id = coordinator.member_id
         coordinator.reset_generation()
+        self._keep_static_member_id(member_id)
         await self._lose(self.owned)
 
     async def _commit_offsets(self, assignment: Any, offsets: Any) -> None:
@@ -178,14 +201,39 @@ class AioHooks:
             raise errors.RebalanceInProgressError(
                 "a rebalance is in progress; commit again once it completes"
             )
-        await self._originals["commit_offsets"](assignment, offsets)
+        member_id = self._coordinator.member_id
+        try:
+            await self._originals["commit_offsets"](assignment, offsets)
+        finally:
+            self._keep_static_member_id(member_id)
 
     async def _heartbeat(self) -> bool:
-        """aiokafka's heartbeat, remembering when one last succeeded."""
+        """aiokafka's heartbeat, remembering when one last succeeded (and, for a static
+        member, keeping its member id when the heartbeat reset its generation)."""
+        member_id = self._coordinator.member_id
         ok = bool(await self._originals["_do_heartbeat"]())
         if ok:
             self._heartbeat_ok_at = time.monotonic()
+        else:
+            self._keep_static_member_id(member_id)
         return ok
+
+    def _keep_static_member_id(self, member_id: Any) -> None:
+        """A static member (``group_instance_id``) whose generation was just reset keeps its
+        member id for the next JoinGroup. With it the broker tells a member that another
+        consumer replaced under the same instance id (FENCED_INSTANCE_ID: fatal, as in Java)
+        from one whose session expired (UNKNOWN_MEMBER_ID: then a fresh join). aiokafka
+        clears it, and its fresh JoinGroup would take the seat back from the newer consumer,
+        so two consumers with one instance id would take turns forever. Its Heartbeat (v0/v1)
+        and OffsetCommit carry no instance id, so they only ever hear UNKNOWN_MEMBER_ID."""
+        coordinator = self._coordinator
+        if (
+            coordinator._group_instance_id
+            and member_id
+            and not coordinator.member_id
+            and coordinator.generation < 0
+        ):
+            coordinator.member_id = member_id
 
     async def _follow_subscription(self) -> None:
         """COOPERATIVE, KIP-70: revoke owned partitions of topics no longer subscribed and
@@ -196,16 +244,49 @@ class AioHooks:
         dropped = {tp for tp in self.owned if tp.topic not in topics}
         kept = self.owned - dropped
         if dropped:
-            await call_listener(
-                self._subscription.listener, "on_partitions_revoked", dropped, self.group_id
-            )
+            await self._revoke(dropped)
         current = self._subscription.subscription
         if current is not None and (
             dropped or (kept and (current.assignment is None or current.assignment.tps != kept))
         ):
             assign_keeping_positions(self._subscription, kept, self._held)
-            self._held = current.assignment
+            self._held, self._held_by = current.assignment, current
         self.owned = frozenset(kept)
+
+    async def _revoke(self, revoked: set[Any]) -> None:
+        """``on_partitions_revoked`` before the JoinGroup, while the partitions are still
+        assigned (KIP-429's promise: the callback can read their positions and commit them).
+
+        After a subscription change (KIP-70) aiokafka's ``subscribe`` has already replaced the
+        consumer's ``Subscription`` and ended the previous assignment. For the callback the
+        previous subscription is shown again with its assignment active once more (a fresh
+        ``unassign_future``: aiokafka's fetcher asserts that the assignment it sees is active),
+        then the new subscription comes back (unless the callback itself subscribed anew) and
+        the previous assignment ends again, waking whatever waited on it."""
+        state = self._subscription
+        current = state.subscription
+        previous = self._held_by
+        held = self._held
+        show_previous = (
+            previous is not None
+            and previous is not current
+            and held is not None
+            and previous.assignment is held
+            and not held.active
+        )
+        if not show_previous:
+            await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
+            return
+        ended = asyncio.get_running_loop().create_future()
+        held.unassign_future = ended
+        state._subscription = previous
+        try:
+            await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
+        finally:
+            if state._subscription is previous:
+                state._subscription = current
+            if not ended.done():
+                ended.set_result(None)
 
     # -- patched coordinator methods ------------------------------------------------------
     async def on_join_prepare(self, previous_assignment: Any) -> None:
@@ -233,9 +314,7 @@ class AioHooks:
         self._subscription.begin_reassignment()
         revoked = set(decision.revoked)
         log.info("group %s: revoking %s", self.group_id, sorted(revoked))
-        await call_listener(
-            self._subscription.listener, "on_partitions_revoked", revoked, self.group_id
-        )
+        await self._revoke(revoked)
         self.owned = frozenset()
 
     async def do_rejoin_group(self, subscription: Any) -> bool:
@@ -331,6 +410,8 @@ class AioHooks:
                 return None  # connection error: the coordinator lookup backs off
             if not subscription.active:
                 return None
+            if response.error_code == FENCED_INSTANCE_ID:
+                return await self._fenced()
             error_type = errors.for_code(response.error_code)
             if error_type is errors.MemberIdRequired and attempt == 1:
                 coordinator.member_id = response.member_id
@@ -375,6 +456,22 @@ class AioHooks:
             raise errors.KafkaError(repr(error_type()))
         return None
 
+    async def _fenced(self) -> NoReturn:
+        """JoinGroup answered FENCED_INSTANCE_ID: another consumer holds this static member's
+        seat. Whatever is still owned is lost (no commit); the member id is kept, so every
+        retry is fenced again (after the retry backoff) instead of taking the seat back; the
+        error reaches the user from ``getmany``/``getone``."""
+        coordinator = self._coordinator
+        if self.owned:
+            await self._lose(self.owned)
+        log.error(
+            "group %s: fenced: another consumer joined with group_instance_id %s",
+            self.group_id,
+            coordinator._group_instance_id,
+        )
+        await asyncio.sleep(coordinator._retry_backoff_ms / 1000)
+        raise fenced_instance_id_error(self.group_id, str(coordinator._group_instance_id))
+
     async def perform_assignment(self, response: Any) -> dict[str, bytes]:
         """Leader: every member's raw metadata read once by our codec, then our assignor."""
         bound = self._bound.get(str(response.group_protocol))
@@ -413,7 +510,7 @@ class AioHooks:
                 generation, member_id, protocol, assignment_bytes
             )
             self.owned = frozenset(state.assigned_partitions())
-            self._held = state.subscription.assignment
+            self._held, self._held_by = state.subscription.assignment, state.subscription
             return
         from aiokafka.structs import TopicPartition
 
@@ -436,7 +533,7 @@ class AioHooks:
             await call_listener(listener, "on_partitions_revoked", decision.revoked, self.group_id)
         assign_keeping_positions(state, assigned, self._held if self.cooperative else None)
         self.owned = frozenset(assigned)
-        self._held = state.subscription.assignment
+        self._held, self._held_by = state.subscription.assignment, state.subscription
         self._heartbeat_ok_at = time.monotonic()  # a completed SyncGroup proves the session
         bound.on_assignment(assignment, generation)
         await coordinator._stop_commit_offsets_refresh_task()
