@@ -12,7 +12,9 @@ Then every peer runs on that file in its own process (``ours``: our leader's
 ``assign_from_bytes``, ``benchmarks/ours_peer.py``; ``franz``: ``build/go/franz-peer``;
 ``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``:
 ``benchmarks/kafka_python_peer.py``), cut at ``--peer-timeout`` seconds (kafka-python:
-``--kafka-python-timeout``; once cut on a shape it is skipped on that shape's later phases).
+``--kafka-python-timeout``; once cut on a shape it is skipped on that shape's later phases;
+franz-go or Java cut on a fresh plan skip that shape's rejoin, their costliest phase, and still
+run its leave).
 Each prints its own timings (decode, assign, encode), writes the assignment bytes its client
 would send, and the plan's quality is measured here by our own code (``plan_quality.py``);
 peak MB is the peer process's own peak RSS (through ``peak_rss.py``).
@@ -213,6 +215,7 @@ def bench_shape(
     spent["generate"] += time.monotonic() - t0
     rows: list[dict[str, object]] = []
     skipped: dict[str, str] = {}
+    cut_fresh: set[str] = set()
     for phase in PHASES:
         source = workdir / f"{shape}.{protocol}.{phase}.in"
         t0 = time.monotonic()
@@ -231,6 +234,8 @@ def bench_shape(
                 row["status"] = f"unavailable: {cmd}"
             elif peer in skipped:
                 row["status"] = skipped[peer]
+            elif phase == "rejoin" and peer in cut_fresh:
+                row["status"] = "skipped (cut on fresh)"
             else:
                 target = workdir / f"{shape}.{protocol}.{phase}.{peer}.out"
                 t0 = time.monotonic()
@@ -242,6 +247,8 @@ def bench_shape(
                     del plan
                 elif row["status"] == "cut" and peer == "kafka-python":
                     skipped[peer] = f"skipped (cut on {phase})"
+                elif row["status"] == "cut" and phase == "fresh":
+                    cut_fresh.add(peer)
                 spent["peers"] += t1 - t0
                 spent["quality"] += time.monotonic() - t1
                 target.unlink(missing_ok=True)
@@ -358,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--peers", default=",".join(PEERS), help=f"from {PEERS}")
     parser.add_argument("--peer-timeout", type=float, default=20.0, help="per call, franz/java")
-    parser.add_argument("--kafka-python-timeout", type=float, default=10.0)
+    parser.add_argument("--kafka-python-timeout", type=float, default=5.0)
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
     args = parser.parse_args(argv)
