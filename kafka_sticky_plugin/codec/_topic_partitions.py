@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import struct
 from collections.abc import Iterable, Sequence
-from itertools import chain, compress, islice
+from itertools import chain, compress, islice, repeat
 from typing import Any
 
 from ..errors import CodecError
@@ -224,30 +224,31 @@ def _encode_runs(
 ) -> bytes:
     """Encode strictly increasing pairs given as columns: each topic's partitions are one run.
 
-    The run starts are found in C (``compress`` over ``map(ne)``); a one-partition run takes
-    the cached pieces of :class:`TopicHeaders`, a longer one is packed at once. A member that
-    holds one partition of most topics and a few of some (a receiver after a rebalance) so
-    costs a few steps per topic, not a grouping per partition.
+    Run starts and lengths are found in C (``compress``, ``map``); the stretches of
+    one-partition runs between longer runs go through :meth:`TopicHeaders.singles` whole, and
+    each longer run is packed at once. A member that holds one partition of most topics and a
+    few of some (a receiver after a rebalance) so costs a few steps per *longer* run, not a
+    step per topic.
     """
     n = len(topics)
     starts = [0, *compress(range(1, n), map(operator.ne, islice(topics, 1, None), topics))]
-    if not set(map(type, partitions)) <= {int}:
-        bad = next(p for p in partitions if type(p) is not int)
-        raise CodecError(what, f"{expected} partition as int32, got {bad!r}", 0)
+    ends = [*islice(starts, 1, None), n]
+    longer = compress(
+        zip(starts, ends, strict=True), map(operator.gt, map(operator.sub, ends, starts), repeat(1))
+    )
     chunks = [_COUNT.pack(len(starts))]
     append = chunks.append
-    header = headers.get
-    one = _ONE_PARTITION.pack
-    for start, end in zip(starts, [*islice(starts, 1, None), n], strict=True):
+    done = 0
+    for start, end in longer:
+        if done < start:
+            append(headers.singles(topics[done:start], partitions[done:start], what, expected))
         topic = topics[start]
-        append(header(topic, what, expected))
-        try:
-            if end - start == 1:
-                append(one(1, partitions[start]))
-            else:
-                append(struct.pack(f">i{end - start}i", end - start, *partitions[start:end]))
-        except struct.error:
-            return _pack_group(partitions[start:end], what, expected, topic)  # raises
+        group = partitions[start:end]
+        append(headers.get(topic, what, expected))
+        append(_pack_group(group, what, expected, topic))
+        done = end
+    if done < n:
+        append(headers.singles(topics[done:n], partitions[done:n], what, expected))
     return b"".join(chunks)
 
 
