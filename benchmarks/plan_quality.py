@@ -9,13 +9,12 @@ assignment bytes are read with our codec; load-optimality is
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 
 from kafka_sticky_plugin.assignor.leader import member_spec
 from kafka_sticky_plugin.codec import SubscriptionDecoder, decode_assignment
 from kafka_sticky_plugin.core import MemberSpec
+from kafka_sticky_plugin.core.gc_pause import cyclic_gc_paused
 from kafka_sticky_plugin.errors import InvariantViolation
 from kafka_sticky_plugin.invariants import check_balanced
 
@@ -26,7 +25,7 @@ def input_members(protocol: str, metadata: Mapping[str, bytes]) -> list[MemberSp
     """What our leader reads from the metadata every peer got (its own decoder and claim
     rules, cyclic GC paused as in the leader)."""
     decoder = SubscriptionDecoder()
-    with _gc_paused():
+    with cyclic_gc_paused():
         out = []
         for member_id, raw in metadata.items():
             subscription, block = decoder.decode_with_owned_block(raw)
@@ -34,22 +33,11 @@ def input_members(protocol: str, metadata: Mapping[str, bytes]) -> list[MemberSp
         return out
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def plan_of(assignments: Mapping[str, bytes], members: Sequence[MemberSpec]) -> Plan:
     """Each member's partitions from a peer's assignment bytes (a member the peer left out gets
     an empty list; a key that is not a member is kept, and its items count as invalid)."""
     plan: Plan = {s.member_id: [] for s in members}
-    with _gc_paused():
+    with cyclic_gc_paused():
         for member_id, raw in assignments.items():
             plan[member_id] = list(decode_assignment(raw).partitions)
     return plan
