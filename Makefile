@@ -15,7 +15,7 @@ export BROKER_RERUNS
 export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
-.PHONY: all venv test check lint typecheck unit integration integration-tansu integration-kafka \
+.PHONY: all venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean
 
 all: test
@@ -33,7 +33,7 @@ $(STAMP): $(REQS) setup.cfg pyproject.toml
 ## printed as each lane ends): the real-broker tier and the client-version matrix on the
 ## embedded Tansu broker, and the same on Apache Kafka. The lanes mostly wait on broker
 ## timers, so running them side by side halves the wall time on 2 cores.
-test: lint typecheck unit matrix-venvs
+test: lint typecheck docs unit matrix-venvs
 	$(MAKE) --no-print-directory -j2 --output-sync=target lane-tansu lane-kafka
 
 lane-tansu: venv
@@ -46,6 +46,16 @@ lane-kafka: venv
 
 matrix-venvs:
 	MATRIX_SETUP_ONLY=1 bash scripts/version_matrix.sh
+
+## The documentation site (mkdocs.yml, docs/): strict, so a broken link, a page missing from
+## the nav or an API reference that no longer resolves fails; output in site/, open
+## site/index.html. Nothing is fetched while building (no web fonts, no remote inventories).
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
+## The same site on http://127.0.0.1:8000, rebuilt on every change, with search.
+docs-serve: venv
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
 ## The fast tier, before the long ones: lint, types, unit tests without Spark (a few minutes).
 check: lint typecheck
@@ -130,7 +140,7 @@ $(JAVA_PEER)/classes/BenchPeer.class: benchmarks/peers/java/BenchPeer.java bench
 	else echo "bench: no mvn or javac on PATH: the Java column reads unavailable"; fi
 
 clean:
-	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) .venvs .mypy_cache .ruff_cache .pytest_cache .hypothesis build dist site *.egg-info
 
 ## The genuine Java consumer for the interop tests: kafka-clients jars of each pinned version
 ## (jvm/java-member/pom.xml, resolved by Maven) in build/jvm/kafka-clients-<v>/, and the
