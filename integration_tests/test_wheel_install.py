@@ -1,6 +1,7 @@
 """Done-when for a new user: the built wheel, installed with one extra into a fresh virtual
 environment (nothing else: no checkout on the path, no other client), runs every README code
-snippet for that client against the real broker, and the example program for that client.
+snippet for that client against the real broker, then the documentation site's snippets the
+README does not repeat (docs/*.md), and the example program for that client.
 
 Slow (about a minute per client: building the wheel, a venv, installing from pip's cache or
 the package index with the pins of ``requirements/base.txt`` as constraints).
@@ -21,6 +22,8 @@ from kafka_sticky_plugin.testing.admin import unique_name
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+# The site's pages, in a fixed order after the README (index.md only includes README.md).
+DOCUMENTS = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 PINS = ROOT / "requirements" / "base.txt"
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -30,16 +33,23 @@ _CONFLUENT_IMPORT = re.compile(r"\bkafka_sticky_plugin\.confluent\b|\bconfluent_
 _AIOKAFKA_IMPORT = re.compile(r"^from aiokafka\b|^import aiokafka\b", re.MULTILINE)
 
 
-def readme_snippets() -> list[tuple[int, str]]:
-    """Every ```python block of the README, with its line number."""
-    text = README.read_text(encoding="utf-8")
-    found = []
-    for match in re.finditer(r"^```python\n(.*?)^```$", text, re.MULTILINE | re.DOTALL):
-        found.append((text.count("\n", 0, match.start()) + 1, match.group(1)))
+def readme_snippets() -> list[tuple[str, str]]:
+    """Every ```python block of the README, then those of docs/*.md that the README does not
+    repeat word for word, each with where it is (``README.md:12``)."""
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        for match in re.finditer(r"^```python\n(.*?)^```$", text, re.MULTILINE | re.DOTALL):
+            if match.group(1) in seen:
+                continue
+            seen.add(match.group(1))
+            line = text.count("\n", 0, match.start()) + 1
+            found.append((f"{document.relative_to(ROOT).as_posix()}:{line}", match.group(1)))
     return found
 
 
-def snippets_for(client: str) -> list[tuple[int, str]]:
+def snippets_for(client: str) -> list[tuple[str, str]]:
     """The snippets a user of ``client`` runs: its own and the client-free ones."""
     chosen = []
     for line, code in readme_snippets():
@@ -60,9 +70,11 @@ def test_every_readme_snippet_is_meant_for_one_client_or_none() -> None:
     """No snippet mixes the clients, and each client has its snippets (so none is skipped)."""
     for line, code in readme_snippets():
         assert not (_KAFKA_PYTHON_IMPORT.search(code) and _CONFLUENT_IMPORT.search(code)), line
-    assert len(snippets_for("kafka-python")) >= 4
+    readme = [where for where, _ in readme_snippets() if where.startswith("README.md:")]
+    assert len(readme) >= 5  # a topic, kafka-python 3.x and 2.x, aiokafka, confluent-kafka
+    assert len(snippets_for("kafka-python")) >= 6
     assert len(snippets_for("confluent")) >= 3
-    assert any(_AIOKAFKA_IMPORT.search(code) for _, code in snippets_for("aiokafka"))
+    assert len(snippets_for("aiokafka")) >= 2
 
 
 @pytest.fixture(scope="module")
@@ -164,8 +176,8 @@ def test_wheel_with_one_extra_runs_the_readme_and_the_example(
     assert f'pip install "kafka-sticky-plugin[{other_client}]"' in done.stderr, done.stderr
 
     _ensure_topic(broker.bootstrap, "orders", 3)
-    for line, code in snippets_for(extra):
-        script = work / f"readme_line_{line}.py"
+    for where, code in snippets_for(extra):
+        script = work / (re.sub(r"\W", "_", where) + ".py")
         script.write_text(code.replace("127.0.0.1:9092", broker.bootstrap), encoding="utf-8")
         _run(python, [str(script)], work)
 
