@@ -57,8 +57,9 @@ docs: venv
 docs-serve: venv
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
-## The fast tier, before the long ones: lint, types, unit tests without Spark (a few minutes).
-check: lint typecheck
+## The fast tier, before the long ones: lint, types, the docs build, unit tests without Spark
+## (a few minutes).
+check: lint typecheck docs
 	$(PY) -m pytest tests -q -m "not spark" -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: venv

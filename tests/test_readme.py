@@ -34,7 +34,7 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 def _code_lines(text: str) -> list[str]:
     """Inline code spans and the lines of shell (not Python) fenced blocks."""
-    lines = []
+    lines: list[str] = []
     for match in _FENCE.finditer(text):
         if match.group(1) != "python":
             lines.extend(match.group(2).splitlines())
