@@ -50,7 +50,7 @@ The flow is made small twice over:
 
 The flow starts from a zero-cost flow (every member keeps up to ``x_i - 1`` of its preferred
 partitions: a flow of cost 0 with no negative residual arc, hence a cheapest flow of its value)
-and :class:`~.rack_flow.FlowNetwork` pushes the rest along cheapest paths, so the result is a
+and :class:`~.flow.FlowNetwork` pushes the rest along cheapest paths, so the result is a
 cheapest complete flow. Turning the class flows back into partitions: a class's preferred
 member keeps its first ``size - released`` partitions (ascending), the rest go into the pool;
 each pool is
@@ -73,8 +73,8 @@ from operator import not_
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
+from .flow import FlowNetwork
 from .layout import Layout
-from .rack_flow import FlowNetwork
 
 __all__ = ["maximise_kept"]
 

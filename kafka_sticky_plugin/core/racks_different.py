@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..errors import InvariantViolation
 from .claims import Claims
 from .components import Component
+from .flow import FlowNetwork
 from .layout import Layout
-from .rack_flow import FlowNetwork
 from .rack_view import NO_RACK, RackView, deal
 
 __all__ = ["improve_heterogeneous"]
