@@ -423,14 +423,11 @@ def _realise_released(
 ) -> dict[int, list[int]]:
     """Turn the class flows back into partitions; the counts the flow fixed never change.
 
-    A tied class's claimant keeps its first ``size - released`` partitions. An owner keeps
-    its claims in the groups it releases nothing of; of a group it releases ``r`` from, it
-    gives up ``r`` partitions, first those whose hinted claimant takes from that pool, then
-    the highest. Each pool (its free partitions plus everything released into it) is then
-    dealt in ascending order by :func:`_deal`.
+    A tied class's claimant keeps its first ``size - released`` partitions; an owner keeps
+    its claims but what :func:`_release_claims` gives up. Each pool (its free partitions plus
+    everything released into it) is then dealt in ascending order by :func:`_deal`.
     """
     owned, hints = claims.owned, claims.hints
-    group_at = groups.of_partition.__getitem__
     # Released claims by member: {group: amount}; tied classes handled one by one.
     cut: dict[int, dict[int, int]] = {}
     out: dict[int, list[int]] = {m: [] for m in comp.members}
@@ -449,34 +446,49 @@ def _realise_released(
         elif r:
             cut.setdefault(p, {})[g] = r
     for m in comp.members:
-        if m not in cut:
-            out[m].extend(owned[m])
-            continue
-        cuts = cut[m]
-        flags = list(map(cuts.__contains__, map(group_at, owned[m])))
-        out[m].extend(compress(owned[m], map(not_, flags)))
-        released_qs = list(compress(owned[m], flags))
-        by_group: dict[int, list[int]] = {}
-        if len(cuts) == 1:
-            by_group[next(iter(cuts))] = released_qs
+        if m in cut:
+            _release_claims(owned[m], cut[m], groups, hints, received, out[m], pools)
         else:
-            for q in released_qs:
-                by_group.setdefault(group_at(q), []).append(q)
-        for g, r in cuts.items():
-            qs = by_group[g]
-            d = len(qs) - r
-            if hints:
-                # Give up first the partitions whose losing claimant takes from this pool.
-                takers = received[g]
-                qs.sort(key=lambda q: (hints.get(q) in takers, q))
-            out[m].extend(qs[:d])
-            pools[g].extend(qs[d:])
+            out[m].extend(owned[m])
     for g, pool in enumerate(pools):
         pool.sort()
         _deal(pool, dict(received[g]), hints, out)
     for m in comp.members:
         out[m].sort()
     return out
+
+
+def _release_claims(
+    claimed: list[int],
+    cuts: dict[int, int],
+    groups: _TopicGroups,
+    hints: dict[int, int],
+    received: list[dict[int, int]],
+    kept: list[int],
+    pools: list[list[int]],
+) -> None:
+    """One owner's valid claims (``claimed``, ascending) minus ``cuts[g]`` partitions of each
+    group ``g`` it releases from: those go into ``pools[g]`` (first the partitions whose
+    hinted claimant takes from that pool, then the highest), the rest onto ``kept``."""
+    group_at = groups.of_partition.__getitem__
+    flags = list(map(cuts.__contains__, map(group_at, claimed)))
+    kept.extend(compress(claimed, map(not_, flags)))
+    released_qs = list(compress(claimed, flags))
+    by_group: dict[int, list[int]] = {}
+    if len(cuts) == 1:
+        by_group[next(iter(cuts))] = released_qs
+    else:
+        for q in released_qs:
+            by_group.setdefault(group_at(q), []).append(q)
+    for g, r in cuts.items():
+        qs = by_group[g]
+        d = len(qs) - r
+        if hints:
+            # Give up first the partitions whose losing claimant takes from this pool.
+            takers = received[g]
+            qs.sort(key=lambda q: (hints.get(q) in takers, q))
+        kept.extend(qs[:d])
+        pools[g].extend(qs[d:])
 
 
 def _keeps_everything(

@@ -240,9 +240,8 @@ def _realise(
     the plan without racks), every member getting exactly ``load[m]`` partitions.
 
     - In each (group, class), the partitions held there by the plan without racks stay with
-      their holder up to the new count: first those validly owned by their holder, then the
-      others, each in member and partition order; the rest are released to their class's
-      pool.
+      their holder up to the new count (:func:`_keep_held`); the rest are released to their
+      class's pool.
     - A released partition goes back to its validated owner when the owner's group receives its
       class and the owner has room; the others fill the receiving groups in ascending group
       order, by partition index, and are dealt round-robin over each group's members with
@@ -250,24 +249,9 @@ def _realise(
 
     The number of partitions that change member is exactly the number released.
     """
-    group_of, group_members, class_of = groups.of, groups.members, classes.of
+    group_of, group_members = groups.of, groups.members
     owner = claims.owner
-    assigned: dict[int, list[int]] = {m: [] for m in members}
-    quota = [dict(per_class) for per_class in units]
-    pool: dict[int, list[int]] = {}
-    for owned_pass in (True, False):
-        for m in members:
-            left = quota[group_of[m]]
-            mine = assigned[m]
-            for q in plan[m]:
-                if (owner[q] == m) is not owned_pass:
-                    continue
-                c = class_of[q]
-                if left.get(c, 0) > 0:
-                    left[c] -= 1
-                    mine.append(q)
-                else:
-                    pool.setdefault(c, []).append(q)
+    assigned, pool = _keep_held(owner, members, plan, groups, classes, units)
     need: list[dict[int, int]] = [{} for _ in group_members]
     for g, per_class in enumerate(units):
         for c, n in per_class.items():
@@ -301,3 +285,34 @@ def _realise(
             raise InvariantViolation("rack pass: a member's load changed (engine bug)")
         assigned[m].sort()
     return assigned
+
+
+def _keep_held(
+    owner: list[int],
+    members: list[int],
+    plan: dict[int, list[int]],
+    groups: _Groups,
+    classes: _Classes,
+    units: list[dict[int, int]],
+) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Each holder keeps its partitions of the plan without racks while its group's count of
+    their class (``units``) lasts: validly owned ones first, then the others, each in member
+    and partition order. Returns ``(kept per member, released per class)``."""
+    group_of, class_of = groups.of, classes.of
+    assigned: dict[int, list[int]] = {m: [] for m in members}
+    quota = [dict(per_class) for per_class in units]
+    pool: dict[int, list[int]] = {}
+    for owned_pass in (True, False):
+        for m in members:
+            left = quota[group_of[m]]
+            mine = assigned[m]
+            for q in plan[m]:
+                if (owner[q] == m) is not owned_pass:
+                    continue
+                c = class_of[q]
+                if left.get(c, 0) > 0:
+                    left[c] -= 1
+                    mine.append(q)
+                else:
+                    pool.setdefault(c, []).append(q)
+    return assigned, pool
