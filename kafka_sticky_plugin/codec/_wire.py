@@ -5,7 +5,9 @@ Invariants:
 - A :class:`Reader` never reads past the end of its buffer: every read checks the bytes
   remaining first and raises :class:`~kafka_sticky_plugin.errors.CodecError` naming the
   message, the expected field and the byte offset where it starts. No ``struct.error``,
-  ``IndexError`` or ``UnicodeDecodeError`` escapes.
+  ``IndexError`` or ``UnicodeDecodeError`` escapes. The one loop that reads the buffer itself
+  (:meth:`Reader.window`: the partition array of :mod:`._topic_partitions`) keeps the same
+  checks and reports through :meth:`Reader.fail_at`.
 - An array count is checked against the bytes remaining divided by the smallest element
   size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
