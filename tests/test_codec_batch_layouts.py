@@ -23,6 +23,7 @@ from kafka_sticky_plugin.codec import (
     AssignmentEncoder,
     Subscription,
     SubscriptionDecoder,
+    _topic_partitions,
     _wire,
     decode_subscription,
     encode_assignment,
@@ -98,13 +99,13 @@ def test_repeated_layouts_skip_the_general_reader(monkeypatch: pytest.MonkeyPatc
     near_miss = _message([(t, [1]) for t in [*TOPICS[: GROUPS - 1], "u00"]], 3, 0)
     expected = [decode_subscription(raw) for raw in [*batch, near_miss]]
     calls = []
-    general = _wire.Reader.topic_partition_pairs
+    general = _topic_partitions.topic_partition_pairs
 
-    def counting(self: _wire.Reader, *args: object, **kwargs: object) -> object:
+    def counting(reader: _wire.Reader, *args: object, **kwargs: object) -> object:
         calls.append(1)
-        return general(self, *args, **kwargs)  # type: ignore[arg-type]
+        return general(reader, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_wire.Reader, "topic_partition_pairs", counting)
+    monkeypatch.setattr(_topic_partitions, "topic_partition_pairs", counting)
     decoder = SubscriptionDecoder()
     for raw, value in zip(batch, expected, strict=False):
         subscription, block = decoder.decode_with_owned_block(raw)

@@ -1,4 +1,4 @@
-"""The min-cost flow solver (:class:`kafka_sticky_plugin.core.rack_flow.FlowNetwork`) against an
+"""The min-cost flow solver (:class:`kafka_sticky_plugin.core.flow.FlowNetwork`) against an
 independent reference, on seeded random networks (the seed is printed).
 
 - the reference is a plain successive-shortest-path solver written here (Bellman-Ford over the
@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from kafka_sticky_plugin.core.rack_flow import FlowNetwork
+from kafka_sticky_plugin.core.flow import FlowNetwork
 from kafka_sticky_plugin.errors import InvariantViolation
 
 Arc = tuple[int, int, int, int]  # tail, head, capacity, cost

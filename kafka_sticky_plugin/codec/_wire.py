@@ -5,7 +5,9 @@ Invariants:
 - A :class:`Reader` never reads past the end of its buffer: every read checks the bytes
   remaining first and raises :class:`~kafka_sticky_plugin.errors.CodecError` naming the
   message, the expected field and the byte offset where it starts. No ``struct.error``,
-  ``IndexError`` or ``UnicodeDecodeError`` escapes.
+  ``IndexError`` or ``UnicodeDecodeError`` escapes. The one loop that reads the buffer itself
+  (:meth:`Reader.window`: the partition array of :mod:`._topic_partitions`) keeps the same
+  checks and reports through :meth:`Reader.fail_at`.
 - An array count is checked against the bytes remaining divided by the smallest element
   size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
@@ -15,10 +17,8 @@ Invariants:
 
 from __future__ import annotations
 
-import operator
 import struct
 from collections.abc import Sequence
-from itertools import islice, repeat
 from typing import Any
 
 from ..errors import CodecError
@@ -39,7 +39,6 @@ INT32_MAX = 2**31 - 1
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
-_INT32_PAIR = struct.Struct(">ii")
 
 #: Smallest encodings, used to bound array counts before allocating.
 MIN_STRING_SIZE = 2  # int16 length, empty string
@@ -102,6 +101,25 @@ class Reader:
         """The bytes read from offset ``start`` up to the current offset."""
         return self._data[start : self._pos]
 
+    def window(self) -> tuple[bytes, int]:
+        """The whole buffer and the offset of the next read, for a caller's own loop over many
+        small elements (the partition array's hot path): that loop must check every bound
+        itself, then :meth:`seek` past what it read or raise :meth:`fail_at`."""
+        return self._data, self._pos
+
+    def seek(self, pos: int) -> None:
+        """Move to offset ``pos``, which a :meth:`window` loop has validated (never past the
+        end: a :class:`CodecError` otherwise)."""
+        if not 0 <= pos <= len(self._data):
+            raise CodecError(self.what, f"an offset within {len(self._data)} bytes", pos)
+        self._pos = pos
+
+    def fail_at(self, pos: int, expected: str) -> CodecError:
+        """The error of a :meth:`window` loop that found no ``expected`` at ``pos``; the reader
+        is left at ``pos``."""
+        self._pos = pos
+        return CodecError(self.what, expected, pos)
+
     def _need(self, size: int, expected: str) -> int:
         pos = self._pos
         if len(self._data) - pos < size:
@@ -143,7 +161,7 @@ class Reader:
 
         One tight loop with the same checks as :meth:`string` (the hot path of a
         subscription: hundreds of topic names per member); ``names`` interns the strings by
-        their raw bytes, as in :meth:`topic_partition_pairs`.
+        their raw bytes (one dict per batch, as the partition array's reader does).
         """
         count = self.array_count(MIN_STRING_SIZE, expected)
         data, pos, end = self._data, self._pos, len(self._data)
@@ -175,116 +193,6 @@ class Reader:
             pos += length
         self._pos = pos
         return out
-
-    def topic_partition_pairs(
-        self, expected: str, names: dict[bytes, str] | None = None
-    ) -> tuple[list[tuple[str, int]], bool]:
-        """Read ``[topic string, partitions [int32]]`` as flat ``(topic, partition)`` pairs.
-
-        Also tells whether the array was canonical: topics strictly increasing, partitions
-        strictly increasing within each topic, no empty topic. ``names`` interns topic names
-        by their raw bytes (pass one dict per batch: members share topic names, and equal
-        strings that are the same object hash and compare faster downstream).
-
-        The hot path of a leader (a million pairs per rebalance): one loop with the same
-        checks as :meth:`string` and :meth:`int32_array`, and no tuple per one-partition topic.
-        """
-        count = self.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
-        data, pos, end = self._data, self._pos, len(self._data)
-        names = {} if names is None else names
-        unpack_int16 = _INT16.unpack_from
-        unpack_count_first = _INT32_PAIR.unpack_from
-        unpack_from, lt = struct.unpack_from, operator.lt
-        out: list[tuple[str, int]] = []
-        append, extend = out.append, out.extend
-        canonical = True
-        previous: str | None = None
-        for _ in range(count):
-            # Fast paths: a well-formed topic holding one or more partitions, with every
-            # bound checked at once; anything else goes through _read_group's full checks.
-            if end - pos >= 2:
-                length = unpack_int16(data, pos)[0]
-                after = pos + 2 + length
-                if length >= 0 and end - after >= 8:
-                    n, first = unpack_count_first(data, after)
-                    if n == 1:
-                        raw = data[pos + 2 : after]
-                        topic = names.get(raw)
-                        if topic is None:
-                            topic = self._intern(raw, names, pos, expected)
-                        if previous is not None and topic <= previous:
-                            canonical = False
-                        previous = topic
-                        append((topic, first))
-                        pos = after + 8
-                        continue
-                    if n > 1 and end - after - 4 >= 4 * n:
-                        raw = data[pos + 2 : after]
-                        topic = names.get(raw)
-                        if topic is None:
-                            topic = self._intern(raw, names, pos, expected)
-                        partitions = unpack_from(f">{n}i", data, after + 4)
-                        extend(zip(repeat(topic), partitions))
-                        if canonical and (
-                            (previous is not None and topic <= previous)
-                            or not all(map(lt, partitions, islice(partitions, 1, None)))
-                        ):
-                            canonical = False
-                        previous = topic
-                        pos = after + 4 + 4 * n
-                        continue
-            pos, topic, group_canonical = self._read_group(pos, names, expected, out)
-            if not group_canonical or (previous is not None and topic <= previous):
-                canonical = False
-            previous = topic
-        self._pos = pos
-        return out, canonical
-
-    def _intern(self, raw: bytes, names: dict[bytes, str], start: int, expected: str) -> str:
-        try:
-            topic = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            self._pos = start
-            raise CodecError(self.what, f"{expected} topic in UTF-8", start) from None
-        names[raw] = topic
-        return topic
-
-    def _read_group(
-        self, pos: int, names: dict[bytes, str], expected: str, out: list[tuple[str, int]]
-    ) -> tuple[int, str, bool]:
-        """One ``topic, [partitions]`` element at ``pos`` with every check; appends its pairs
-        to ``out`` and returns ``(next offset, topic, partitions strictly increasing)``."""
-        data, end, start = self._data, len(self._data), pos
-        if end - pos < 2:
-            self._pos = pos
-            raise CodecError(self.what, f"{expected} topic length (2 bytes)", pos)
-        length = _INT16.unpack_from(data, pos)[0]
-        pos += 2
-        if length < 0 or end - pos < length:
-            self._pos = start
-            raise CodecError(
-                self.what, f"{expected} topic of {length} bytes ({end - pos} left)", start
-            )
-        raw = data[pos : pos + length]
-        topic = names.get(raw)
-        if topic is None:
-            topic = self._intern(raw, names, start, expected)
-        pos += length
-        if end - pos < 4:
-            self._pos = pos
-            raise CodecError(self.what, f"{expected} count (4 bytes)", pos)
-        n = _INT32.unpack_from(data, pos)[0]
-        if n == -1:
-            n = 0
-        if n < 0 or end - pos - 4 < 4 * n:
-            self._pos = pos
-            raise CodecError(
-                self.what, f"{expected} of {n} int32 values ({end - pos - 4} bytes left)", pos
-            )
-        partitions = struct.unpack_from(f">{n}i", data, pos + 4)
-        out.extend(zip(repeat(topic), partitions))
-        increasing = n > 0 and all(map(operator.lt, partitions, islice(partitions, 1, None)))
-        return pos + 4 + 4 * n, topic, increasing
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""

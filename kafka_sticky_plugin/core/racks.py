@@ -18,7 +18,7 @@ mismatches, then to keep owned partitions, then to move as little as possible.
   get the extra partitions may change, to where racked partitions need them.
 - Heterogeneous components keep every member's exact load and are solved exactly as well: a
   transportation problem between partition *classes* (topic, replica racks) and member
-  *groups* (subscription, rack), solved as a min-cost flow (:mod:`.rack_flow`) that starts from
+  *groups* (subscription, rack), solved as a min-cost flow (:mod:`.flow`) that starts from
   the plan without racks with its mismatched placements taken out and puts them back along
   cheapest paths. The cost is lexicographic (mismatches, then partitions taken from their
   validated owner, then partitions moved), so the result has the fewest mismatches of every

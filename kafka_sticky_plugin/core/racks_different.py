@@ -3,11 +3,13 @@ between partition classes and member groups (see :mod:`.racks` for the whole pas
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import InvariantViolation
 from .claims import Claims
 from .components import Component
+from .flow import FlowNetwork
 from .layout import Layout
-from .rack_flow import FlowNetwork
 from .rack_view import NO_RACK, RackView, deal
 
 __all__ = ["improve_heterogeneous"]
@@ -38,35 +40,76 @@ def improve_heterogeneous(
     the fewest moves. A plan with no avoidable mismatch therefore comes back unchanged (any
     move would cost). :func:`_realise` turns the class counts back into partitions, moving
     exactly the partitions the flow counts as moved.
+
+    Steps: :func:`_member_groups`, :func:`_partition_classes`, :func:`_held_counts`,
+    :func:`_build_network`, :func:`_class_units`, :func:`_realise`.
     """
     members = comp.members
-    member_rack = view.member_rack
-    comp_racks = frozenset(member_rack[m] for m in members) - {NO_RACK}
+    groups = _member_groups(layout, comp, view)
+    classes = _partition_classes(layout, comp, view)
+    held = _held_counts(claims, comp, plan, groups, classes)
+    load = {m: len(plan[m]) for m in members}
+    net, arcs, placed = _build_network(groups, classes, held, load)
+    units = _class_units(net, arcs, placed, sum(classes.size))
+    return _realise(claims, members, plan, load, groups, classes, held, units)
 
-    # groups, ordered by their first (smallest) member
+
+@dataclass
+class _Groups:
+    """Member groups (subscription, rack), ordered by their first (smallest) member:
+    ``members[g]`` ascending, ``rack[g]`` (:data:`NO_RACK` for members without one),
+    ``subs[g]`` the subscribed topics; ``of[m]`` is member ``m``'s group."""
+
+    members: list[list[int]]
+    rack: list[int]
+    subs: list[frozenset[int]]
+    of: dict[int, int]
+
+
+def _member_groups(layout: Layout, comp: Component, view: RackView) -> _Groups:
+    """Group the members that may take the same partitions at the same cost."""
+    member_rack = view.member_rack
     group_index: dict[tuple[frozenset[int], int], int] = {}
-    group_members: list[list[int]] = []
-    group_rack: list[int] = []
-    group_subs: list[frozenset[int]] = []
-    group_of: dict[int, int] = {}
-    for m in members:
+    out = _Groups([], [], [], {})
+    for m in comp.members:
         key = (layout.subscriptions[m], member_rack[m])
         g = group_index.get(key)
         if g is None:
-            g = group_index[key] = len(group_members)
-            group_members.append([])
-            group_rack.append(member_rack[m])
-            group_subs.append(key[0])
-        group_members[g].append(m)
-        group_of[m] = g
+            g = group_index[key] = len(out.members)
+            out.members.append([])
+            out.rack.append(member_rack[m])
+            out.subs.append(key[0])
+        out.members[g].append(m)
+        out.of[m] = g
+    return out
 
-    # classes, ordered by (topic, first partition); None = no rack information
+
+@dataclass
+class _Classes:
+    """Partition classes (topic, replica racks of this component), ordered by (topic, first
+    partition): ``racks[c]`` (``None``: no rack information), ``size[c]``,
+    ``of_topic[t]`` a topic's classes, ``of[q]`` partition ``q``'s class."""
+
+    racks: list[frozenset[int] | None]
+    size: list[int]
+    of_topic: dict[int, list[int]]
+    of: dict[int, int]
+
+    def mismatch(self, c: int, rack: int) -> bool:
+        """True when a member of ``rack`` taking class ``c`` is a mismatch."""
+        racks = self.racks[c]
+        return rack != NO_RACK and racks is not None and rack not in racks
+
+
+def _partition_classes(layout: Layout, comp: Component, view: RackView) -> _Classes:
+    """Classify every partition of the component: racks no member of the component has are
+    dropped, so partitions that differ only there are interchangeable."""
+    member_rack = view.member_rack
+    comp_racks = frozenset(member_rack[m] for m in comp.members) - {NO_RACK}
     get = view.partition_racks.get
     seen: dict[frozenset[int], frozenset[int]] = {}
-    class_racks: list[frozenset[int] | None] = []
-    class_size: list[int] = []
-    classes_of_topic: dict[int, list[int]] = {}
-    class_of: dict[int, int] = {}
+    out = _Classes([], [], {}, {})
+    class_racks, class_size, class_of = out.racks, out.size, out.of
     for t in comp.topics:
         local: dict[frozenset[int] | None, int] = {}
         start = layout.offsets[t]
@@ -82,19 +125,26 @@ def improve_heterogeneous(
                 c = local[eff] = len(class_racks)
                 class_racks.append(eff)
                 class_size.append(0)
-                classes_of_topic.setdefault(t, []).append(c)
+                out.of_topic.setdefault(t, []).append(c)
             class_size[c] += 1
             class_of[q] = c
+    return out
 
-    def mismatch(c: int, g: int) -> bool:
-        rack, racks = group_rack[g], class_racks[c]
-        return rack != NO_RACK and racks is not None and rack not in racks
 
-    # the plan without racks, aggregated: held[g][c] = (partitions held, owned by their holder)
+def _held_counts(
+    claims: Claims,
+    comp: Component,
+    plan: dict[int, list[int]],
+    groups: _Groups,
+    classes: _Classes,
+) -> list[dict[int, list[int]]]:
+    """The plan without racks, aggregated: ``held[g][c] = [partitions of class c held by
+    group g, of which validly owned by their holder]``."""
     owner = claims.owner
-    held: list[dict[int, list[int]]] = [{} for _ in group_members]
-    for m in members:
-        per_class = held[group_of[m]]
+    class_of = classes.of
+    held: list[dict[int, list[int]]] = [{} for _ in groups.members]
+    for m in comp.members:
+        per_class = held[groups.of[m]]
         for q in plan[m]:
             c = class_of[q]
             counts = per_class.get(c)
@@ -103,8 +153,25 @@ def improve_heterogeneous(
             counts[0] += 1
             if owner[q] == m:
                 counts[1] += 1
+    return held
 
-    n_classes, n_groups = len(class_racks), len(group_members)
+
+def _build_network(
+    groups: _Groups,
+    classes: _Classes,
+    held: list[dict[int, list[int]]],
+    load: dict[int, int],
+) -> tuple[FlowNetwork, list[list[tuple[int, int]]], int]:
+    """The transportation network, started from the plan without racks minus its mismatched
+    placements (a cheapest flow of its value: every remaining placement costs nothing).
+
+    Nodes: 0 source, classes ``1 .. C``, groups ``C + 1 .. C + G``, sink ``C + G + 1``. Per
+    (group, subscribed class) up to three arcs, priced lexicographically (mismatch, then an
+    owned partition leaving its owner, then a move): stay with the owner, stay, arrive.
+    Returns the network, per group its ``(class, arc)`` pairs, and the flow already placed.
+    """
+    class_size = classes.size
+    n_classes, n_groups = len(class_size), len(groups.members)
     total = sum(class_size)
     moved_unit = 1
     owned_unit = total + 1  # > any number of moves
@@ -112,14 +179,15 @@ def improve_heterogeneous(
     source, sink = 0, n_classes + n_groups + 1
     net = FlowNetwork(n_classes + n_groups + 2)
     placed = [0] * n_classes  # flow kept from the plan (matching placements only)
-    arcs: list[list[tuple[int, int]]] = [[] for _ in group_members]  # per group: (class, arc)
+    arcs: list[list[tuple[int, int]]] = [[] for _ in groups.members]  # per group: (class, arc)
     group_placed = [0] * n_groups
     for g in range(n_groups):
         node = 1 + n_classes + g
         per_class = held[g]
-        for t in sorted(group_subs[g]):
-            for c in classes_of_topic.get(t, ()):
-                bad = mismatch(c, g)
+        rack = groups.rack[g]
+        for t in sorted(groups.subs[g]):
+            for c in classes.of_topic.get(t, ()):
+                bad = classes.mismatch(c, rack)
                 base = mismatch_unit if bad else 0
                 n_held, n_owned = per_class.get(c, (0, 0))
                 # (capacity, cost, initial flow): stay with the owner, stay, arrive
@@ -135,20 +203,27 @@ def improve_heterogeneous(
                     group_placed[g] += n_held
     for c in range(n_classes):
         net.add_arc(source, 1 + c, class_size[c], 0, placed[c])
-    load = {m: len(plan[m]) for m in members}
     for g in range(n_groups):
-        demand = sum(load[m] for m in group_members[g])
+        demand = sum(load[m] for m in groups.members[g])
         net.add_arc(1 + n_classes + g, sink, demand, 0, group_placed[g])
-    if sum(placed) + net.push_min_cost(source, sink) != total:
-        raise InvariantViolation("rack pass: the flow does not place every partition (engine bug)")
+    return net, arcs, sum(placed)
 
-    units: list[dict[int, int]] = [{} for _ in group_members]
-    for g in range(n_groups):
-        for c, a in arcs[g]:
+
+def _class_units(
+    net: FlowNetwork, arcs: list[list[tuple[int, int]]], placed: int, total: int
+) -> list[dict[int, int]]:
+    """Push the rest of the flow (``placed`` of ``total`` partitions are placed already)
+    along cheapest paths to the sink (the last node) and read the result: ``units[g][c]``
+    partitions of class ``c`` go to group ``g``."""
+    if placed + net.push_min_cost(0, net.n - 1) != total:
+        raise InvariantViolation("rack pass: the flow does not place every partition (engine bug)")
+    units: list[dict[int, int]] = [{} for _ in arcs]
+    for g, group_arcs in enumerate(arcs):
+        for c, a in group_arcs:
             f = net.flow(a)
             if f:
                 units[g][c] = units[g].get(c, 0) + f
-    return _realise(claims, members, plan, load, group_of, group_members, class_of, held, units)
+    return units
 
 
 def _realise(
@@ -156,20 +231,17 @@ def _realise(
     members: list[int],
     plan: dict[int, list[int]],
     load: dict[int, int],
-    group_of: dict[int, int],
-    group_members: list[list[int]],
-    class_of: dict[int, int],
+    groups: _Groups,
+    classes: _Classes,
     held: list[dict[int, list[int]]],
     units: list[dict[int, int]],
 ) -> dict[int, list[int]]:
-    """Partitions for class counts ``units[g][c]`` (see :func:`_heterogeneous`; ``held[g][c]``
-    starts with the count in the plan without racks), every member getting exactly
-    ``load[m]`` partitions.
+    """Partitions for class counts ``units[g][c]`` (``held[g][c]`` starts with the count in
+    the plan without racks), every member getting exactly ``load[m]`` partitions.
 
     - In each (group, class), the partitions held there by the plan without racks stay with
-      their holder up to the new count: first those validly owned by their holder, then the
-      others, each in member and partition order; the rest are released to their class's
-      pool.
+      their holder up to the new count (:func:`_keep_held`); the rest are released to their
+      class's pool.
     - A released partition goes back to its validated owner when the owner's group receives its
       class and the owner has room; the others fill the receiving groups in ascending group
       order, by partition index, and are dealt round-robin over each group's members with
@@ -177,23 +249,9 @@ def _realise(
 
     The number of partitions that change member is exactly the number released.
     """
+    group_of, group_members = groups.of, groups.members
     owner = claims.owner
-    assigned: dict[int, list[int]] = {m: [] for m in members}
-    quota = [dict(per_class) for per_class in units]
-    pool: dict[int, list[int]] = {}
-    for owned_pass in (True, False):
-        for m in members:
-            left = quota[group_of[m]]
-            mine = assigned[m]
-            for q in plan[m]:
-                if (owner[q] == m) is not owned_pass:
-                    continue
-                c = class_of[q]
-                if left.get(c, 0) > 0:
-                    left[c] -= 1
-                    mine.append(q)
-                else:
-                    pool.setdefault(c, []).append(q)
+    assigned, pool = _keep_held(owner, members, plan, groups, classes, units)
     need: list[dict[int, int]] = [{} for _ in group_members]
     for g, per_class in enumerate(units):
         for c, n in per_class.items():
@@ -227,3 +285,34 @@ def _realise(
             raise InvariantViolation("rack pass: a member's load changed (engine bug)")
         assigned[m].sort()
     return assigned
+
+
+def _keep_held(
+    owner: list[int],
+    members: list[int],
+    plan: dict[int, list[int]],
+    groups: _Groups,
+    classes: _Classes,
+    units: list[dict[int, int]],
+) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Each holder keeps its partitions of the plan without racks while its group's count of
+    their class (``units``) lasts: validly owned ones first, then the others, each in member
+    and partition order. Returns ``(kept per member, released per class)``."""
+    group_of, class_of = groups.of, classes.of
+    assigned: dict[int, list[int]] = {m: [] for m in members}
+    quota = [dict(per_class) for per_class in units]
+    pool: dict[int, list[int]] = {}
+    for owned_pass in (True, False):
+        for m in members:
+            left = quota[group_of[m]]
+            mine = assigned[m]
+            for q in plan[m]:
+                if (owner[q] == m) is not owned_pass:
+                    continue
+                c = class_of[q]
+                if left.get(c, 0) > 0:
+                    left[c] -= 1
+                    mine.append(q)
+                else:
+                    pool.setdefault(c, []).append(q)
+    return assigned, pool

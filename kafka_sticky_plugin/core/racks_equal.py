@@ -21,6 +21,9 @@ def improve_homogeneous(
     Partitions with the same replica racks form a *class*; the flow state is, per bucket and
     class, the partitions placed there (split into "owned by a member of this bucket" and the
     rest), so an augmenting path costs O(buckets x classes), not O(partitions).
+
+    Steps: :func:`_classify`, :func:`_keep_owned`, :func:`_place_pending` (racked partitions
+    into buckets), :func:`_capacities`, :func:`_assign_members` (buckets to members).
     """
     owner = claims.owner
     members = comp.members
@@ -31,7 +34,22 @@ def improve_homogeneous(
     rooms = _Rooms(
         buckets, {b: sum(1 for m in members if bucket_of[m] == b) for b in buckets}, base, extras
     )
+    allowed, racked, neutral = _classify(plan, members, buckets, view)
+    holders = _Holders(buckets, owner, bucket_of)
+    pending = _keep_owned(racked, allowed, owner, bucket_of, rooms, holders)
+    unmatched = _place_pending(pending, allowed, rooms, holders)
+    placed_in = {b: holders.placed(b) for b in buckets}
+    capacity = _capacities(claims, members, bucket_of, placed_in, rooms, base)
+    return _assign_members(owner, members, bucket_of, placed_in, neutral + unmatched, capacity)
 
+
+def _classify(
+    plan: dict[int, list[int]], members: list[int], buckets: list[int], view: RackView
+) -> tuple[dict[frozenset[int], list[int]], list[tuple[int, frozenset[int]]], list[int]]:
+    """Split the component's partitions (ascending) into *racked* ones, each with its class
+    (its replica racks), and *neutral* ones (no rack information: never a mismatch). Returns
+    ``(allowed, racked, neutral)`` with ``allowed[c]`` the buckets (ascending) that do not
+    mismatch class ``c``: its racks and the bucket of members without a rack."""
     allowed: dict[frozenset[int], list[int]] = {}
     racked: list[tuple[int, frozenset[int]]] = []
     neutral: list[int] = []
@@ -44,22 +62,58 @@ def improve_homogeneous(
             racked.append((q, racks))
         else:
             neutral.append(q)
+    return allowed, racked, neutral
 
-    # holders[b][c] = ([placed here, owned by a member of b], [placed here, others])
-    holders: dict[int, dict[frozenset[int], tuple[list[int], list[int]]]] = {b: {} for b in buckets}
 
-    def put_all(qs: list[int], c: frozenset[int], b: int) -> None:
+class _Holders:
+    """The flow state: per bucket and class, the partitions placed there as
+    ``(owned by a member of this bucket, others)``; a move takes from the others first."""
+
+    def __init__(self, buckets: list[int], owner: list[int], bucket_of: dict[int, int]) -> None:
+        self.by_bucket: dict[int, dict[frozenset[int], tuple[list[int], list[int]]]] = {
+            b: {} for b in buckets
+        }
+        self.owner = owner
+        self.bucket_of = bucket_of
+
+    def put_all(self, qs: list[int], c: frozenset[int], b: int) -> None:
         """Place partitions of class ``c`` in bucket ``b`` (owned by a member of ``b`` or not)."""
-        lists = holders[b].get(c)
+        lists = self.by_bucket[b].get(c)
         if lists is None:
-            lists = holders[b][c] = ([], [])
+            lists = self.by_bucket[b][c] = ([], [])
         own, other = lists
+        owner, bucket_of = self.owner, self.bucket_of
         for q in qs:
             o = owner[q]
             (own if o >= 0 and bucket_of.get(o) == b else other).append(q)
 
-    # Owned partitions whose owner's bucket matches them stay in that bucket while it has
-    # room (in partition order, as one at a time would); the rest wait, by class.
+    def move(self, c: frozenset[int], src: int, dst: int) -> None:
+        """Move one partition of class ``c`` from bucket ``src`` to ``dst``, one not owned by
+        a member of ``src`` if there is one."""
+        lists = self.by_bucket[src][c]
+        moved = lists[1].pop() if lists[1] else lists[0].pop()
+        self.put_all([moved], c, dst)
+
+    def placed(self, b: int) -> list[int]:
+        """Every partition placed in bucket ``b``, class by class (owned ones first)."""
+        out: list[int] = []
+        for own, other in self.by_bucket[b].values():
+            out.extend(own)
+            out.extend(other)
+        return out
+
+
+def _keep_owned(
+    racked: list[tuple[int, frozenset[int]]],
+    allowed: dict[frozenset[int], list[int]],
+    owner: list[int],
+    bucket_of: dict[int, int],
+    rooms: _Rooms,
+    holders: _Holders,
+) -> dict[frozenset[int], list[int]]:
+    """Owned partitions whose owner's bucket matches them stay in that bucket while it has
+    room (in partition order, as one at a time would); return the rest, by class, waiting
+    for :func:`_place_pending`."""
     pending: dict[frozenset[int], list[int]] = {}
     staying: dict[tuple[int, frozenset[int]], list[int]] = {}
     for q, c in racked:
@@ -71,7 +125,20 @@ def improve_homogeneous(
         else:
             pending.setdefault(c, []).append(q)
     for (b, c), qs in staying.items():
-        put_all(qs, c, b)
+        holders.put_all(qs, c, b)
+    return pending
+
+
+def _place_pending(
+    pending: dict[frozenset[int], list[int]],
+    allowed: dict[frozenset[int], list[int]],
+    rooms: _Rooms,
+    holders: _Holders,
+) -> list[int]:
+    """A maximum flow of the waiting partitions into buckets that match them, most
+    constrained classes first: each takes the first allowed bucket with room, else room is
+    made along an augmenting path (:func:`_augmenting_path`). Returns the partitions that
+    fit no matching bucket (*unmatched*)."""
     unmatched: list[int] = []
     for c in sorted(pending, key=lambda c: (len(allowed[c]), sorted(c))):
         qs = pending[c]
@@ -83,7 +150,7 @@ def improve_homogeneous(
                 k = min(rooms.free(b), len(qs) - i)
                 if k > 0:
                     rooms.take_many(b, k)
-                    put_all(qs[i : i + k], c, b)
+                    holders.put_all(qs[i : i + k], c, b)
                     i += k
             if i == len(qs):
                 break
@@ -94,28 +161,32 @@ def improve_homogeneous(
                 break
             rooms.take(moves[0][2])
             for cls, src, dst in moves:
-                lists = holders[src][cls]
-                moved = lists[1].pop() if lists[1] else lists[0].pop()
-                put_all([moved], cls, dst)
-            put_all([qs[i]], c, moves[-1][1])
+                holders.move(cls, src, dst)
+            holders.put_all([qs[i]], c, moves[-1][1])
             i += 1
+    return unmatched
 
-    placed_in: dict[int, list[int]] = {b: [] for b in buckets}
-    for b in buckets:
-        for own, other in holders[b].values():
-            placed_in[b].extend(own)
-            placed_in[b].extend(other)
 
-    # member capacities: base everywhere, each bucket's extras to its members owning the most
-    # there, the remaining extras to the largest owners.
+def _capacities(
+    claims: Claims,
+    members: list[int],
+    bucket_of: dict[int, int],
+    placed_in: dict[int, list[int]],
+    rooms: _Rooms,
+    base: int,
+) -> dict[int, int]:
+    """Member capacities that add up to the buckets' fill: ``base`` everywhere, each bucket's
+    extras to its members owning the most there, the remaining extras to the largest
+    owners."""
+    owner = claims.owner
     owned_in: dict[int, int] = dict.fromkeys(members, 0)
-    for b in buckets:
-        for q in placed_in[b]:
+    for b, qs in placed_in.items():
+        for q in qs:
             o = owner[q]
             if o >= 0 and bucket_of.get(o) == b:
                 owned_in[o] += 1
     capacity = dict.fromkeys(members, base)
-    for b in buckets:
+    for b in placed_in:
         ranked = sorted((m for m in members if bucket_of[m] == b), key=lambda m: (-owned_in[m], m))
         for m in ranked[: rooms.extra_used[b]]:
             capacity[m] += 1
@@ -124,11 +195,25 @@ def improve_homogeneous(
     )
     for m in spare[: rooms.extras]:
         capacity[m] += 1
+    return capacity
 
+
+def _assign_members(
+    owner: list[int],
+    members: list[int],
+    bucket_of: dict[int, int],
+    placed_in: dict[int, list[int]],
+    unplaced: list[int],
+    capacity: dict[int, int],
+) -> dict[int, list[int]]:
+    """Each bucket's partitions to its members (ascending): an owner in the bucket keeps its
+    own while under capacity, the rest are dealt round-robin; then the partitions no bucket
+    holds (``unplaced``: neutral and unmatched) go to their owner with room, else round-robin
+    over every member. Every member ends at exactly its capacity."""
     assigned: dict[int, list[int]] = {m: [] for m in members}
-    for b in buckets:
+    for b, qs in placed_in.items():
         rest = []
-        for q in sorted(placed_in[b]):
+        for q in sorted(qs):
             o = owner[q]
             if o >= 0 and bucket_of.get(o) == b and len(assigned[o]) < capacity[o]:
                 assigned[o].append(q)
@@ -136,7 +221,7 @@ def improve_homogeneous(
                 rest.append(q)
         deal(rest, [m for m in members if bucket_of[m] == b], assigned, capacity)
     rest = []
-    for q in sorted(neutral + unmatched):
+    for q in sorted(unplaced):
         o = owner[q]
         if o >= 0 and o in capacity and len(assigned[o]) < capacity[o]:
             assigned[o].append(q)
@@ -183,7 +268,7 @@ class _Rooms:
 def _augmenting_path(
     c: frozenset[int],
     allowed: dict[frozenset[int], list[int]],
-    holders: dict[int, dict[frozenset[int], tuple[list[int], list[int]]]],
+    holders: _Holders,
     rooms: _Rooms,
 ) -> list[tuple[frozenset[int], int, int]] | None:
     """Breadth-first over buckets for a new partition of class ``c``: it enters a full allowed
@@ -198,7 +283,7 @@ def _augmenting_path(
         queue.append(b)
     while queue:
         b = queue.popleft()
-        for cls, (own, other) in holders[b].items():
+        for cls, (own, other) in holders.by_bucket[b].items():
             if not own and not other:
                 continue
             for b2 in allowed[cls]:

@@ -1,4 +1,5 @@
-"""A small exact min-cost flow solver that starts from a given flow (used by the rack pass).
+"""A small exact min-cost flow solver that starts from a given flow (used by the rack pass
+and by the stickiness flow of :mod:`.keep_flow`).
 
 The network is built arc by arc, each with a capacity, an integer cost and an initial flow.
 :meth:`FlowNetwork.push_min_cost` then sends as much additional flow as possible from a source
