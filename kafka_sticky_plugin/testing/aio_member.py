@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import OwnershipEvent, Partition
-from .member import EventSink, MemberConfig, SubscriptionChange, record_deliveries
+from .member_config import EventSink, MemberConfig, SubscriptionChange, record_deliveries
 
 __all__ = ["AIOKAFKA_ASSIGNORS", "aio_consume_loop"]
 
