@@ -17,31 +17,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .assignor_names import assignor_class
 from .events import OwnershipEvent, Partition
 from .member_config import EventSink, MemberConfig, SubscriptionChange, record_deliveries
 
-__all__ = ["AIOKAFKA_ASSIGNORS", "aio_consume_loop"]
-
-#: assignor name -> (module, attribute) of what an aiokafka member configures for it.
-AIOKAFKA_ASSIGNORS: dict[str, tuple[str, str]] = {
-    "sticky": ("kafka_sticky_plugin.aiokafka", "StickyAssignor"),
-    "cooperative-sticky": ("kafka_sticky_plugin.aiokafka", "CooperativeStickyAssignor"),
-    "range": ("aiokafka.coordinator.assignors.range", "RangePartitionAssignor"),
-    "roundrobin": ("aiokafka.coordinator.assignors.roundrobin", "RoundRobinPartitionAssignor"),
-}
-
-
-def _assignor(name: str) -> Any:
-    import importlib
-
-    from ..errors import ConfigurationError
-
-    target = AIOKAFKA_ASSIGNORS.get(name)
-    if target is None:
-        raise ConfigurationError(
-            f"no aiokafka assignor for {name!r}; known: {sorted(AIOKAFKA_ASSIGNORS)}"
-        )
-    return getattr(importlib.import_module(target[0]), target[1])
+__all__ = ["aio_consume_loop"]
 
 
 def _parts(tps: Any) -> tuple[Partition, ...]:
@@ -86,7 +66,7 @@ async def _run(
         heartbeat_interval_ms=config.heartbeat_interval_ms,
         max_poll_interval_ms=config.max_poll_interval_ms,
         metadata_max_age_ms=config.metadata_max_age_ms,
-        partition_assignment_strategy=[_assignor(name) for name in config.assignors],
+        partition_assignment_strategy=[assignor_class(n, "aiokafka") for n in config.assignors],
         **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     )
     handle = install_hooks(consumer)
