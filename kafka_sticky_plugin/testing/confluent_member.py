@@ -24,8 +24,14 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .events import Delivery, OwnershipEvent, Partition
-from .member_config import EventSink, MemberConfig, SubscriptionChange, decode_sequence
+from .events import Delivery, Partition
+from .member_config import (
+    EventSink,
+    MemberConfig,
+    SubscriptionChange,
+    decode_sequence,
+    member_event,
+)
 
 __all__ = ["confluent_consume_loop"]
 
@@ -59,16 +65,7 @@ def confluent_consume_loop(
     positions: dict[Partition, int] = {}
 
     def event(kind: str, parts: Iterable[Partition] = (), **extra: Any) -> None:
-        sink.add(
-            OwnershipEvent(
-                t=time.monotonic(),
-                member=config.member,
-                incarnation=config.incarnation,
-                kind=kind,
-                partitions=tuple(sorted(parts)),
-                **extra,
-            )
-        )
+        sink.add(member_event(config, kind, partitions=tuple(sorted(parts)), **extra))
 
     consumer = create_consumer(
         {

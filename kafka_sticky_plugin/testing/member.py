@@ -26,8 +26,15 @@ from typing import Any
 
 from ..assignor.strategies import STRATEGIES
 from .assignor_names import make_assignor
-from .events import OwnershipEvent, Partition
-from .member_config import EventSink, MemberConfig, SubscriptionChange, record_deliveries
+from .events import Partition
+from .member_config import (
+    EventSink,
+    MemberConfig,
+    SubscriptionChange,
+    consumer_settings,
+    member_event,
+    record_deliveries,
+)
 
 __all__ = ["consume_loop", "generation_of"]
 
@@ -72,11 +79,9 @@ def _make_listener(
 
     def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
         sink.add(
-            OwnershipEvent(
-                t=time.monotonic(),
-                member=config.member,
-                incarnation=config.incarnation,
-                kind=kind,
+            member_event(
+                config,
+                kind,
                 partitions=parts,
                 owned_after=tuple(sorted(owned)),
                 generation=generation_of(consumer),
@@ -188,11 +193,9 @@ def _commit_positions(
     except Exception as exc:  # CommitFailedError during a rebalance is expected and reported
         kind, detail = "commit_failed", repr(exc)
     sink.add(
-        OwnershipEvent(
-            t=time.monotonic(),
-            member=config.member,
-            incarnation=config.incarnation,
-            kind=kind,
+        member_event(
+            config,
+            kind,
             partitions=parts,
             offsets=tuple(by_partition[p] for p in parts) if kind == "committed" else (),
             detail=detail,
@@ -216,29 +219,11 @@ def consume_loop(
     from kafka import KafkaConsumer
 
     def event(kind: str, **extra: Any) -> None:
-        sink.add(
-            OwnershipEvent(
-                t=time.monotonic(),
-                member=config.member,
-                incarnation=config.incarnation,
-                kind=kind,
-                **extra,
-            )
-        )
+        sink.add(member_event(config, kind, **extra))
 
     consumer = KafkaConsumer(
-        bootstrap_servers=config.bootstrap,
-        group_id=config.group_id,
-        group_instance_id=config.group_instance_id,
-        client_id=config.client_id or f"{config.member}-{config.incarnation}",
-        enable_auto_commit=False,
-        auto_offset_reset="earliest",
-        session_timeout_ms=config.session_timeout_ms,
-        heartbeat_interval_ms=config.heartbeat_interval_ms,
-        max_poll_interval_ms=config.max_poll_interval_ms,
-        metadata_max_age_ms=config.metadata_max_age_ms,
+        **consumer_settings(config),
         partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
-        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     )
     positions: dict[Any, int] = {}
     owned: set[Partition] = set()

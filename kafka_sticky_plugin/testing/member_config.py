@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -20,8 +21,10 @@ __all__ = [
     "EventSink",
     "MemberConfig",
     "SubscriptionChange",
+    "consumer_settings",
     "decode_sequence",
     "encode_sequence",
+    "member_event",
     "record_deliveries",
 ]
 
@@ -151,3 +154,33 @@ def record_deliveries(
         if records:
             positions[tp] = records[-1].offset + 1
     sink.add_deliveries(batch)
+
+
+def member_event(config: MemberConfig, kind: str, **fields: Any) -> OwnershipEvent:
+    """An event of ``config``'s member incarnation, stamped now (monotonic clock)."""
+    return OwnershipEvent(
+        t=time.monotonic(),
+        member=config.member,
+        incarnation=config.incarnation,
+        kind=kind,
+        **fields,
+    )
+
+
+def consumer_settings(config: MemberConfig) -> dict[str, Any]:
+    """The consumer keyword arguments kafka-python's ``KafkaConsumer`` and aiokafka's
+    ``AIOKafkaConsumer`` share (same names in both; the assignors are each client's own):
+    manual commits, earliest reset, the configured timeouts and rack."""
+    return {
+        "bootstrap_servers": config.bootstrap,
+        "group_id": config.group_id,
+        "group_instance_id": config.group_instance_id,
+        "client_id": config.client_id or f"{config.member}-{config.incarnation}",
+        "enable_auto_commit": False,
+        "auto_offset_reset": "earliest",
+        "session_timeout_ms": config.session_timeout_ms,
+        "heartbeat_interval_ms": config.heartbeat_interval_ms,
+        "max_poll_interval_ms": config.max_poll_interval_ms,
+        "metadata_max_age_ms": config.metadata_max_age_ms,
+        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
+    }
