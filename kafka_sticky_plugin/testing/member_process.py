@@ -8,7 +8,7 @@ JSON lines on its stdout; the parent can then freeze it exactly like a debugger 
 
 :func:`member_loop` is the one place that picks a Python client's loop
 (:attr:`~.member_config.MemberConfig.client`: kafka-python, aiokafka or confluent); the loops
-import only :mod:`.member_config`, never one another.
+share :mod:`.member_config` and never import one another.
 
 Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
 SIGTERM asks it to stop cleanly (close the consumer, leave the group).
@@ -115,8 +115,8 @@ class ThreadMember(MemberHandle):
             raise RuntimeError(f"member {self.config.member} failed to start") from self._error
 
     def resubscribe(self, topics: list[str]) -> None:
-        """Ask the running member to subscribe to ``topics`` instead (KIP-70; kafka-python and
-        aiokafka members: see :class:`~.member_config.SubscriptionChange`)."""
+        """Ask the running member to subscribe to ``topics`` instead (KIP-70; see
+        :class:`~.member_config.SubscriptionChange`)."""
         self._changes.request(topics)
 
     def request_stop(self) -> None:
