@@ -193,7 +193,7 @@ def _decode_assignment_partitions(raw: bytes) -> tuple[tuple[str, int], ...]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default="H-1M", help=f"comma-separated, from {list(SHAPES)}")
-    parser.add_argument("--protocols", default="sticky,cooperative-sticky")
+    parser.add_argument("--protocols", default=",".join(STRATEGIES))
     parser.add_argument("--kafka-python-objects", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per figure")
     args = parser.parse_args(argv)
