@@ -31,6 +31,7 @@ from .member_config import (
     SubscriptionChange,
     decode_sequence,
     member_event,
+    reporting,
 )
 
 __all__ = ["confluent_consume_loop"]
@@ -128,7 +129,7 @@ def confluent_consume_loop(
             event("lost", parts, owned_after=tuple(sorted(owned)))
 
     listener = Listener()
-    try:
+    with reporting(config, sink, consumer.close):
         subscribe(consumer, list(config.topics), listener)
         event("started", detail=f"confluent-kafka {confluent_kafka.version()[0]}")
         if ready is not None:
@@ -164,11 +165,3 @@ def confluent_consume_loop(
                 assigned = {(tp.topic, tp.partition) for tp in consumer.assignment()}
                 commit({p: o for p, o in list(positions.items()) if p in assigned})
                 last_commit = now
-    except Exception as exc:
-        event("error", detail=repr(exc))
-        raise
-    finally:
-        try:
-            consumer.close()
-        finally:
-            event("stopped")

@@ -34,6 +34,7 @@ from .member_config import (
     consumer_settings,
     member_event,
     record_deliveries,
+    reporting,
 )
 
 __all__ = ["consume_loop", "generation_of"]
@@ -227,7 +228,7 @@ def consume_loop(
     )
     positions: dict[Any, int] = {}
     owned: set[Partition] = set()
-    try:
+    with reporting(config, sink, consumer.close):
         if config.install_hooks and not STRATEGIES.keys().isdisjoint(config.assignors):
             from ..hooks import install_hooks
 
@@ -257,11 +258,3 @@ def consume_loop(
             if now - last_commit >= config.commit_interval_s:
                 _commit_positions(consumer, config, sink, positions)
                 last_commit = now
-    except Exception as exc:
-        event("error", detail=repr(exc))
-        raise
-    finally:
-        try:
-            consumer.close()
-        finally:
-            event("stopped")

@@ -8,10 +8,11 @@ Each client's loop (:mod:`.member` on kafka-python, :mod:`.aio_member`,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -26,6 +27,7 @@ __all__ = [
     "encode_sequence",
     "member_event",
     "record_deliveries",
+    "reporting",
 ]
 
 
@@ -184,3 +186,20 @@ def consumer_settings(config: MemberConfig) -> dict[str, Any]:
         "metadata_max_age_ms": config.metadata_max_age_ms,
         **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
     }
+
+
+@contextlib.contextmanager
+def reporting(config: MemberConfig, sink: EventSink, close: Callable[[], object]) -> Iterator[None]:
+    """Run a member's loop body: an exception is reported as an ``error`` event and re-raised;
+    whatever happens, ``close()`` (the consumer) runs and then a ``stopped`` event is reported,
+    so every incarnation's ownership intervals close."""
+    try:
+        yield
+    except Exception as exc:
+        sink.add(member_event(config, "error", detail=repr(exc)))
+        raise
+    finally:
+        try:
+            close()
+        finally:
+            sink.add(member_event(config, "stopped"))
