@@ -38,20 +38,16 @@ if str(HERE) not in sys.path:
 
 from shapes import SHAPES  # noqa: E402
 
-from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor  # noqa: E402
 from kafka_sticky_plugin.assignor.leader import member_spec  # noqa: E402
+from kafka_sticky_plugin.assignor.strategies import STRATEGIES, strategy_named  # noqa: E402
 from kafka_sticky_plugin.codec import (  # noqa: E402
     Assignment,
     decode_assignment,
     decode_subscription,
 )
-from kafka_sticky_plugin.core import cooperative_assign, sticky_assign  # noqa: E402
+from kafka_sticky_plugin.testing.assignor_names import assignor_class  # noqa: E402
 
 PHASES = ("fresh", "rejoin")
-ASSIGNORS: dict[str, type[StickyAssignor] | type[CooperativeStickyAssignor]] = {
-    "sticky": StickyAssignor,
-    "cooperative-sticky": CooperativeStickyAssignor,
-}
 
 
 def _timed(fn: Any, *args: Any, gc_paused: bool = False, repeat: int = 1) -> tuple[Any, float]:
@@ -80,7 +76,7 @@ def _member_metadata(
     """What each member sends: a fresh assignor instance, fed its previous assignment."""
     out: dict[str, bytes] = {}
     for member_id, topics in subs.items():
-        assignor = ASSIGNORS[protocol]()
+        assignor = assignor_class(protocol)()
         if previous is not None and member_id in previous:
             assignor.on_assignment(Assignment(3, tuple(previous[member_id])), 1)
         out[member_id] = assignor.metadata(topics)
@@ -99,7 +95,7 @@ class _Cluster:
 
 def leader_rows(
     shapes: list[str] | None = None,
-    protocols: tuple[str, ...] = ("sticky", "cooperative-sticky"),
+    protocols: tuple[str, ...] = tuple(STRATEGIES),
     kafka_python_objects: bool = False,
     repeat: int = 3,
 ) -> list[dict[str, object]]:
@@ -110,8 +106,8 @@ def leader_rows(
         shape = SHAPES[shape_name]
         subs = shape.subscriptions()
         for protocol in protocols:
-            engine = cooperative_assign if protocol == "cooperative-sticky" else sticky_assign
-            assignor = ASSIGNORS[protocol]()
+            engine = strategy_named(protocol).engine
+            assignor = assignor_class(protocol)()
             fresh_plan: dict[str, list[tuple[str, int]]] | None = None
             for phase in PHASES:
                 phase_subs = dict(subs)
@@ -197,7 +193,7 @@ def _decode_assignment_partitions(raw: bytes) -> tuple[tuple[str, int], ...]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default="H-1M", help=f"comma-separated, from {list(SHAPES)}")
-    parser.add_argument("--protocols", default="sticky,cooperative-sticky")
+    parser.add_argument("--protocols", default=",".join(STRATEGIES))
     parser.add_argument("--kafka-python-objects", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per figure")
     args = parser.parse_args(argv)

@@ -16,7 +16,7 @@ import time
 
 from kafka_sticky_plugin.simulate.model import Event, Scenario
 from kafka_sticky_plugin.simulate.simulator import simulate
-from kafka_sticky_plugin.simulate.strategies import STRATEGY_NAMES, get_strategy
+from kafka_sticky_plugin.simulate.strategies import STRATEGY_NAMES, get_strategy, is_baseline
 
 SHAPES = ((10, 4, 250), (30, 4, 500), (50, 10, 200), (100, 5, 1000), (1000, 10, 10000))
 TRACE = (Event("crash", 1), Event("join"), Event("scale_out", 3))
@@ -56,7 +56,7 @@ def main() -> None:
             )
     print(f"\nsize caps for a {args.time_cap:.0f} s cap on a 20-event scenario:")
     for name, units in per_unit.items():
-        if name.startswith("kafka-python-") and "sticky" in name:
+        if is_baseline(name) and "sticky" in name:
             worst = max(units)
             cap = args.time_cap / (20 * ROUNDS_PER_EVENT * worst)
             print(f"  {name}: {cap:,.0f} members x partitions ({worst:.2e} s per unit)")

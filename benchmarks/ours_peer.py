@@ -18,14 +18,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peer_files import read_input, write_output
 
-from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
+from kafka_sticky_plugin.testing.assignor_names import assignor_class
 
 
 def main(argv: list[str]) -> int:
     protocol, source, target = argv[:3]
     repeat = int(argv[3]) if len(argv) > 3 else 1
     partitions, metadata, racks = read_input(Path(source))
-    assignor = CooperativeStickyAssignor() if protocol == "cooperative-sticky" else StickyAssignor()
+    assignor = assignor_class(protocol)()
     assignor.assign_from_bytes({"warm-up": 4}, {"w": assignor.metadata(["warm-up"])})
     best = float("inf")
     result: dict[str, bytes] = {}

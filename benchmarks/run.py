@@ -60,10 +60,10 @@ def _metadata(
 ) -> dict[str, bytes]:
     """What each member sends: a fresh assignor instance with its rack, fed its previous
     assignment at generation 1."""
-    from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
     from kafka_sticky_plugin.codec import Assignment
+    from kafka_sticky_plugin.testing.assignor_names import assignor_class
 
-    cls = CooperativeStickyAssignor if protocol == "cooperative-sticky" else StickyAssignor
+    cls = assignor_class(protocol)
     out: dict[str, bytes] = {}
     for member_id, topics in subs.items():
         assignor = cls(rack_id=racks.get(member_id))
@@ -80,9 +80,10 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
 
     from plan_quality import input_members
 
-    from kafka_sticky_plugin.core import cooperative_assign, sticky_assign
+    from kafka_sticky_plugin.assignor.strategies import STICKY, strategy_named
 
-    engine = cooperative_assign if protocol == "cooperative-sticky" else sticky_assign
+    engine = strategy_named(protocol).engine
+    eager = strategy_named(STICKY).engine
     shape = SHAPES[shape_name]
     subs = shape.subscriptions()
     racks = shape.member_racks(subs)
@@ -113,8 +114,8 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
             # Every member's previous assignment in rejoin and leave: the eager fresh plan.
             fresh = (
                 plan
-                if engine is sticky_assign
-                else sticky_assign(shape.partitions, specs, partition_racks=partition_racks)
+                if engine is eager
+                else eager(shape.partitions, specs, partition_racks=partition_racks)
             )
         del plan, specs
         row = {"phase": phase, "engine_s": seconds, "input_mb": path.stat().st_size / 2**20}

@@ -93,6 +93,6 @@ class FlowingGroupFactory(Protocol):
         size, created after it), ``partitions * 10`` records sent to it and flushed, then
         ``rate_per_s`` records a second from a background thread; a group with the test's
         ``group_id``, these ``assignors`` and ``member_settings`` (extra
-        :class:`~kafka_sticky_plugin.testing.member.MemberConfig` fields), subscribed to every
-        one of those topics, no member started."""
+        :class:`~kafka_sticky_plugin.testing.member_config.MemberConfig` fields), subscribed
+        to every one of those topics, no member started."""
         ...

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kafka_sticky_plugin.core import MemberSpec, cooperative_assign
 from kafka_sticky_plugin.core.claims import resolve_claims
@@ -10,6 +10,9 @@ from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.invariants import check_cooperative, check_plan, check_valid
 
 Plan = dict[str, list[tuple[str, int]]]
+#: ``engine(partitions_per_topic, members) -> plan`` (an engine function or a strategy's
+#: ``assign``)
+PlanFn = Callable[[Mapping[str, int], Sequence[MemberSpec]], Plan]
 
 
 def members_from(
@@ -34,9 +37,13 @@ def feed_back(
 
 
 def run_cooperative(
-    partitions: Mapping[str, int], members: list[MemberSpec], max_rounds: int = 10
+    partitions: Mapping[str, int],
+    members: list[MemberSpec],
+    max_rounds: int = 10,
+    engine: PlanFn = cooperative_assign,
 ) -> tuple[Plan, int]:
-    """Run cooperative rounds, feeding each back as owned, until nothing is withheld.
+    """Run cooperative rounds of ``engine``, feeding each back as owned, until nothing is
+    withheld.
 
     Returns the converged plan and the number of rounds it took (the last round withholds
     nothing). Every round is checked against the cooperative contract.
@@ -45,7 +52,7 @@ def run_cooperative(
     current = members
     generation = max((m.generation for m in members), default=-1)
     for rnd in range(1, max_rounds + 1):
-        plan = cooperative_assign(partitions, current)
+        plan = engine(partitions, current)
         check_valid(partitions, current, plan)
         check_cooperative(partitions, current, plan)
         assigned = sum(len(v) for v in plan.values())

@@ -10,8 +10,8 @@ plan for the same group given as ``MemberSpec``s. Derandomized (see ``tests/conf
 from __future__ import annotations
 
 from hypothesis import given
-from hypothesis import strategies as st
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+from strategies import versioned_groups
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
 from kafka_sticky_plugin.codec import (
@@ -22,24 +22,6 @@ from kafka_sticky_plugin.codec import (
     encode_subscription,
 )
 from kafka_sticky_plugin.core import MemberSpec, cooperative_assign, sticky_assign
-
-TOPICS = ("a", "b", "c")
-
-
-@st.composite
-def groups(draw: st.DrawFn) -> tuple[dict[str, int], list[tuple[MemberSpec, int]]]:
-    counts = {t: draw(st.integers(min_value=0, max_value=5)) for t in TOPICS}
-    n_members = draw(st.integers(min_value=1, max_value=5))
-    members = []
-    for i in range(n_members):
-        topics = draw(st.lists(st.sampled_from(TOPICS), min_size=1, max_size=3, unique=True))
-        candidates = [(t, p) for t in topics for p in range(counts[t] + 1)]  # +1: stale claim
-        owned = draw(st.lists(st.sampled_from(candidates), unique=True)) if candidates else []
-        generation = draw(st.integers(min_value=-1, max_value=6)) if owned else -1
-        version = draw(st.integers(min_value=0, max_value=3))
-        spec = MemberSpec(member_id=f"m{i}", topics=topics, owned=owned, generation=generation)
-        members.append((spec, version))
-    return counts, members
 
 
 def _gen(spec: MemberSpec) -> int | None:
@@ -80,7 +62,7 @@ def _read_back(result: dict[str, bytes]) -> dict[str, list[tuple[str, int]]]:
     return out
 
 
-@given(groups())
+@given(versioned_groups())
 def test_sticky_leader_equals_engine(
     group: tuple[dict[str, int], list[tuple[MemberSpec, int]]],
 ) -> None:
@@ -93,7 +75,7 @@ def test_sticky_leader_equals_engine(
     assert {decode_assignment(b).version for b in result.values()} == {min(v for _, v in members)}
 
 
-@given(groups())
+@given(versioned_groups())
 def test_cooperative_leader_equals_engine(
     group: tuple[dict[str, int], list[tuple[MemberSpec, int]]],
 ) -> None:

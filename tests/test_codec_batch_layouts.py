@@ -17,52 +17,22 @@ import pytest
 from codec_helpers import owned_array
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import ONE_EACH_GROUPS as GROUPS
+from strategies import ONE_EACH_TOPICS as TOPICS
+from strategies import one_each_members
+from strategies import one_each_message as _message
 
 from kafka_sticky_plugin.codec import (
     Assignment,
     AssignmentEncoder,
-    Subscription,
     SubscriptionDecoder,
     _topic_partitions,
     _wire,
     decode_subscription,
     encode_assignment,
-    encode_subscription,
 )
 from kafka_sticky_plugin.codec._topic_partitions import OneEachLayouts, encode_topic_partitions
 from kafka_sticky_plugin.errors import CodecError
-
-GROUPS = OneEachLayouts.MIN_GROUPS + 4
-# Equal-length names: a near-miss array has the same size as a learned layout.
-TOPICS = [f"t{i:02d}" for i in range(GROUPS)] + [f"u{i:02d}" for i in range(4)]
-
-
-def _message(groups: list[tuple[str, list[int]]], generation: int, truncate: int) -> bytes:
-    """A v2 subscription whose owned partitions are ``groups`` as given."""
-    head = encode_subscription(Subscription(version=1, topics=tuple(TOPICS[:GROUPS])))
-    head = (2).to_bytes(2, "big") + head[2:-4]  # v2, without the empty owned array
-    raw = head + owned_array(groups) + generation.to_bytes(4, "big", signed=True)
-    return raw[: len(raw) - truncate]
-
-
-@st.composite
-def members(draw: st.DrawFn) -> tuple[bytes, bytes]:
-    """A message and the owned array in it: mostly one partition of each of the same topics,
-    sometimes a near miss."""
-    kind = draw(st.sampled_from(["same", "same", "same", "other-topic", "two", "unsorted"]))
-    topics = TOPICS[:GROUPS]
-    if kind == "other-topic":
-        topics = sorted([*topics[:-1], TOPICS[GROUPS + draw(st.integers(0, 3))]])
-    partitions = [[draw(st.integers(0, 50))] for _ in topics]
-    if kind == "two":
-        i = draw(st.integers(0, len(topics) - 1))
-        partitions[i] = [partitions[i][0], partitions[i][0] + 1]
-    groups = list(zip(topics, partitions, strict=True))
-    if kind == "unsorted":
-        i = draw(st.integers(0, len(groups) - 2))
-        groups[i], groups[i + 1] = groups[i + 1], groups[i]
-    truncate = draw(st.sampled_from([0, 0, 0, 1, 5, 9]))
-    return _message(groups, draw(st.integers(-1, 9)), truncate), owned_array(groups)
 
 
 def _general(raw: bytes, array: bytes) -> object:
@@ -76,7 +46,7 @@ def _general(raw: bytes, array: bytes) -> object:
     return value, array if canonical else None
 
 
-@given(st.lists(members(), min_size=1, max_size=12))
+@given(st.lists(one_each_members(), min_size=1, max_size=12))
 def test_batch_decoder_equals_the_general_decoder(batch: list[tuple[bytes, bytes]]) -> None:
     decoder = SubscriptionDecoder()
     for raw, array in batch:

@@ -16,6 +16,7 @@ from codec_helpers import owned_array
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+from strategies import INT32, generations, pairs, subscriptions, user_datas
 
 from kafka_sticky_plugin.codec import (
     Assignment,
@@ -30,24 +31,6 @@ from kafka_sticky_plugin.codec import (
     encode_subscription,
 )
 from kafka_sticky_plugin.errors import CodecError
-
-INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
-topic_names = st.text(min_size=0, max_size=12)
-pairs = st.lists(st.tuples(topic_names, INT32), max_size=12)
-generations = st.one_of(st.none(), st.integers(min_value=0, max_value=2**31 - 1))
-user_datas = st.one_of(st.none(), st.binary(max_size=40))
-
-
-@st.composite
-def subscriptions(draw: st.DrawFn) -> Subscription:
-    return Subscription(
-        version=draw(st.integers(min_value=0, max_value=3)),
-        topics=tuple(draw(st.lists(topic_names, max_size=8))),
-        user_data=draw(user_datas),
-        owned_partitions=tuple(draw(pairs)),
-        generation_id=draw(INT32),
-        rack_id=draw(st.one_of(st.none(), topic_names)),
-    )
 
 
 def normalised(sub: Subscription) -> Subscription:

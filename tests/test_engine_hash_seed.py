@@ -3,8 +3,9 @@
 In-process determinism tests cannot see this (one process has one hash seed), so this test
 runs the same seeded random groups (equal and different subscriptions, member racks, replica
 racks naming racks no member has, owned partitions with generations) in subprocesses with
-different ``PYTHONHASHSEED`` values and compares the plans. A rack index assigned in set order
-once made equal-subscription rack plans differ between processes.
+different ``PYTHONHASHSEED`` values and compares the plans of every registered strategy (the
+hash-seed part of the strategy contract, ``tests/test_strategy_contract.py``). A rack index
+assigned in set order once made equal-subscription rack plans differ between processes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import textwrap
 SCRIPT = textwrap.dedent(
     """
     import json, random, sys
-    from kafka_sticky_plugin.core import MemberSpec, cooperative_assign, sticky_assign
+    from kafka_sticky_plugin.assignor.strategies import STRATEGIES
+    from kafka_sticky_plugin.core import MemberSpec
     rnd = random.Random(int(sys.argv[1]))
     plans = []
     for case in range(150):
@@ -45,8 +47,8 @@ SCRIPT = textwrap.dedent(
             )
             for i in range(rnd.randint(1, 10))
         ]
-        plans.append(sticky_assign(counts, members, partition_racks=racks))
-        plans.append(cooperative_assign(counts, members, partition_racks=racks))
+        for strategy in STRATEGIES.values():
+            plans.append(strategy.assign(counts, members, partition_racks=racks))
     print(json.dumps(plans, sort_keys=True))
     """
 )

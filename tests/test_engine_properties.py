@@ -1,8 +1,10 @@
 """Property tests of the engine (Hypothesis, derandomized in CI: see conftest.py).
 
-On small random groups the load vector is compared with a brute-force optimum; on every
-random group the invariants, determinism under shuffled input, idempotence and cooperative
-convergence are checked.
+On small random groups the load vector and the stickiness are compared with brute-force
+optima, and homogeneous joins and leaves converge in two cooperative rounds. The invariants,
+determinism under shuffled input, idempotence and cooperative convergence on random groups
+are checked for every registered strategy by the contract suite
+(``tests/test_strategy_contract.py``).
 """
 
 from __future__ import annotations
@@ -13,30 +15,9 @@ from typing import Any
 from engine_helpers import feed_back, run_cooperative
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import groups
 
 from kafka_sticky_plugin.core import MemberSpec, sticky_assign
-from kafka_sticky_plugin.invariants import check_plan
-
-
-@st.composite
-def groups(
-    draw: Any, max_topics: int = 4, max_parts: int = 6, max_members: int = 6
-) -> tuple[dict[str, int], list[MemberSpec]]:
-    n_topics = draw(st.integers(1, max_topics))
-    parts = {f"t{i}": draw(st.integers(0, max_parts)) for i in range(n_topics)}
-    names = [*sorted(parts), "ghost"]
-    n_members = draw(st.integers(1, max_members))
-    members = []
-    for i in range(n_members):
-        topics = draw(st.lists(st.sampled_from(names), max_size=len(names), unique=True))
-        owned = draw(
-            st.lists(st.tuples(st.sampled_from(names), st.integers(-1, max_parts)), max_size=8)
-        )
-        generation = draw(st.integers(-1, 4))
-        members.append(
-            MemberSpec(member_id=f"m{i}", topics=topics, owned=owned, generation=generation)
-        )
-    return parts, members
 
 
 def brute_force_loads(parts: dict[str, int], members: list[MemberSpec]) -> list[int]:
@@ -64,55 +45,6 @@ def test_load_vector_matches_brute_force_optimum(
     plan = sticky_assign(parts, members)
     loads = sorted((len(plan[m.member_id]) for m in members), reverse=True)
     assert loads == brute_force_loads(parts, members)
-
-
-@given(groups())
-def test_invariants_hold_on_random_groups(case: tuple[dict[str, int], list[MemberSpec]]) -> None:
-    """Validity, completeness, load optimality, stickiness; random groups, garbage claims."""
-    parts, members = case
-    plan = sticky_assign(parts, members)
-    check_plan(parts, members, plan)
-
-
-@given(groups(), st.randoms(use_true_random=False))
-def test_plan_does_not_depend_on_input_order(
-    case: tuple[dict[str, int], list[MemberSpec]], rnd: Any
-) -> None:
-    """Shuffling members and their claims gives the same plan."""
-    parts, members = case
-    expected = sticky_assign(parts, members)
-    shuffled = list(members)
-    rnd.shuffle(shuffled)
-    shuffled = [
-        MemberSpec(
-            member_id=m.member_id,
-            topics=rnd.sample(m.topics, len(m.topics)),
-            owned=rnd.sample(m.owned, len(m.owned)),
-            generation=m.generation,
-        )
-        for m in shuffled
-    ]
-    assert sticky_assign(parts, shuffled) == expected
-
-
-@given(groups())
-def test_plan_is_idempotent(case: tuple[dict[str, int], list[MemberSpec]]) -> None:
-    """Feeding a plan back as everyone's ownership returns it unchanged."""
-    parts, members = case
-    plan = sticky_assign(parts, members)
-    subs = {m.member_id: m.topics for m in members}
-    again = sticky_assign(parts, feed_back(subs, plan, generation=5))
-    assert again == plan
-
-
-@given(groups())
-def test_cooperative_rounds_converge_within_four(
-    case: tuple[dict[str, int], list[MemberSpec]],
-) -> None:
-    """Cooperative rounds fed back as ownership converge in at most four rounds."""
-    parts, members = case
-    _, rounds = run_cooperative(parts, members)
-    assert rounds <= 4
 
 
 @given(

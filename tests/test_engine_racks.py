@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
+from strategies import Racks, rack_groups
 
 from kafka_sticky_plugin.core import MemberSpec, cooperative_assign, sticky_assign
 from kafka_sticky_plugin.core.claims import resolve_claims
@@ -22,7 +22,8 @@ from kafka_sticky_plugin.invariants import (
     check_valid,
 )
 
-Racks = dict[tuple[str, int], list[str]]
+#: Replica racks of the mixed groups: r3 holds replicas but no member.
+MIXED = ("r0", "r1", "r2", "r3")
 
 
 def replica_racks(parts: dict[str, int], n_racks: int, rf: int) -> Racks:
@@ -164,37 +165,6 @@ def test_rack_plan_is_stable_when_fed_back() -> None:
     assert sticky_assign(parts, again_members, partition_racks=racks) == plan
 
 
-@st.composite
-def rack_groups(draw: Any, homogeneous: bool) -> tuple[dict[str, int], list[MemberSpec], Racks]:
-    parts = {f"t{i}": draw(st.integers(0, 3)) for i in range(draw(st.integers(1, 2)))}
-    names = sorted(parts)
-    rack_names = ["r0", "r1", "r2"]
-    members = []
-    for i in range(draw(st.integers(1, 4))):
-        topics = (
-            names
-            if homogeneous
-            else draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
-        )
-        owned = draw(st.lists(st.tuples(st.sampled_from(names), st.integers(0, 2)), max_size=3))
-        rack = draw(st.sampled_from([None, *rack_names]))
-        members.append(
-            MemberSpec(
-                member_id=f"m{i}",
-                topics=topics,
-                owned=owned,
-                rack=rack,
-                generation=draw(st.integers(-1, 2)),
-            )
-        )
-    racks = {
-        (t, p): draw(st.lists(st.sampled_from(rack_names), max_size=2, unique=True))
-        for t, n in parts.items()
-        for p in range(n)
-    }
-    return parts, members, racks
-
-
 @given(rack_groups(homogeneous=False))
 def test_racks_never_worsen_balance(case: tuple[dict[str, int], list[MemberSpec], Racks]) -> None:
     """With racks every member has exactly the load it has without racks; plans stay valid."""
@@ -319,33 +289,7 @@ def search_optimum(
     return result
 
 
-@st.composite
-def mixed_rack_groups(draw: Any) -> tuple[dict[str, int], list[MemberSpec], Racks]:
-    """Small groups with different subscriptions; r3 holds replicas but no member."""
-    parts = {f"t{i}": draw(st.integers(0, 3)) for i in range(draw(st.integers(1, 3)))}
-    names = sorted(parts)
-    members = []
-    for i in range(draw(st.integers(1, 5))):
-        members.append(
-            MemberSpec(
-                member_id=f"m{i}",
-                topics=draw(st.lists(st.sampled_from(names), min_size=1, unique=True)),
-                owned=draw(
-                    st.lists(st.tuples(st.sampled_from(names), st.integers(0, 2)), max_size=3)
-                ),
-                rack=draw(st.sampled_from([None, "r0", "r1", "r2"])),
-                generation=draw(st.integers(-1, 2)),
-            )
-        )
-    racks = {
-        (t, p): draw(st.lists(st.sampled_from(["r0", "r1", "r2", "r3"]), max_size=2, unique=True))
-        for t, n in parts.items()
-        for p in range(n)
-    }
-    return parts, members, racks
-
-
-@given(mixed_rack_groups())
+@given(rack_groups(homogeneous=False, max_topics=3, max_members=5, replica_racks=MIXED))
 def test_heterogeneous_rack_plan_is_optimal_by_exhaustive_search(
     case: tuple[dict[str, int], list[MemberSpec], Racks],
 ) -> None:

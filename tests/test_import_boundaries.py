@@ -100,3 +100,55 @@ def test_the_checker_sees_relative_imports() -> None:
     assert f"{PACKAGE}.codec" in leader and f"{PACKAGE}.core" in leader
     hooks_common = _imports(ROOT / "adapters" / "kafka_python" / "hooks" / "common.py")
     assert f"{PACKAGE}.assignor.contract" in hooks_common
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (lazy imports included)."""
+    paths = {_module_name(path): path for path in sorted(ROOT.rglob("*.py"))}
+    return {
+        module: {name for name in _imports(path) if name in paths and name != module}
+        for module, path in paths.items()
+    }
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (its modules in order, the first repeated at the end),
+    or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return None
+        path.append(module)
+        for name in sorted(graph[module]):
+            found = visit(name)
+            if found is not None:
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        found = visit(module)
+        if found is not None:
+            return found
+    return None
+
+
+def test_the_package_has_no_import_circle() -> None:
+    """No module imports, even lazily, a module that imports it back (the test harness's
+    member loops, for one, are picked in ``testing/member_process.py`` and never import
+    one another)."""
+    assert _circle(_import_graph()) is None
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    """Guard against a finder that never finds: a planted circle is reported."""
+    graph = _import_graph()
+    graph[f"{PACKAGE}.testing.member_config"].add(f"{PACKAGE}.testing.member")
+    circle = _circle(graph)
+    assert circle is not None and circle[0] == circle[-1]
+    assert f"{PACKAGE}.testing.member" in circle

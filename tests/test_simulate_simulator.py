@@ -9,13 +9,14 @@ from collections.abc import Mapping, Sequence
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import scenarios
 
+from kafka_sticky_plugin.assignor.strategies import STRATEGIES
 from kafka_sticky_plugin.core import sticky_assign
 from kafka_sticky_plugin.simulate.checks import specs_of
 from kafka_sticky_plugin.simulate.group import Member
 from kafka_sticky_plugin.simulate.model import (
     EVENT_KINDS,
-    SHAPES,
     STATUS_BASELINE_ERROR,
     STATUS_OK,
     STATUS_TIME_CAP,
@@ -26,7 +27,7 @@ from kafka_sticky_plugin.simulate.model import (
 from kafka_sticky_plugin.simulate.simulator import build_group, simulate
 from kafka_sticky_plugin.simulate.strategies import STRATEGY_NAMES, Plan, Strategy, get_strategy
 
-OURS = ("sticky", "cooperative-sticky")
+OURS = tuple(STRATEGIES)
 
 
 def scenario(
@@ -47,27 +48,6 @@ def timeless(rows: Sequence[EventResult]) -> list[dict[str, object]]:
         del data["compute_s"], data["max_compute_s"]
         out.append(data)
     return out
-
-
-@st.composite
-def scenarios(draw: st.DrawFn) -> Scenario:
-    kinds = sorted(EVENT_KINDS)
-    events = draw(
-        st.lists(
-            st.builds(Event, st.sampled_from(kinds), st.integers(min_value=1, max_value=3)),
-            min_size=1,
-            max_size=6,
-        )
-    )
-    topic_count = draw(st.integers(min_value=1, max_value=4))
-    topics = [(f"t{i}", draw(st.integers(min_value=1, max_value=12))) for i in range(topic_count)]
-    return scenario(
-        events,
-        members=draw(st.integers(min_value=1, max_value=7)),
-        topics=topics,
-        shape=draw(st.sampled_from(SHAPES)),
-        seed=draw(st.integers(min_value=0, max_value=2**31 - 1)),
-    )
 
 
 @given(scenarios(), st.sampled_from(OURS))

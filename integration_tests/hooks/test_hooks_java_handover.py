@@ -32,7 +32,7 @@ from kafka_sticky_plugin.testing.java_member import (
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.testing.member import MemberConfig
+from kafka_sticky_plugin.testing.member_config import MemberConfig
 
 pytestmark = [
     pytest.mark.skipif(

@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
 from ..errors import ConfigurationError, StickyPluginError
 from ..extras import require
 from ..testing.brokers import open_broker, require_loopback_bootstrap
@@ -36,7 +37,12 @@ from .timeline import write_timeline
 
 __all__ = ["main"]
 
-_CHOICES = ("sticky", "cooperative-sticky", "both", "upgrade-from-range", "all")
+#: ``both``: the package's strategies (its one registry); ``all``: every demo strategy.
+_GROUPS = {
+    "both": [name for name in STRATEGIES if name in ASSIGNOR_STRATEGIES],
+    "all": list(STRATEGIES),
+}
+_CHOICES = (*STRATEGIES, *_GROUPS)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     except StickyPluginError as exc:
         _say(f"error: {exc}")
         return 2
-    names = {
-        "both": ["sticky", "cooperative-sticky"],
-        "all": ["sticky", "cooperative-sticky", "upgrade-from-range"],
-    }.get(args.strategy, [args.strategy])
+    names = _GROUPS.get(args.strategy, [args.strategy])
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import StickyPluginError
+from ..errors import ConfigurationError, StickyPluginError
 from ..extras import require
 from .grid import Grid, load_grid, scenario_rows
-from .strategies import STRATEGY_NAMES
+from .strategies import STRATEGY_NAMES, check_strategy_names, is_baseline
 
 __all__ = ["main"]
 
@@ -112,16 +112,17 @@ def main(argv: list[str] | None = None) -> int:
         grid = load_grid(args.grid)
         if args.strategies:
             chosen = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
-            unknown = sorted(set(chosen) - set(STRATEGY_NAMES))
-            if unknown:
-                print(f"unknown strategies: {unknown}", file=sys.stderr)
+            try:
+                check_strategy_names(chosen)
+            except ConfigurationError as exc:
+                print(f"--strategies: {exc}", file=sys.stderr)
                 return 2
             grid = dataclasses.replace(grid, strategies=chosen)
     except (OSError, StickyPluginError, ValueError) as exc:
         print(f"cannot load grid {args.grid}: {exc}", file=sys.stderr)
         return 2
     needed = ["pandas", "pyarrow", "matplotlib"] + ([] if args.no_spark else ["pyspark"])
-    if any(name.startswith("kafka-python") for name in grid.strategies):
+    if any(is_baseline(name) for name in grid.strategies):
         needed.append("kafka")
     try:
         require(needed, "simulate", "the simulation")
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in facts.items():
         print(f"{key}: {value}", file=sys.stderr)
     print(f"report: {report}", file=sys.stderr)
-    ours = frame[~frame["strategy"].str.startswith("kafka-python-")]
+    ours = frame[~frame["strategy"].map(is_baseline)]
     violations = int(ours["violations"].sum())
     if violations:
         print(f"our strategies broke {violations} invariant(s): see the report", file=sys.stderr)

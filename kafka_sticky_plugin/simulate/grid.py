@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidSpecError
+from ..errors import ConfigurationError, InvalidSpecError
 from .model import EVENT_KINDS, SHAPES, Event, Scenario
-from .strategies import STRATEGY_NAMES
+from .strategies import STRATEGY_NAMES, check_strategy_names, is_baseline
 
 __all__ = ["Grid", "load_grid", "load_trace", "parse_grid", "scenario_rows"]
 
@@ -182,9 +182,10 @@ def parse_grid(data: Mapping[str, Any], base: Path = Path()) -> Grid:
     if not scenarios:
         raise InvalidSpecError("grid: no scenarios (no families and no traces)")
     strategies = tuple(str(s) for s in data.get("strategies", STRATEGY_NAMES))
-    unknown = sorted(set(strategies) - set(STRATEGY_NAMES))
-    if unknown:
-        raise InvalidSpecError(f"grid: unknown strategies {unknown}; known: {list(STRATEGY_NAMES)}")
+    try:
+        check_strategy_names(strategies)
+    except ConfigurationError as exc:
+        raise InvalidSpecError(f"grid: {exc}") from None
     cap = data.get("time_cap_s")
     return Grid(
         name=str(data.get("name", "grid")),
@@ -224,7 +225,7 @@ def scenario_rows(grid: Grid) -> list[dict[str, Any]]:
     rows = []
     for s in grid.scenarios:
         for strategy in grid.strategies:
-            baseline = strategy.startswith("kafka-python-")
+            baseline = is_baseline(strategy)
             cap = grid.time_cap_s if baseline and grid.time_cap_s is not None else nan
             rows.append(
                 {

@@ -264,7 +264,7 @@ def _versus_chart(frame: Any, order: Sequence[str], path: Path) -> None:
         index="scenario_id", columns="strategy", values="moved", aggfunc="sum"
     )
     fig, ax = plt.subplots(figsize=(6, 5), dpi=80)
-    ours = "sticky" if "sticky" in per_scenario.columns else None
+    ours = STICKY if STICKY in per_scenario.columns else None
     if ours is not None:
         for other in order:
             if other == ours or other not in per_scenario.columns:

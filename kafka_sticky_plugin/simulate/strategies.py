@@ -18,7 +18,7 @@ assignors, driven through their real ``assign(cluster, members)``
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..assignor import STRATEGIES, MemberMetadata, assign_group
@@ -29,10 +29,13 @@ from ..errors import ConfigurationError
 from .group import Member
 
 __all__ = [
+    "BASELINE_PREFIX",
     "STRATEGY_NAMES",
     "Plan",
     "Strategy",
+    "check_strategy_names",
     "get_strategy",
+    "is_baseline",
     "is_cooperative",
     "ours_counterpart",
 ]
@@ -42,15 +45,16 @@ Plan = dict[str, list[TopicPartitionTuple]]
 AssignFn = Callable[[Mapping[str, int], Sequence[Member]], tuple[Plan, float]]
 
 #: kafka-python's own assignors (baselines), by kind, and whether their members run the
-#: COOPERATIVE protocol.
+#: COOPERATIVE protocol. A baseline is named ``kafka-python-<kind>`` everywhere (grid files,
+#: ``--strategies``, reports, the test harness's assignor names).
 _BASELINES = {"range": False, "roundrobin": False, "sticky": False, "cooperative-sticky": True}
-_BASELINE_PREFIX = "kafka-python-"
+BASELINE_PREFIX = "kafka-python-"
 
 #: name -> whether its members run the COOPERATIVE protocol; ours come from the package's
 #: one strategy registry (:mod:`kafka_sticky_plugin.assignor.strategies`).
 _COOPERATIVE: dict[str, bool] = {
     **{name: strategy.cooperative for name, strategy in STRATEGIES.items()},
-    **{_BASELINE_PREFIX + kind: cooperative for kind, cooperative in _BASELINES.items()},
+    **{BASELINE_PREFIX + kind: cooperative for kind, cooperative in _BASELINES.items()},
 }
 
 #: Every strategy name, ours first.
@@ -75,6 +79,24 @@ def is_cooperative(name: str) -> bool:
         raise ConfigurationError(
             f"unknown strategy {name!r}; expected one of {STRATEGY_NAMES}"
         ) from None
+
+
+def is_baseline(name: str) -> bool:
+    """Whether strategy ``name`` is one of kafka-python's own assignors (not ours)."""
+    return name.startswith(BASELINE_PREFIX)
+
+
+def check_strategy_names(names: Iterable[str]) -> None:
+    """Raise :class:`ConfigurationError` naming the unknown ones among ``names``, with a hint
+    for the ``kafka-python:<kind>`` spelling an older test harness used."""
+    unknown = sorted(set(names) - set(STRATEGY_NAMES))
+    if not unknown:
+        return
+    hint = ""
+    if any(name.startswith("kafka-python:") for name in unknown):
+        hint = " (kafka-python's own assignors are spelled kafka-python-<kind>, e.g. "
+        hint += "kafka-python-sticky)"
+    raise ConfigurationError(f"unknown strategies {unknown}; known: {list(STRATEGY_NAMES)}{hint}")
 
 
 def ours_counterpart(name: str) -> str:
@@ -117,5 +139,5 @@ def get_strategy(name: str) -> Strategy:
         name,
         cooperative=cooperative,
         baseline=True,
-        assign=kafka_python_assign_fn(name.removeprefix(_BASELINE_PREFIX)),
+        assign=kafka_python_assign_fn(name.removeprefix(BASELINE_PREFIX)),
     )

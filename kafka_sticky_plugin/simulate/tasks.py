@@ -12,7 +12,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .strategies import is_cooperative
+from .strategies import is_baseline, is_cooperative
 
 __all__ = ["row_cost", "split_tasks"]
 
@@ -28,12 +28,6 @@ _KAFKA_PYTHON_STICKY_S = 3.4e-6
 #: Rounds per event (rolling restarts and pauses run several rebalances; cooperative ones
 #: run two or more rounds each).
 _ROUNDS_PER_EVENT = {"eager": 1.8, "cooperative": 3.5}
-_WEIGHT = {
-    "sticky": 1.0,
-    "cooperative-sticky": 1.0,
-    "kafka-python-range": 1.0,
-    "kafka-python-roundrobin": 1.0,
-}
 
 
 def row_cost(row: Mapping[str, Any]) -> float:
@@ -46,10 +40,10 @@ def row_cost(row: Mapping[str, Any]) -> float:
     size_cap = row.get("size_cap")
     if size_cap is not None and size_cap == size_cap and size > float(size_cap):
         return _ROUND_FIXED_S * events
-    per_round = _ROUND_FIXED_S + _WEIGHT.get(strategy, 1.0) * (
-        _ROUND_PER_PARTITION_S * partitions + _ROUND_PER_MEMBER_PARTITION_S * size
+    per_round = (
+        _ROUND_FIXED_S + _ROUND_PER_PARTITION_S * partitions + _ROUND_PER_MEMBER_PARTITION_S * size
     )
-    if strategy.endswith("sticky") and strategy.startswith("kafka-python-"):
+    if is_baseline(strategy) and strategy.endswith("sticky"):
         per_round += _KAFKA_PYTHON_STICKY_S * size
     rounds = _ROUNDS_PER_EVENT["cooperative" if is_cooperative(strategy) else "eager"]
     seconds = events * rounds * per_round

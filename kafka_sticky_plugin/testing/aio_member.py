@@ -17,31 +17,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .events import OwnershipEvent, Partition
-from .member import EventSink, MemberConfig, SubscriptionChange, record_deliveries
+from .assignor_names import assignor_class
+from .events import Partition
+from .member_config import (
+    EventSink,
+    MemberConfig,
+    SubscriptionChange,
+    consumer_settings,
+    member_event,
+    record_deliveries,
+)
 
-__all__ = ["AIOKAFKA_ASSIGNORS", "aio_consume_loop"]
-
-#: assignor name -> (module, attribute) of what an aiokafka member configures for it.
-AIOKAFKA_ASSIGNORS: dict[str, tuple[str, str]] = {
-    "sticky": ("kafka_sticky_plugin.aiokafka", "StickyAssignor"),
-    "cooperative-sticky": ("kafka_sticky_plugin.aiokafka", "CooperativeStickyAssignor"),
-    "range": ("aiokafka.coordinator.assignors.range", "RangePartitionAssignor"),
-    "roundrobin": ("aiokafka.coordinator.assignors.roundrobin", "RoundRobinPartitionAssignor"),
-}
-
-
-def _assignor(name: str) -> Any:
-    import importlib
-
-    from ..errors import ConfigurationError
-
-    target = AIOKAFKA_ASSIGNORS.get(name)
-    if target is None:
-        raise ConfigurationError(
-            f"no aiokafka assignor for {name!r}; known: {sorted(AIOKAFKA_ASSIGNORS)}"
-        )
-    return getattr(importlib.import_module(target[0]), target[1])
+__all__ = ["aio_consume_loop"]
 
 
 def _parts(tps: Any) -> tuple[Partition, ...]:
@@ -76,18 +63,8 @@ async def _run(
     owned: set[Partition] = set()
     positions: dict[Any, int] = {}
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=config.bootstrap,
-        group_id=config.group_id,
-        group_instance_id=config.group_instance_id,
-        client_id=config.client_id or f"{config.member}-{config.incarnation}",
-        enable_auto_commit=False,
-        auto_offset_reset="earliest",
-        session_timeout_ms=config.session_timeout_ms,
-        heartbeat_interval_ms=config.heartbeat_interval_ms,
-        max_poll_interval_ms=config.max_poll_interval_ms,
-        metadata_max_age_ms=config.metadata_max_age_ms,
-        partition_assignment_strategy=[_assignor(name) for name in config.assignors],
-        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
+        **consumer_settings(config),
+        partition_assignment_strategy=[assignor_class(n, "aiokafka") for n in config.assignors],
     )
     handle = install_hooks(consumer)
 
@@ -96,15 +73,7 @@ async def _run(
         return int(value) if isinstance(value, int) else -1
 
     def event(kind: str, **extra: Any) -> None:
-        sink.add(
-            OwnershipEvent(
-                t=time.monotonic(),
-                member=config.member,
-                incarnation=config.incarnation,
-                kind=kind,
-                **extra,
-            )
-        )
+        sink.add(member_event(config, kind, **extra))
 
     def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
         event(

@@ -1,8 +1,15 @@
-"""Assignors by short name, so a member configuration can cross a process boundary as text.
+"""Assignors by short name and client, so a member configuration can cross a process boundary
+as text.
 
-Names: ``sticky`` and ``cooperative-sticky`` are this package's assignors;
-``range`` and ``roundrobin`` are kafka-python's; ``kafka-python:sticky`` and
-``kafka-python:cooperative-sticky`` are kafka-python's own sticky implementations (baselines).
+Names, for a kafka-python or an aiokafka member:
+
+- this package's strategies (:data:`~kafka_sticky_plugin.assignor.strategies.STRATEGIES`, the
+  one registry; ``sticky`` and ``cooperative-sticky``): the client's face's assignor class
+  (:data:`ASSIGNOR_CLASSES`);
+- ``range`` and ``roundrobin``: the client's own assignors;
+- kafka-python only: ``kafka-python-sticky`` and ``kafka-python-cooperative-sticky``,
+  kafka-python's own sticky implementations (the baselines, spelled as the simulator spells
+  them).
 
 Every call of :func:`make_assignor` returns a new instance: two consumers never share
 assignor state.
@@ -13,30 +20,64 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ..assignor.strategies import COOPERATIVE_STICKY, STICKY
+from ..assignor.strategies import COOPERATIVE_STICKY, STICKY, STRATEGIES
 from ..errors import ConfigurationError
 
-__all__ = ["ASSIGNOR_NAMES", "make_assignor"]
+__all__ = ["ASSIGNOR_CLASSES", "ASSIGNOR_NAMES", "FACES", "assignor_class", "make_assignor"]
 
-ASSIGNOR_NAMES: dict[str, str] = {
-    STICKY: "kafka_sticky_plugin:StickyAssignor",
-    COOPERATIVE_STICKY: "kafka_sticky_plugin:CooperativeStickyAssignor",
-    "range": "kafka.coordinator.assignors.range:RangePartitionAssignor",
-    "roundrobin": "kafka.coordinator.assignors.roundrobin:RoundRobinPartitionAssignor",
-    "kafka-python:sticky": (
-        "kafka.coordinator.assignors.sticky.sticky_assignor:StickyPartitionAssignor"
-    ),
-    "kafka-python:cooperative-sticky": (
-        "kafka.coordinator.assignors.cooperative_sticky:CooperativeStickyAssignor"
-    ),
+#: Strategy name -> the class that implements it in every client's face.
+#: (A field the strategy registry should carry; kept here until it does.)
+ASSIGNOR_CLASSES: dict[str, str] = {
+    STICKY: "StickyAssignor",
+    COOPERATIVE_STICKY: "CooperativeStickyAssignor",
+}
+
+#: Client -> the public module (face) holding its assignor classes.
+FACES: dict[str, str] = {
+    "kafka-python": "kafka_sticky_plugin",
+    "aiokafka": "kafka_sticky_plugin.aiokafka",
+}
+
+#: Client -> its own assignors, by name.
+_CLIENT_ASSIGNORS: dict[str, dict[str, str]] = {
+    "kafka-python": {
+        "range": "kafka.coordinator.assignors.range:RangePartitionAssignor",
+        "roundrobin": "kafka.coordinator.assignors.roundrobin:RoundRobinPartitionAssignor",
+        "kafka-python-sticky": (
+            "kafka.coordinator.assignors.sticky.sticky_assignor:StickyPartitionAssignor"
+        ),
+        "kafka-python-cooperative-sticky": (
+            "kafka.coordinator.assignors.cooperative_sticky:CooperativeStickyAssignor"
+        ),
+    },
+    "aiokafka": {
+        "range": "aiokafka.coordinator.assignors.range:RangePartitionAssignor",
+        "roundrobin": "aiokafka.coordinator.assignors.roundrobin:RoundRobinPartitionAssignor",
+    },
+}
+
+#: Client -> name -> ``module:attribute`` of the assignor class a member configures.
+ASSIGNOR_NAMES: dict[str, dict[str, str]] = {
+    client: {
+        **{name: f"{face}:{ASSIGNOR_CLASSES[name]}" for name in STRATEGIES},
+        **_CLIENT_ASSIGNORS[client],
+    }
+    for client, face in FACES.items()
 }
 
 
-def make_assignor(name: str) -> Any:
-    """A fresh assignor instance for ``name`` (see the module docstring)."""
-    target = ASSIGNOR_NAMES.get(name)
+def assignor_class(name: str, client: str = "kafka-python") -> Any:
+    """The assignor class ``client`` configures for ``name`` (see the module docstring)."""
+    names = ASSIGNOR_NAMES.get(client)
+    if names is None:
+        raise ConfigurationError(f"no assignor names for client {client!r}; known: {list(FACES)}")
+    target = names.get(name)
     if target is None:
-        raise ConfigurationError(f"unknown assignor {name!r}; known: {sorted(ASSIGNOR_NAMES)}")
+        raise ConfigurationError(f"unknown {client} assignor {name!r}; known: {sorted(names)}")
     module_name, _, attribute = target.partition(":")
-    factory = getattr(importlib.import_module(module_name), attribute)
-    return factory()
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def make_assignor(name: str, client: str = "kafka-python") -> Any:
+    """A fresh assignor instance for ``name`` on ``client`` (see the module docstring)."""
+    return assignor_class(name, client)()

@@ -13,24 +13,28 @@ member carries generation -1 and it reports no ``generation`` events
 (:meth:`~.group.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
 same-generation test and judges them by their assignment alone).
 
-Run as ``python -m kafka_sticky_plugin.testing.confluent_member CONFIG_JSON`` it is a child
-member process (SIGTERM stops it cleanly), like :mod:`.member_process`.
+Thread and child-process members run this loop through :mod:`.member_process` (the one place
+that picks a client's loop), like every other Python client.
 """
 
 from __future__ import annotations
 
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .events import Delivery, OwnershipEvent, Partition
-from .member import EventSink, MemberConfig, decode_sequence
-from .member_process import ProcessMember, ThreadMember, _JsonLinesSink
+from .events import Delivery, Partition
+from .member_config import (
+    EventSink,
+    MemberConfig,
+    SubscriptionChange,
+    decode_sequence,
+    member_event,
+    reporting,
+)
 
-__all__ = ["ConfluentProcessMember", "ConfluentThreadMember", "confluent_consume_loop", "main"]
+__all__ = ["confluent_consume_loop"]
 
 _STRATEGIES = {"cooperative-sticky", "range", "roundrobin"}
 
@@ -48,8 +52,12 @@ def confluent_consume_loop(
     sink: EventSink,
     should_stop: Callable[[], bool],
     ready: threading.Event | None = None,
+    changes: SubscriptionChange | None = None,
 ) -> None:
-    """Run one confluent member until ``should_stop()``; then close it (leaving the group)."""
+    """Run one confluent member until ``should_stop()``; then close it (leaving the group).
+
+    ``changes`` carries subscription changes asked while it runs (each one reported as a
+    ``subscribed`` event naming the topics), as for the kafka-python member."""
     import confluent_kafka
 
     from ..confluent import create_consumer, subscribe
@@ -58,16 +66,7 @@ def confluent_consume_loop(
     positions: dict[Partition, int] = {}
 
     def event(kind: str, parts: Iterable[Partition] = (), **extra: Any) -> None:
-        sink.add(
-            OwnershipEvent(
-                t=time.monotonic(),
-                member=config.member,
-                incarnation=config.incarnation,
-                kind=kind,
-                partitions=tuple(sorted(parts)),
-                **extra,
-            )
-        )
+        sink.add(member_event(config, kind, partitions=tuple(sorted(parts)), **extra))
 
     consumer = create_consumer(
         {
@@ -129,13 +128,18 @@ def confluent_consume_loop(
             owned.difference_update(parts)
             event("lost", parts, owned_after=tuple(sorted(owned)))
 
-    try:
-        subscribe(consumer, list(config.topics), Listener())
+    listener = Listener()
+    with reporting(config, sink, consumer.close):
+        subscribe(consumer, list(config.topics), listener)
         event("started", detail=f"confluent-kafka {confluent_kafka.version()[0]}")
         if ready is not None:
             ready.set()
         last_commit = time.monotonic()
         while not should_stop():
+            wanted = changes.take() if changes is not None else None
+            if wanted is not None:
+                subscribe(consumer, list(wanted), listener)
+                event("subscribed", detail=",".join(wanted))
             messages = consumer.consume(num_messages=500, timeout=config.poll_timeout_ms / 1000)
             now = time.monotonic()
             batch: list[Delivery] = []
@@ -161,48 +165,3 @@ def confluent_consume_loop(
                 assigned = {(tp.topic, tp.partition) for tp in consumer.assignment()}
                 commit({p: o for p, o in list(positions.items()) if p in assigned})
                 last_commit = now
-    except Exception as exc:
-        event("error", detail=repr(exc))
-        raise
-    finally:
-        try:
-            consumer.close()
-        finally:
-            event("stopped")
-
-
-class ConfluentThreadMember(ThreadMember):
-    """A confluent member running in a thread of this process."""
-
-    def _run(self) -> None:
-        try:
-            confluent_consume_loop(self.config, self._log, self._stop.is_set, self._ready)
-        except BaseException as exc:  # kept for stop() to re-raise in the test thread
-            self._error = exc
-            self._ready.set()
-
-
-class ConfluentProcessMember(ProcessMember):
-    """A confluent member in a child process (freezable, killable)."""
-
-    def _command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "kafka_sticky_plugin.testing.confluent_member",
-            self.config.to_json(),
-        ]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Child entry point: run one confluent member until SIGTERM."""
-    args = sys.argv[1:] if argv is None else argv
-    config = MemberConfig.from_json(args[0])
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
-    confluent_consume_loop(config, _JsonLinesSink(sys.stdout), stop.is_set)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..assignor.strategies import STRATEGIES
 from .admin import create_topic, delete_topic, grow_topic, unique_name
 from .analysis import current_ownership
 from .group import ConsumerGroupRunner, GroupNotStable
@@ -55,7 +56,7 @@ def _group(
     left pending, a rejoin thrown away) can stall a group under load and look like broker
     behaviour."""
     group_id = unique_name("conformance")
-    hooks = all(name in ("sticky", "cooperative-sticky") for name in assignors)
+    hooks = all(name in STRATEGIES for name in assignors)
     return ConsumerGroupRunner(
         bootstrap, group_id, topics, assignors, None, install_hooks=hooks, **settings
     )

@@ -5,7 +5,7 @@ A :class:`ConsumerGroupRunner` owns its members and one :class:`~.events.EventLo
 threads by default (one process, cheap on a 2-core CI machine); ``process=True`` gives a child
 process that can be frozen with SIGSTOP (the KIP-341 "debugger pause") or crashed.
 
-Each member runs one *client* (:attr:`~.member.MemberConfig.client`, per member or for the
+Each member runs one *client* (:attr:`~.member_config.MemberConfig.client`, per member or for the
 whole group): ``kafka-python`` (this package's assignors on kafka-python), ``confluent``
 (librdkafka through :mod:`kafka_sticky_plugin.confluent`) or ``java-<version>`` (the genuine
 Java ``KafkaConsumer``, always a child JVM whose client log :meth:`ConsumerGroupRunner.java_logs`
@@ -30,8 +30,8 @@ from types import TracebackType
 
 from .analysis import current_ownership
 from .events import EventLog, OwnershipEvent, Partition, member_key
-from .member import MemberConfig
-from .member_process import MemberHandle, ProcessMember, ThreadMember
+from .member_config import MemberConfig
+from .member_process import PYTHON_CLIENTS, MemberHandle, ProcessMember, ThreadMember
 
 __all__ = ["ConsumerGroupRunner", "GroupNotStable", "StableGroup"]
 
@@ -111,13 +111,7 @@ class ConsumerGroupRunner:
             path = self._java_log_dir / f"{config.member}-{config.incarnation}.log"
             self._java_logs.append(path)
             return JavaProcessMember(config, self.log, path)
-        if config.client == "confluent":
-            from .confluent_member import ConfluentProcessMember, ConfluentThreadMember
-
-            if process:
-                return ConfluentProcessMember(config, self.log)
-            return ConfluentThreadMember(config, self.log)
-        if config.client not in ("kafka-python", "aiokafka"):  # aiokafka: consume_loop's
+        if config.client not in PYTHON_CLIENTS:
             raise ValueError(f"unknown member client {config.client!r}")
         return ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
 

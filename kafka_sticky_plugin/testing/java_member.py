@@ -7,7 +7,7 @@ pinned ``kafka-clients`` version (:data:`JAVA_CLIENT_VERSIONS`) into
 ``mvn`` and ``javac`` are on the PATH.
 
 - :class:`JavaProcessMember` runs ``kafkasticky.JavaMember``: a child process that takes the
-  same :class:`~.member.MemberConfig` JSON and writes the same JSON lines as the Python
+  same :class:`~.member_config.MemberConfig` JSON and writes the same JSON lines as the Python
   child members, so :class:`~.group.ConsumerGroupRunner` drives it like any other member
   (freeze, thaw, crash, stop with SIGTERM). The Java client's own log (slf4j-simple, INFO
   and up) goes to a file per incarnation; :func:`log_problems` reads WARN/ERROR lines back.
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .events import EventLog
-from .member import MemberConfig
+from .member_config import MemberConfig
 from .member_process import ProcessMember
 
 __all__ = [

@@ -6,6 +6,10 @@ JSON lines on its stdout; the parent can then freeze it exactly like a debugger 
 (``SIGSTOP``: no poll, no heartbeat, sockets left open), thaw it (``SIGCONT``) or crash it
 (``SIGKILL``), which a thread cannot do.
 
+:func:`member_loop` is the one place that picks a Python client's loop
+(:attr:`~.member_config.MemberConfig.client`: kafka-python, aiokafka or confluent); the loops
+share :mod:`.member_config` and never import one another.
+
 Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
 SIGTERM asks it to stop cleanly (close the consumer, leave the group).
 
@@ -21,13 +25,48 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
-from .member import MemberConfig, SubscriptionChange, consume_loop
+from .member_config import EventSink, MemberConfig, SubscriptionChange
 
-__all__ = ["MemberHandle", "ProcessMember", "ThreadMember", "main"]
+__all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
+
+#: ``loop(config, sink, should_stop, ready, changes)``: runs one member until ``should_stop()``
+MemberLoop = Callable[
+    [
+        MemberConfig,
+        EventSink,
+        Callable[[], bool],
+        threading.Event | None,
+        SubscriptionChange | None,
+    ],
+    None,
+]
+
+#: The Python clients a member can run on (a ``java-<version>`` client is a child JVM:
+#: :mod:`.java_member`).
+PYTHON_CLIENTS = ("kafka-python", "aiokafka", "confluent")
+
+
+def member_loop(client: str) -> MemberLoop:
+    """The member loop of Python client ``client`` (its module is imported only now, so a
+    client that is not installed costs nothing until a member asks for it)."""
+    if client == "kafka-python":
+        from .member import consume_loop
+
+        return consume_loop
+    if client == "aiokafka":
+        from .aio_member import aio_consume_loop
+
+        return aio_consume_loop
+    if client == "confluent":
+        from .confluent_member import confluent_consume_loop
+
+        return confluent_consume_loop
+    raise ValueError(f"unknown member client {client!r}; expected one of {PYTHON_CLIENTS}")
 
 
 class MemberHandle:
@@ -62,7 +101,8 @@ class ThreadMember(MemberHandle):
 
     def _run(self) -> None:
         try:
-            consume_loop(self.config, self._log, self._stop.is_set, self._ready, self._changes)
+            loop = member_loop(self.config.client)
+            loop(self.config, self._log, self._stop.is_set, self._ready, self._changes)
         except BaseException as exc:  # kept for stop() to re-raise in the test thread
             self._error = exc
             self._ready.set()
@@ -75,8 +115,8 @@ class ThreadMember(MemberHandle):
             raise RuntimeError(f"member {self.config.member} failed to start") from self._error
 
     def resubscribe(self, topics: list[str]) -> None:
-        """Ask the running member to subscribe to ``topics`` instead (KIP-70; kafka-python and
-        aiokafka members: see :class:`~.member.SubscriptionChange`)."""
+        """Ask the running member to subscribe to ``topics`` instead (KIP-70; see
+        :class:`~.member_config.SubscriptionChange`)."""
         self._changes.request(topics)
 
     def request_stop(self) -> None:
@@ -239,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     config = MemberConfig.from_json(args[0])
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
-    consume_loop(config, _JsonLinesSink(sys.stdout), stop.is_set)
+    member_loop(config.client)(config, _JsonLinesSink(sys.stdout), stop.is_set, None, None)
     return 0
 
 

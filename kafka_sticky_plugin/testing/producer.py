@@ -1,7 +1,7 @@
 """A producer of keyed, numbered records, before and during rebalances.
 
 Record ``n`` has key ``k{n % keys}`` and value ``str(n)`` (see
-:func:`~.member.encode_sequence`). The producer remembers where the broker acknowledged each
+:func:`~.member_config.encode_sequence`). The producer remembers where the broker acknowledged each
 record (partition, offset): that set is what the consumers must deliver, so "lost" is exactly
 "acknowledged but never delivered".
 
@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from .events import Partition
-from .member import encode_sequence
+from .member_config import encode_sequence
 
 __all__ = ["KeyedProducer"]
 

@@ -1,0 +1,205 @@
+"""What every member loop shares, whatever its client: its configuration, where it reports,
+subscription changes asked while it runs, and the sequence numbers that records carry.
+
+Each client's loop (:mod:`.member` on kafka-python, :mod:`.aio_member`,
+:mod:`.confluent_member`) builds on this module and on no other loop;
+:func:`~.member_process.member_loop` picks the loop for a configuration, in one place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from .events import Delivery, OwnershipEvent
+
+__all__ = [
+    "EventSink",
+    "MemberConfig",
+    "SubscriptionChange",
+    "consumer_settings",
+    "decode_sequence",
+    "encode_sequence",
+    "member_event",
+    "record_deliveries",
+    "reporting",
+]
+
+
+class EventSink(Protocol):
+    """Where a member reports (an :class:`~.events.EventLog` or a JSON-lines pipe)."""
+
+    def add(self, event: OwnershipEvent) -> None: ...
+
+    def add_deliveries(self, deliveries: list[Delivery]) -> None: ...
+
+
+@dataclass(frozen=True)
+class MemberConfig:
+    """Everything a member needs; plain data so it can be sent to a child process as JSON.
+
+    The timeouts default to values that keep groups fast on the embedded broker and are also
+    valid on Apache Kafka (see BROKER_NOTES.md).
+    """
+
+    bootstrap: str
+    group_id: str
+    topics: tuple[str, ...]
+    member: str
+    incarnation: int = 0
+    assignors: tuple[str, ...] = ("cooperative-sticky",)
+    group_instance_id: str | None = None
+    session_timeout_ms: int = 6000
+    heartbeat_interval_ms: int = 1000
+    max_poll_interval_ms: int = 10000
+    poll_timeout_ms: int = 100
+    commit_interval_s: float = 1.0
+    #: The coordinator hooks, as README recommends for kafka-python 3.x, whenever the member
+    #: runs one of this package's assignors (a member on ``range`` alone, as before an
+    #: upgrade, has nothing for them to drive). Plain 3.0.12 members (False) sometimes wedge
+    #: on Apache Kafka: a JoinGroup still in flight when ``poll()`` times out is never
+    #: completed (README, "What each version gains", note 6), the member stops heartbeating
+    #: and is evicted. Tests of the plain client ask for False explicitly.
+    install_hooks: bool = True
+    client_id: str = field(default="")
+    #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
+    client_rack: str | None = None
+    #: Which client runs this member: ``kafka-python`` (:mod:`.member`), ``confluent``
+    #: (:mod:`.confluent_member`), ``aiokafka`` (:mod:`.aio_member`, a hooked
+    #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`.java_member`, always a
+    #: child process).
+    client: str = "kafka-python"
+    #: Subscribe to this regular expression instead of ``topics`` (a pattern
+    #: subscription: topics created later that match are picked up at the next metadata
+    #: refresh, every ``metadata_max_age_ms``); kafka-python and aiokafka members only.
+    topic_pattern: str | None = None
+    #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
+    #: matches ``topic_pattern`` is seen).
+    metadata_max_age_ms: int = 5000
+
+    def to_json(self) -> str:
+        """This configuration as one JSON object."""
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> MemberConfig:
+        """Inverse of :meth:`to_json`."""
+        raw: dict[str, Any] = json.loads(text)
+        raw["topics"] = tuple(raw["topics"])
+        raw["assignors"] = tuple(raw["assignors"])
+        return cls(**raw)
+
+
+class SubscriptionChange:
+    """A subscription change asked of a running thread member (KIP-70): the test thread
+    asks for new topics (:meth:`request`), the poll loop takes them (:meth:`take`) and calls
+    ``subscribe`` again (with the same listener) between two polls. Thread-safe; only the
+    latest request counts."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: tuple[str, ...] | None = None
+
+    def request(self, topics: Sequence[str]) -> None:
+        """Ask the member to subscribe to ``topics`` (replacing what it subscribes to)."""
+        with self._lock:
+            self._pending = tuple(topics)
+
+    def take(self) -> tuple[str, ...] | None:
+        """The topics asked for since the last call (None: no change asked)."""
+        with self._lock:
+            pending, self._pending = self._pending, None
+        return pending
+
+
+def encode_sequence(sequence: int) -> bytes:
+    """The record value the test producer writes: the sequence number in ASCII."""
+    return str(sequence).encode("ascii")
+
+
+def decode_sequence(value: bytes | None) -> int:
+    """Inverse of :func:`encode_sequence`; -1 for a value that is not one."""
+    try:
+        return int((value or b"").decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return -1
+
+
+def record_deliveries(
+    config: MemberConfig,
+    sink: EventSink,
+    batches: Mapping[Any, Sequence[Any]],
+    positions: dict[Any, int],
+    now: float,
+) -> None:
+    """Report every record of one poll (``{TopicPartition: [record, ...]}``, as kafka-python
+    and aiokafka return them) as a :class:`Delivery`, and move ``positions`` past each."""
+    batch: list[Delivery] = []
+    for tp, records in batches.items():
+        for record in records:
+            batch.append(
+                Delivery(
+                    t=now,
+                    member=config.member,
+                    incarnation=config.incarnation,
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=record.offset,
+                    sequence=decode_sequence(record.value),
+                )
+            )
+        if records:
+            positions[tp] = records[-1].offset + 1
+    sink.add_deliveries(batch)
+
+
+def member_event(config: MemberConfig, kind: str, **fields: Any) -> OwnershipEvent:
+    """An event of ``config``'s member incarnation, stamped now (monotonic clock)."""
+    return OwnershipEvent(
+        t=time.monotonic(),
+        member=config.member,
+        incarnation=config.incarnation,
+        kind=kind,
+        **fields,
+    )
+
+
+def consumer_settings(config: MemberConfig) -> dict[str, Any]:
+    """The consumer keyword arguments kafka-python's ``KafkaConsumer`` and aiokafka's
+    ``AIOKafkaConsumer`` share (same names in both; the assignors are each client's own):
+    manual commits, earliest reset, the configured timeouts and rack."""
+    return {
+        "bootstrap_servers": config.bootstrap,
+        "group_id": config.group_id,
+        "group_instance_id": config.group_instance_id,
+        "client_id": config.client_id or f"{config.member}-{config.incarnation}",
+        "enable_auto_commit": False,
+        "auto_offset_reset": "earliest",
+        "session_timeout_ms": config.session_timeout_ms,
+        "heartbeat_interval_ms": config.heartbeat_interval_ms,
+        "max_poll_interval_ms": config.max_poll_interval_ms,
+        "metadata_max_age_ms": config.metadata_max_age_ms,
+        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
+    }
+
+
+@contextlib.contextmanager
+def reporting(config: MemberConfig, sink: EventSink, close: Callable[[], object]) -> Iterator[None]:
+    """Run a member's loop body: an exception is reported as an ``error`` event and re-raised;
+    whatever happens, ``close()`` (the consumer) runs and then a ``stopped`` event is reported,
+    so every incarnation's ownership intervals close."""
+    try:
+        yield
+    except Exception as exc:
+        sink.add(member_event(config, "error", detail=repr(exc)))
+        raise
+    finally:
+        try:
+            close()
+        finally:
+            sink.add(member_event(config, "stopped"))
