@@ -19,13 +19,21 @@ generation in ``on_assignment``, the cooperative protocol (KIP-429) when every c
 assignor supports it, ``on_partitions_lost`` (awaited when it is a coroutine function; a
 listener without it gets ``on_partitions_revoked``, as in Java) on session loss, fencing and
 poll-interval expiry, with no commit of lost partitions and no stale claim at the next join,
-and KIP-70 subscription changes. Importing this module requires aiokafka.
+and KIP-70 subscription changes. Importing this module requires aiokafka (without it:
+:class:`~kafka_sticky_plugin.errors.MissingExtraError` naming the ``[aiokafka]`` extra).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+try:
+    import aiokafka  # noqa: F401
+except ImportError as _exc:
+    from .extras import missing as _missing
+
+    raise _missing(_exc, "kafka_sticky_plugin.aiokafka", "aiokafka") from _exc
 
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
 from .adapters.aiokafka.hooks import AioHooks
