@@ -140,9 +140,9 @@ def test_a_missing_client_names_the_extra_to_install(module: str, code: str, ext
     done = _run_without(module, code)
     assert done.returncode == 1
     assert f'pip install "kafka-sticky-plugin[{extra}]"' in done.stderr, done.stderr
-    assert done.stderr.strip().splitlines()[-1].startswith(
-        "kafka_sticky_plugin.errors."
-    ), done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("kafka_sticky_plugin.errors."), (
+        done.stderr
+    )
 
 
 def test_a_yaml_grid_without_pyyaml_names_the_extra(tmp_path: Path) -> None:

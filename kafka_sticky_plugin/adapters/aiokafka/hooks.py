@@ -43,9 +43,9 @@ from ...assignor.contract import (
     instantiate_assignor,
 )
 from ...assignor.decisions import decide_complete, decide_prepare, membership_lost
+from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
-from .cluster import partition_counts, replica_racks
 from .listener import call_listener, lost_method_name
 from .positions import assign_keeping_positions
 

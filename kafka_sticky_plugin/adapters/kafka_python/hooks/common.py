@@ -14,10 +14,10 @@ from typing import Any
 
 from ....assignor.contract import BoundAssignor, bind_assignors, instantiate_assignor
 from ....assignor.decisions import CompleteDecision, decide_complete
+from ....assignor.racks import replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
-from .._cluster import replica_racks
 from .members import normalise_members
 
 __all__ = ["HooksBase", "instantiate_assignor", "log_partitions"]
