@@ -128,6 +128,7 @@ def _run_without(module: str, code: str) -> subprocess.CompletedProcess[str]:
         ("kafka", "from kafka_sticky_plugin import CooperativeStickyAssignor", "kafka-python"),
         ("confluent_kafka", "import kafka_sticky_plugin.confluent", "confluent"),
         ("aiokafka", "import kafka_sticky_plugin.aiokafka", "aiokafka"),
+        ("kafka", "import kafka_sticky_plugin.kafka_python", "kafka-python"),
         (
             "kafka",
             "from kafka_sticky_plugin.hooks import install_hooks; install_hooks(object())",

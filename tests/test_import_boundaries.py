@@ -5,8 +5,8 @@
 - ``assignor`` (the client-free floor) imports only itself, ``core``, ``codec`` and ``errors``,
   and no Kafka client;
 - an adapter (``adapters/<name>``) never imports another adapter;
-- nothing but the faces (``__init__``, ``hooks``, ``confluent``) and ``testing``/``demo``
-  (which drive real clients) imports the adapters.
+- nothing but the faces (``__init__``, ``kafka_python``, ``hooks``, ``aiokafka``,
+  ``confluent``) and ``testing``/``demo`` (which drive real clients) imports the adapters.
 
 Imports are read from the syntax tree (top-level and function-level, relative ones resolved),
 so a lazy import inside a function counts too.
@@ -67,7 +67,15 @@ ALLOWED = {
     "codec": {"codec", "errors"},
     "assignor": {"assignor", "core", "codec", "errors"},
 }
-ADAPTER_IMPORTERS = {"__init__", "hooks", "confluent", "aiokafka", "testing", "demo"}
+ADAPTER_IMPORTERS = {
+    "__init__",
+    "hooks",
+    "kafka_python",
+    "confluent",
+    "aiokafka",
+    "testing",
+    "demo",
+}
 
 
 def _area(path: Path) -> str:
@@ -100,3 +108,16 @@ def test_the_checker_sees_relative_imports() -> None:
     assert f"{PACKAGE}.codec" in leader and f"{PACKAGE}.core" in leader
     hooks_common = _imports(ROOT / "adapters" / "kafka_python" / "hooks" / "common.py")
     assert f"{PACKAGE}.assignor.contract" in hooks_common
+
+
+@pytest.mark.parametrize("face", ["kafka_python", "hooks", "aiokafka", "confluent"])
+def test_client_faces_only_re_export(face: str) -> None:
+    """A client's public face defines nothing: no function, no class (issue 22); its logic
+    lives in ``adapters/<client>/``, so a new client is one adapter folder plus a face."""
+    tree = ast.parse((ROOT / f"{face}.py").read_text())
+    defined = [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    assert defined == [], f"{face}.py defines {defined}"
