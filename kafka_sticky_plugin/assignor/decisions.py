@@ -5,7 +5,8 @@ The coordinator hooks ask two questions per rebalance and act on the answers:
 - before JoinGroup (:func:`decide_prepare`): was membership lost, and which owned partitions
   must be given up *now*, with which callback;
 - after SyncGroup (:func:`decide_complete`): which partitions leave, which arrive, which are
-  kept (their fetch positions must survive), and whether another round is needed.
+  kept (their fetch positions must survive), and whether another round is needed;
+- which listener callback receives lost partitions (:func:`lost_method_name`).
 
 Invariants (checked by the property tests in ``tests/hooks``): the sets of every decision
 partition their input (``lost | revoked | kept == owned`` before the join; under COOPERATIVE
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .rebalance import RebalanceProtocol
 
@@ -28,6 +29,7 @@ __all__ = [
     "PrepareDecision",
     "decide_complete",
     "decide_prepare",
+    "lost_method_name",
     "membership_lost",
 ]
 
@@ -121,3 +123,12 @@ def decide_complete(
         assigned_callback=added,
         rejoin=bool(revoked),
     )
+
+
+def lost_method_name(listener: Any) -> str:
+    """The listener method that receives lost partitions: ``on_partitions_lost`` when the
+    listener defines it as a callable, else ``on_partitions_revoked`` (Java's default method;
+    kafka-python 2.x and aiokafka listeners predate KIP-429). An attribute that is not
+    callable (``on_partitions_lost = None``) does not count."""
+    method = getattr(listener, "on_partitions_lost", None)
+    return "on_partitions_lost" if callable(method) else "on_partitions_revoked"

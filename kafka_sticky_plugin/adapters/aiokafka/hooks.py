@@ -38,15 +38,20 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ...assignor.contract import (
-    GroupMemberMetadata,
     bind_assignors,
     instantiate_assignor,
 )
-from ...assignor.decisions import decide_complete, decide_prepare, membership_lost
+from ...assignor.decisions import (
+    decide_complete,
+    decide_prepare,
+    lost_method_name,
+    membership_lost,
+)
+from ...assignor.leader import MemberMetadata
 from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
-from .listener import call_listener, lost_method_name
+from .listener import call_listener
 from .positions import assign_keeping_positions
 
 __all__ = ["AioHooks"]
@@ -485,7 +490,7 @@ class AioHooks:
                 member_id, instance_id, metadata = member
             else:
                 (member_id, metadata), instance_id = member, None
-            members.append(GroupMemberMetadata(str(member_id), instance_id or None, metadata))
+            members.append(MemberMetadata(str(member_id), metadata, instance_id or None))
         group = bound.read(members)
         coordinator._group_subscription = set(group.topics)
         if not self._subscription.subscribed_pattern:

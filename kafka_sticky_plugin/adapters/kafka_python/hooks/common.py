@@ -126,6 +126,18 @@ class HooksBase:
     def _owned_pairs(self) -> list[tuple[str, int]]:
         return [(tp.topic, tp.partition) for tp in self._subscription.assigned_partitions()]
 
+    def group_protocols(self) -> list[tuple[str, Any]]:
+        """The patched ``group_protocols`` of every family: JoinGroup protocols in configured
+        order (the client's preference order), ours as bytes (owned = the consumer's current
+        assignment under COOPERATIVE), foreign ones as the client makes them."""
+        import kafka.errors as kafka_errors
+
+        topics = self._subscription.subscription
+        if topics is None:
+            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
+        self._coordinator._joined_subscription = set(topics)
+        return self.build_group_protocols(topics)
+
     def build_group_protocols(self, topics: Iterable[str]) -> list[tuple[str, Any]]:
         """JoinGroup protocols in preference order; ours as bytes, foreign as the client's."""
         topic_set = set(topics)

@@ -29,10 +29,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ....assignor.decisions import decide_prepare, membership_lost
+from ....assignor.decisions import decide_prepare, lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
 from .common import HooksBase, instantiate_assignor, log_partitions
-from .listener import call_sync, lost_method_name, rebalance_listener
+from .listener import call_sync, rebalance_listener
 
 __all__ = ["V2Hooks"]
 
@@ -96,16 +96,6 @@ class V2Hooks(HooksBase):
             commit(timeout_ms=timeout_ms)
 
     # -- patched methods ------------------------------------------------------------------
-    def group_protocols(self) -> list[tuple[str, Any]]:
-        """JoinGroup protocols, in configured order (the client's preference order)."""
-        import kafka.errors as kafka_errors
-
-        topics = self._subscription.subscription
-        if topics is None:
-            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
-        self._coordinator._joined_subscription = set(topics)
-        return self.build_group_protocols(topics)
-
     def on_join_prepare(
         self, generation: int, member_id: str, timeout_ms: int | None = None
     ) -> None:
