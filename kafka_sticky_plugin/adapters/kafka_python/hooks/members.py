@@ -5,7 +5,8 @@ kafka-python passes the JoinGroup response members to ``_perform_assignment`` as
 tuples (kafka-python-ng on JoinGroup v5+), ``GroupMember`` namedtuples with
 ``metadata_bytes`` (2.3) or response objects with ``metadata`` (3.0). All become
 :class:`~kafka_sticky_plugin.assignor.leader.MemberMetadata` here; the metadata stays raw
-bytes so that our codec (v0-v3) reads owned partitions, generation and rack that the clients' v0 decoders drop.
+bytes so that our codec (v0-v3) reads owned partitions, generation and rack that the
+clients' v0 decoders drop.
 """
 
 from __future__ import annotations
