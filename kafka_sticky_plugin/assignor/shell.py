@@ -29,6 +29,7 @@ from typing import Any
 
 from ..codec import Subscription
 from ..errors import ConfigurationError
+from .contract import HookableAssignor
 from .leader import DecodedGroup, MemberMetadata, PartitionRacks, assign_group, read_group
 from .member import MemberState
 from .racks import partition_counts, replica_racks
@@ -50,6 +51,10 @@ class AssignorShell:
         rack_id: str | None = None,
         rebalance_protocol: RebalanceProtocol | int | None = None,
     ) -> None:
+        """``rack_id``: the rack reported in subscription v3 (``None``: the consumer's
+        ``client_rack`` when the hooks are installed, else none); ``rebalance_protocol``: the
+        protocol the consumer runs (``None``: the strategy's preferred one; one the strategy
+        does not support raises :class:`ConfigurationError`)."""
         self._member = MemberState(
             self.name, rack_id=rack_id, rebalance_protocol=rebalance_protocol
         )
@@ -218,3 +223,9 @@ class AssignorShell:
             [MemberMetadata(mid, data, ids.get(mid)) for mid, data in member_metadata.items()],
             partition_racks=cluster_racks,
         )
+
+
+def _conforms(shell: AssignorShell) -> HookableAssignor:
+    """Never called: mypy checks here that the shell (so every adapter's assignor) implements
+    the hooks' contract."""
+    return shell

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...assignor.contract import HookableAssignor
 from ...assignor.leader import COOPERATIVE_STICKY, STICKY, MemberMetadata
 from ...assignor.rebalance import RebalanceProtocol
 from ...assignor.shell import AssignorShell, Partition
@@ -138,10 +137,3 @@ class CooperativeStickyAssignor(_AioStickyFamily):
         rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
     ) -> None:
         super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)
-
-
-def _conforms(
-    sticky: StickyAssignor, cooperative: CooperativeStickyAssignor
-) -> tuple[HookableAssignor, HookableAssignor]:
-    """Never called: mypy checks here that both assignors implement the hooks' contract."""
-    return sticky, cooperative

@@ -44,6 +44,8 @@ from ...assignor.contract import (
 from ...assignor.decisions import (
     decide_complete,
     decide_prepare,
+    drop_unsubscribed,
+    log_assigned,
     lost_method_name,
     membership_lost,
 )
@@ -521,15 +523,7 @@ class AioHooks:
 
         assignment = decode_assignment(bytes(assignment_bytes))
         assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
-        topics = set(state.topics)
-        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
-        if unsubscribed:
-            log.warning(
-                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
-                self.group_id,
-                sorted(unsubscribed),
-            )
-            assigned -= unsubscribed
+        if drop_unsubscribed(assigned, state.topics, self.group_id, log):
             coordinator.request_rejoin()
         decision = decide_complete(self.owned, assigned, self.protocol)
         listener = state.listener
@@ -543,14 +537,7 @@ class AioHooks:
         bound.on_assignment(assignment, generation)
         await coordinator._stop_commit_offsets_refresh_task()
         coordinator.start_commit_offsets_refresh_task(self._held)
-        log.info(
-            "group %s generation %s: assigned %s (added %s, revoked %s)",
-            self.group_id,
-            generation,
-            sorted(assigned),
-            sorted(decision.added),
-            sorted(decision.revoked),
-        )
+        log_assigned(log, self.group_id, generation, assigned, decision)
         await call_listener(
             listener, "on_partitions_assigned", decision.assigned_callback, self.group_id
         )

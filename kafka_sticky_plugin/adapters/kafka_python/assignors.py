@@ -31,7 +31,6 @@ from typing import Any
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
-from ...assignor.contract import HookableAssignor
 from ...assignor.leader import COOPERATIVE_STICKY, STICKY, MemberMetadata
 from ...assignor.rebalance import RebalanceProtocol
 from ...assignor.shell import AssignorShell
@@ -105,10 +104,3 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
         rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
     ) -> None:
         super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)
-
-
-def _conforms(
-    sticky: StickyAssignor, cooperative: CooperativeStickyAssignor
-) -> tuple[HookableAssignor, HookableAssignor]:
-    """Never called: mypy checks here that both assignors implement the hooks' contract."""
-    return sticky, cooperative

@@ -27,7 +27,7 @@ import logging
 import time
 from typing import Any
 
-from ....assignor.decisions import decide_prepare, lost_method_name, membership_lost
+from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
 from .common import HooksBase, instantiate_assignor, log_partitions
 from .listener import rebalance_listener
@@ -110,15 +110,8 @@ class V3Hooks(HooksBase):
 
         coordinator = self._coordinator
         sub = self._subscription
-        owned = set(sub.assigned_partitions())
-        topics = set(sub.subscription or ())
-        # Java's rule: with the membership reset (the first join included) only owned
-        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
-        # EAGER revoke (even of nothing) happens only for a member still in a generation.
         reset = membership_lost(generation, member_id)
-        decision = decide_prepare(
-            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
-        )
+        decision = self.prepare_decision(reset)
         error: BaseException | None = None
         if decision.reset_assignors:
             self.reset_assignors()
