@@ -84,3 +84,23 @@ def test_unshared_copy_starts_clean(cls: Any) -> None:
     twin.metadata({"t"})
     twin.on_assignment(_assignment(1), 2)
     assert twin.previous_assignment == (("t", 1),)
+
+
+@pytest.mark.parametrize("module", [kp, aio], ids=["kafka_python", "aiokafka"])
+def test_every_registered_strategy_has_its_class_in_every_adapter(module: Any) -> None:
+    """The registry names each strategy's class once; each adapter exports it under that
+    name, and the class speaks that strategy (name, protocols, user data)."""
+    from kafka_sticky_plugin.assignor.strategies import STRATEGIES
+
+    for name, strategy in STRATEGIES.items():
+        cls = getattr(module, strategy.class_name)
+        assert cls.name == name
+        member = cls()
+        assert tuple(member.supported_protocols()) == strategy.protocols
+        member.metadata({"t"})
+        member.on_assignment(_assignment(0, 2), 7)
+        sent = decode_subscription(member.metadata({"t"}))
+        assert sent.user_data == strategy.write_user_data((("t", 0), ("t", 2)), 7)
+        claimed, generation = strategy.read_claim(sent.user_data)
+        assert generation == 7
+        assert claimed in ([], [("t", 0), ("t", 2)])
