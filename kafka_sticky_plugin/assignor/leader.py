@@ -87,7 +87,7 @@ def _user_data_claim(
     protocol: str,
     owned_block: bytes | None = None,
 ) -> tuple[list[tuple[str, int]] | None, int]:
-    """:func:`read_user_data_claim` for one member; unreadable means no history (one
+    """The strategy's ``read_claim`` for one member; unreadable means no history (one
     warning line naming the member)."""
     try:
         return strategy_named(protocol).read_claim(subscription.user_data, owned_block)
