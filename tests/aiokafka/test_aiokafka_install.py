@@ -173,3 +173,30 @@ def test_a_class_without_the_hooks_fails_with_one_clear_line(cls: Any) -> None:
         await c.stop()
 
     run(scenario())
+
+
+def test_replica_racks_are_read_from_aiokafka_cluster_metadata() -> None:
+    """The one client-free rack reader (assignor/racks.py, kafka-python's former copy) reads
+    aiokafka's ClusterMetadata too: partition p's one replica is on broker p % 2."""
+    from aio_support import know_topics
+
+    from kafka_sticky_plugin.assignor.racks import partition_counts, replica_racks
+
+    async def scenario() -> None:
+        c = consumer("t")
+        know_topics(c, {"t": 4, "u": 1}, racks=("r0", "r1"))
+        cluster = c._client.cluster
+        counts = partition_counts(cluster, ["u", "t", "missing"])
+        assert counts == {"t": 4, "u": 1}
+        assert replica_racks(cluster, counts) == {
+            ("t", 0): ("r0",),
+            ("t", 1): ("r1",),
+            ("t", 2): ("r0",),
+            ("t", 3): ("r1",),
+            ("u", 0): ("r0",),
+        }
+        know_topics(c, {"t": 4}, racks=(None, None))
+        assert replica_racks(c._client.cluster, {"t": 4}) is None
+        await c.stop()
+
+    run(scenario())
