@@ -5,6 +5,10 @@ instances. Eager ``StickyAssignor``: a member's claims come from its assignor's 
 shared instance made both claim the same partitions (measured without the copy: each kept 1
 of 3, twice in two runs). Under the cooperative protocol the hooks send the consumer's own
 assignment as its claims, so sharing hurt less there.
+
+Without the hooks nothing can copy the instance (issue 24 measured partition 4 owned by two
+members for ~8 s): the second consumer's assignment through the shared instance is refused
+with ``ConfigurationError`` raised from ``poll``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Any
 import pytest
 from kafka import KafkaConsumer
 
-from kafka_sticky_plugin import StickyAssignor
+from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
+from kafka_sticky_plugin.errors import ConfigurationError
 from kafka_sticky_plugin.hooks import install_hooks
 
 PARTITIONS = 6
@@ -38,12 +43,17 @@ class Polling:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._owned: frozenset[int] = frozenset()
+        self.error: Exception | None = None
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.consumer.poll(timeout_ms=200)
+            try:
+                self.consumer.poll(timeout_ms=200)
+            except Exception as exc:  # the test reads it; the consumer stops polling
+                self.error = exc
+                return
             with self._lock:
                 self._owned = frozenset(tp.partition for tp in self.consumer.assignment())
 
@@ -78,14 +88,15 @@ def _wait_for(members: list[Polling], sizes: list[int], timeout_s: float) -> lis
 def members(broker: Any) -> Iterator[Callable[..., Polling]]:
     made: list[Polling] = []
 
-    def make(group: str, topic: str, strategy: list[Any]) -> Polling:
+    def make(group: str, topic: str, strategy: list[Any], hooks: bool = True) -> Polling:
         consumer = KafkaConsumer(
             bootstrap_servers=broker.bootstrap,
             group_id=group,
             partition_assignment_strategy=strategy,
             **SETTINGS,
         )
-        install_hooks(consumer)
+        if hooks:
+            install_hooks(consumer)
         consumer.subscribe([topic])
         polling = Polling(consumer)
         made.append(polling)
@@ -111,3 +122,21 @@ def test_two_consumers_sharing_one_instance_stay_sticky_when_a_third_joins(
     print(f"before {before}, after {after}, kept {kept} of 2 each")
     assert kept == [2, 2], "a member gave up a partition balance did not require"
     assert shared.previous_assignment == (), "the shared instance itself was driven"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("cls", [StickyAssignor, CooperativeStickyAssignor])
+def test_two_consumers_sharing_one_instance_without_the_hooks_are_refused(
+    cls: Any, topic_factory: Callable[[int], str], group_id: str, members: Callable[..., Polling]
+) -> None:
+    topic = topic_factory(PARTITIONS)
+    shared = cls()
+    pair = [members(group_id, topic, [shared], hooks=False) for _ in range(2)]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(m.error for m in pair):
+        time.sleep(0.2)
+    errors = [m.error for m in pair if m.error is not None]
+    print(f"errors: {errors}")
+    assert errors, "two consumers drove one instance for 60 s and nothing refused it"
+    assert all(isinstance(e, ConfigurationError) for e in errors), errors
+    assert "used by two consumers without install_hooks" in str(errors[0])

@@ -12,6 +12,7 @@ consumer.start()`` (``start()`` creates the group coordinator and begins the fir
 topics may be given to the constructor or to ``subscribe()``, before or after ``start()``.
 After ``start()`` it raises :class:`~kafka_sticky_plugin.errors.ConfigurationError`.
 
+A face only (the install logic is :mod:`kafka_sticky_plugin.adapters.aiokafka.install`).
 What the hooks give the consumer (details in
 :mod:`kafka_sticky_plugin.adapters.aiokafka.hooks`): one assignor instance per consumer,
 subscription v3 out and v0-v3 read by the leader (owned partitions, generation, rack), the
@@ -19,19 +20,24 @@ generation in ``on_assignment``, the cooperative protocol (KIP-429) when every c
 assignor supports it, ``on_partitions_lost`` (awaited when it is a coroutine function; a
 listener without it gets ``on_partitions_revoked``, as in Java) on session loss, fencing and
 poll-interval expiry, with no commit of lost partitions and no stale claim at the next join,
-and KIP-70 subscription changes. Importing this module requires aiokafka.
+and KIP-70 subscription changes. Importing this module requires aiokafka (without it:
+:class:`~kafka_sticky_plugin.errors.MissingExtraError` naming the ``[aiokafka]`` extra).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+try:
+    import aiokafka  # noqa: F401
+except ImportError as _exc:
+    from .extras import missing as _missing
+
+    raise _missing(_exc, "kafka_sticky_plugin.aiokafka", "aiokafka") from _exc
 
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
-from .adapters.aiokafka.hooks import AioHooks
-from .adapters.aiokafka.versions import SUPPORTED_MINORS, check_version, supported_text
+from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
+from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
 from .assignor.rebalance import RebalanceProtocol
-from .errors import ConfigurationError, UnsupportedClientError
+from .errors import UnsupportedClientError
 
 __all__ = [
     "SUPPORTED_MINORS",
@@ -43,116 +49,3 @@ __all__ = [
     "install_hooks",
     "supported_text",
 ]
-
-_HANDLE = "_kafka_sticky_plugin_aiokafka_hooks"
-
-
-@dataclass(frozen=True)
-class AioKafkaHooks:
-    """The hooks installed on one consumer: the aiokafka ``version``, the rebalance
-    ``protocol`` the group runs, and the ``assignors`` its coordinator uses (ours are one
-    instance per consumer)."""
-
-    version: str
-    protocol: RebalanceProtocol
-    assignors: tuple[Any, ...]
-    _impl: AioHooks
-
-    @property
-    def owned(self) -> frozenset[Any]:
-        """The partitions this member owns in the group's eyes (aiokafka ``TopicPartition``)."""
-        return self._impl.owned
-
-
-class _CoordinatorSlot:
-    """A data descriptor for ``_coordinator`` on a hooked consumer's class: when ``start()``
-    stores the new ``GroupCoordinator``, the hooks are attached to it at once (before its
-    coordination task first runs, which is at ``start()``'s first ``await``)."""
-
-    def __get__(self, consumer: Any, owner: Any = None) -> Any:
-        if consumer is None:
-            return self
-        return consumer.__dict__.get("_coordinator")
-
-    def __set__(self, consumer: Any, value: Any) -> None:
-        consumer.__dict__["_coordinator"] = value
-        handle = consumer.__dict__.get(_HANDLE)
-        if value is not None and isinstance(handle, AioKafkaHooks):
-            handle._impl.attach(value)
-
-
-async def _getone(self: Any, *partitions: Any) -> Any:
-    """``getone`` after the hooks' session check (see ``AioHooks.check_session``)."""
-    await self.__dict__[_HANDLE]._impl.check_session()
-    return await type(self)._kafka_sticky_plugin_unhooked.getone(self, *partitions)
-
-
-async def _getmany(
-    self: Any, *partitions: Any, timeout_ms: int = 0, max_records: Any = None
-) -> Any:
-    """``getmany`` after the hooks' session check (see ``AioHooks.check_session``)."""
-    await self.__dict__[_HANDLE]._impl.check_session()
-    unhooked = type(self)._kafka_sticky_plugin_unhooked
-    return await unhooked.getmany(self, *partitions, timeout_ms=timeout_ms, max_records=max_records)
-
-
-_HOOKED_CLASSES: dict[type, type] = {}
-
-
-def _hooked_class(cls: type) -> type:
-    """``cls`` with the coordinator slot and the session check before ``getone``/``getmany``
-    (``async for`` goes through ``getone``); one subclass per consumer class, same name."""
-    hooked = _HOOKED_CLASSES.get(cls)
-    if hooked is None:
-        hooked = type(
-            cls.__name__,
-            (cls,),
-            {
-                "_coordinator": _CoordinatorSlot(),
-                "_kafka_sticky_plugin_unhooked": cls,
-                "getone": _getone,
-                "getmany": _getmany,
-                "__module__": cls.__module__,
-                "__qualname__": cls.__qualname__,
-                "__doc__": cls.__doc__,
-            },
-        )
-        _HOOKED_CLASSES[cls] = hooked
-    return hooked
-
-
-def install_hooks(consumer: Any) -> AioKafkaHooks:
-    """Enable the plugin's coordinator hooks on ``consumer`` (an ``AIOKafkaConsumer``).
-
-    Call before ``await consumer.start()``. Idempotent: a second call returns the first
-    handle. Raises :class:`UnsupportedClientError` for an aiokafka outside
-    :data:`SUPPORTED_MINORS` and :class:`ConfigurationError` when the consumer has no
-    ``group_id``, was already started, uses none of this module's assignors, or configures
-    assignors with no rebalance
-    protocol in common (``range`` with ``cooperative-sticky`` is fine: EAGER, the upgrade's
-    first bounce).
-    """
-    existing = consumer.__dict__.get(_HANDLE) if hasattr(consumer, "__dict__") else None
-    if isinstance(existing, AioKafkaHooks):
-        return existing
-    import aiokafka
-    from aiokafka import AIOKafkaConsumer
-
-    version = str(aiokafka.__version__)
-    check_version(version)
-    if not isinstance(consumer, AIOKafkaConsumer):
-        raise ConfigurationError(f"{consumer!r} is not an aiokafka AIOKafkaConsumer")
-    if consumer._group_id is None:
-        raise ConfigurationError("the consumer has no group_id: there is no group to hook into")
-    if consumer.__dict__.get("_coordinator") is not None or consumer._closed:
-        raise ConfigurationError(
-            "install_hooks must run before `await consumer.start()` (start() creates the "
-            "group coordinator and begins the first join)"
-        )
-    impl = AioHooks(consumer)
-    handle = AioKafkaHooks(
-        version=version, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
-    )
-    consumer.__dict__[_HANDLE] = handle
-    consumer.__class__ = _hooked_class(type(consumer))
-    return handle

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from kafka_sticky_plugin.assignor.decisions import (
     decide_complete,
     decide_prepare,
+    lost_method_name,
     membership_lost,
 )
 from kafka_sticky_plugin.assignor.rebalance import RebalanceProtocol
@@ -73,3 +74,21 @@ def test_membership_lost_rule() -> None:
     assert membership_lost(5, "")
     assert membership_lost(-1, "")
     assert not membership_lost(0, "m")
+
+
+def test_lost_partitions_go_to_on_partitions_lost_only_when_it_is_callable() -> None:
+    """One rule for every client (the kafka-python hooks' copy took a non-callable
+    ``on_partitions_lost = None`` for the method, then failed to call it)."""
+
+    class Modern:
+        def on_partitions_lost(self, partitions: object) -> None: ...
+
+    class Legacy:  # kafka-python 2.x / aiokafka listeners predate KIP-429
+        def on_partitions_revoked(self, partitions: object) -> None: ...
+
+    class Disabled(Legacy):
+        on_partitions_lost = None
+
+    assert lost_method_name(Modern()) == "on_partitions_lost"
+    assert lost_method_name(Legacy()) == "on_partitions_revoked"
+    assert lost_method_name(Disabled()) == "on_partitions_revoked"

@@ -10,7 +10,7 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 from kafka.protocol.metadata import MetadataResponse
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
-from kafka_sticky_plugin.adapters.kafka_python._cluster import replica_racks
+from kafka_sticky_plugin.assignor.racks import replica_racks
 
 
 def racked_cluster(count: int, broker_racks: Mapping[int, str | None]) -> ClusterMetadata:

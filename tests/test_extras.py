@@ -127,6 +127,8 @@ def _run_without(module: str, code: str) -> subprocess.CompletedProcess[str]:
         ("kafka", "from kafka_sticky_plugin import StickyAssignor", "kafka-python"),
         ("kafka", "from kafka_sticky_plugin import CooperativeStickyAssignor", "kafka-python"),
         ("confluent_kafka", "import kafka_sticky_plugin.confluent", "confluent"),
+        ("aiokafka", "import kafka_sticky_plugin.aiokafka", "aiokafka"),
+        ("kafka", "import kafka_sticky_plugin.kafka_python", "kafka-python"),
         (
             "kafka",
             "from kafka_sticky_plugin.hooks import install_hooks; install_hooks(object())",
@@ -139,6 +141,9 @@ def test_a_missing_client_names_the_extra_to_install(module: str, code: str, ext
     done = _run_without(module, code)
     assert done.returncode == 1
     assert f'pip install "kafka-sticky-plugin[{extra}]"' in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("kafka_sticky_plugin.errors."), (
+        done.stderr
+    )
 
 
 def test_a_yaml_grid_without_pyyaml_names_the_extra(tmp_path: Path) -> None:

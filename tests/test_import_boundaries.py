@@ -5,8 +5,8 @@
 - ``assignor`` (the client-free floor) imports only itself, ``core``, ``codec`` and ``errors``,
   and no Kafka client;
 - an adapter (``adapters/<name>``) never imports another adapter;
-- nothing but the faces (``__init__``, ``hooks``, ``confluent``) and ``testing``/``demo``
-  (which drive real clients) imports the adapters.
+- nothing but the faces (``__init__``, ``kafka_python``, ``hooks``, ``aiokafka``,
+  ``confluent``) and ``testing``/``demo`` (which drive real clients) imports the adapters.
 
 Imports are read from the syntax tree (top-level and function-level, relative ones resolved),
 so a lazy import inside a function counts too.
@@ -67,7 +67,15 @@ ALLOWED = {
     "codec": {"codec", "errors"},
     "assignor": {"assignor", "core", "codec", "errors"},
 }
-ADAPTER_IMPORTERS = {"__init__", "hooks", "confluent", "aiokafka", "testing", "demo"}
+ADAPTER_IMPORTERS = {
+    "__init__",
+    "hooks",
+    "kafka_python",
+    "confluent",
+    "aiokafka",
+    "testing",
+    "demo",
+}
 
 
 def _area(path: Path) -> str:
@@ -152,3 +160,16 @@ def test_the_circle_finder_finds_a_circle() -> None:
     circle = _circle(graph)
     assert circle is not None and circle[0] == circle[-1]
     assert f"{PACKAGE}.testing.member" in circle
+
+
+@pytest.mark.parametrize("face", ["kafka_python", "hooks", "aiokafka", "confluent"])
+def test_client_faces_only_re_export(face: str) -> None:
+    """A client's public face defines nothing: no function, no class (issue 22); its logic
+    lives in ``adapters/<client>/``, so a new client is one adapter folder plus a face."""
+    tree = ast.parse((ROOT / f"{face}.py").read_text())
+    defined = [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    assert defined == [], f"{face}.py defines {defined}"

@@ -15,6 +15,7 @@ PUBLIC_MODULES = [
     "kafka_sticky_plugin.errors",
     "kafka_sticky_plugin.invariants",
     "kafka_sticky_plugin.hooks",
+    "kafka_sticky_plugin.kafka_python",
     "kafka_sticky_plugin.confluent",
     "kafka_sticky_plugin.aiokafka",
     "kafka_sticky_plugin.extras",

@@ -15,7 +15,7 @@ no I/O. Imports only :mod:`kafka_sticky_plugin.core`, :mod:`kafka_sticky_plugin.
 
 from __future__ import annotations
 
-from .contract import BoundAssignor, GroupMemberMetadata, HookableAssignor, bind_assignor
+from .contract import BoundAssignor, HookableAssignor, bind_assignor
 from .decisions import CompleteDecision, PrepareDecision, decide_complete, decide_prepare
 from .leader import DecodedGroup, MemberMetadata, assign_group, member_spec, read_group
 from .rebalance import RebalanceProtocol, select_protocol
@@ -28,7 +28,6 @@ __all__ = [
     "BoundAssignor",
     "CompleteDecision",
     "DecodedGroup",
-    "GroupMemberMetadata",
     "HookableAssignor",
     "MemberMetadata",
     "PrepareDecision",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from ..codec.consumer_protocol import Assignment
 from ..errors import ConfigurationError
@@ -37,7 +37,6 @@ from .rebalance import RebalanceProtocol, select_protocol
 
 __all__ = [
     "BoundAssignor",
-    "GroupMemberMetadata",
     "HookableAssignor",
     "bind_assignor",
     "bind_assignors",
@@ -47,16 +46,6 @@ __all__ = [
 ]
 
 _REQUIRED = ("subscription_bytes", "read_members", "on_assignment", "on_partitions_lost")
-
-
-class GroupMemberMetadata(NamedTuple):
-    """One JoinGroup member as the leader receives it: ids and raw protocol metadata
-    (``bytes``, or the client's object as given when it could not be turned into bytes: the
-    leader then reports that member as unreadable)."""
-
-    member_id: str
-    group_instance_id: str | None
-    metadata: Any
 
 
 class HookableAssignor(Protocol):
@@ -98,11 +87,9 @@ class BoundAssignor:
         replaces the partitions the assignor would claim from its own memory."""
         return bytes(self.assignor.subscription_bytes(sorted(set(topics)), owned))
 
-    def read(self, members: Sequence[GroupMemberMetadata]) -> DecodedGroup:
+    def read(self, members: Sequence[MemberMetadata]) -> DecodedGroup:
         """Every member decoded once (never raises for an unreadable member)."""
-        group: DecodedGroup = self.assignor.read_members(
-            [MemberMetadata(m.member_id, m.metadata, m.group_instance_id) for m in members]
-        )
+        group: DecodedGroup = self.assignor.read_members(members)
         return group
 
     def on_assignment(self, assignment: Assignment, generation: int) -> None:

@@ -5,7 +5,9 @@ The coordinator hooks ask two questions per rebalance and act on the answers:
 - before JoinGroup (:func:`decide_prepare`): was membership lost, and which owned partitions
   must be given up *now*, with which callback;
 - after SyncGroup (:func:`decide_complete`): which partitions leave, which arrive, which are
-  kept (their fetch positions must survive), and whether another round is needed.
+  kept (their fetch positions must survive), and whether another round is needed;
+- which listener callback receives lost partitions (:func:`lost_method_name`), and which
+  assigned partitions a member must refuse (:func:`drop_unsubscribed`).
 
 Invariants (checked by the property tests in ``tests/hooks``): the sets of every decision
 partition their input (``lost | revoked | kept == owned`` before the join; under COOPERATIVE
@@ -17,9 +19,10 @@ nothing is revoked or kept again: the whole assignment is new (``added == assign
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+import logging
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .rebalance import RebalanceProtocol
 
@@ -28,6 +31,9 @@ __all__ = [
     "PrepareDecision",
     "decide_complete",
     "decide_prepare",
+    "drop_unsubscribed",
+    "log_assigned",
+    "lost_method_name",
     "membership_lost",
 ]
 
@@ -121,3 +127,59 @@ def decide_complete(
         assigned_callback=added,
         rejoin=bool(revoked),
     )
+
+
+def lost_method_name(listener: Any) -> str:
+    """The listener method that receives lost partitions: ``on_partitions_lost`` when the
+    listener defines it as a callable, else ``on_partitions_revoked`` (Java's default method;
+    kafka-python 2.x and aiokafka listeners predate KIP-429). An attribute that is not
+    callable (``on_partitions_lost = None``) does not count."""
+    method = getattr(listener, "on_partitions_lost", None)
+    return "on_partitions_lost" if callable(method) else "on_partitions_revoked"
+
+
+def drop_unsubscribed(
+    assigned: set[Any], topics: Iterable[str], group_id: str, log: logging.Logger
+) -> bool:
+    """Remove from ``assigned`` (the client's partitions, with ``.topic``) those of topics the
+    member is not subscribed to, with one warning line on ``log``; true when any were removed,
+    and the caller then requests a rejoin, as the clients do."""
+    subscribed = set(topics)
+    unsubscribed = {tp for tp in assigned if tp.topic not in subscribed}
+    if not unsubscribed:
+        return False
+    log.warning(
+        "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
+        group_id,
+        sorted(unsubscribed),
+    )
+    assigned -= unsubscribed
+    return True
+
+
+def log_assigned(
+    log: logging.Logger,
+    group_id: str,
+    generation: int,
+    assigned: Collection[Any],
+    decision: CompleteDecision[Any],
+) -> None:
+    """One INFO line per applied assignment with counts; the partition lists at DEBUG only
+    (at a million partitions a list is megabytes, so it is not even built otherwise)."""
+    log.info(
+        "group %s generation %s: assigned %d partitions (added %d, revoked %d)",
+        group_id,
+        generation,
+        len(assigned),
+        len(decision.added),
+        len(decision.revoked),
+    )
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug(
+            "group %s generation %s: assigned %s (added %s, revoked %s)",
+            group_id,
+            generation,
+            sorted(assigned),
+            sorted(decision.added),
+            sorted(decision.revoked),
+        )

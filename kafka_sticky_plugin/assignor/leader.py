@@ -47,7 +47,6 @@ from ..codec import (
     AssignmentEncoder,
     Subscription,
     SubscriptionDecoder,
-    read_user_data_claim,
 )
 from ..core import MemberSpec
 from ..core.gc_pause import cyclic_gc_paused
@@ -88,14 +87,10 @@ def _user_data_claim(
     protocol: str,
     owned_block: bytes | None = None,
 ) -> tuple[list[tuple[str, int]] | None, int]:
-    """:func:`read_user_data_claim` for one member; unreadable means no history (one
+    """The strategy's ``read_claim`` for one member; unreadable means no history (one
     warning line naming the member)."""
     try:
-        return read_user_data_claim(
-            subscription.user_data,
-            cooperative=strategy_named(protocol).cooperative,
-            owned_block=owned_block,
-        )
+        return strategy_named(protocol).read_claim(subscription.user_data, owned_block)
     except CodecError as exc:
         _log.warning(
             "member %s: unreadable %s user data, treated as no history (%s)",

@@ -23,8 +23,6 @@ from collections.abc import Iterable
 from ..codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Subscription,
-    encode_cooperative_user_data,
-    encode_sticky_user_data,
     encode_subscription,
 )
 from ..errors import ConfigurationError
@@ -133,12 +131,9 @@ class MemberState:
         return self._previous
 
     def user_data(self) -> bytes | None:
-        """The strategy's user data in Java's format (see the module docstring)."""
-        if self._strategy.cooperative:
-            return encode_cooperative_user_data(self._generation)
-        if not self._previous and self._generation is None:
-            return None
-        return encode_sticky_user_data(self._previous, self._generation)
+        """The strategy's user data in Java's format (see the module docstring; written by
+        the registry's ``Strategy.write_user_data``)."""
+        return self._strategy.write_user_data(self._previous, self._generation)
 
     def subscription(
         self, topics: Iterable[str], owned: Iterable[Partition] | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -144,6 +144,59 @@ def test_start_creates_a_hooked_coordinator() -> None:
         assert subscription.version == 3
         if HAS_CLIENT_RACK:  # aiokafka 0.14 added client_rack
             assert handle.assignors[0].rack_id == subscription.rack_id == "r1"
+        await c.stop()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("cls", [StickyAssignor, CooperativeStickyAssignor])
+def test_a_class_without_the_hooks_fails_with_one_clear_line(cls: Any) -> None:
+    """Issue 24: aiokafka calls ``metadata``/``assign``/``on_assignment`` on what it was given;
+    our class without install_hooks used to fail every start()/getmany() with ``TypeError:
+    metadata() missing 1 required positional argument``; now each call says what to do."""
+
+    async def scenario() -> None:
+        c = consumer("t", partition_assignment_strategy=[cls])
+        coordinator = await coordinator_for(c)  # what start() does first
+        (assignor,) = coordinator._assignors
+        assert assignor is cls, "aiokafka keeps the class as given"
+        calls: list[Callable[[], object]] = [
+            lambda: assignor.metadata({"t"}),  # GroupCoordinator.perform_group_join
+            lambda: assignor.assign(coordinator._cluster, {}),  # _perform_assignment
+            lambda: assignor.on_assignment(ConsumerProtocolMemberAssignment(0, [], b"")),
+        ]
+        for call in calls:
+            with pytest.raises(
+                ConfigurationError, match=rf"pass {cls.__name__}\(\) \(an instance\)"
+            ):
+                call()
+        await c.stop()
+
+    run(scenario())
+
+
+def test_replica_racks_are_read_from_aiokafka_cluster_metadata() -> None:
+    """The one client-free rack reader (assignor/racks.py, kafka-python's former copy) reads
+    aiokafka's ClusterMetadata too: partition p's one replica is on broker p % 2."""
+    from aio_support import know_topics
+
+    from kafka_sticky_plugin.assignor.racks import partition_counts, replica_racks
+
+    async def scenario() -> None:
+        c = consumer("t")
+        know_topics(c, {"t": 4, "u": 1}, racks=("r0", "r1"))
+        cluster = c._client.cluster
+        counts = partition_counts(cluster, ["u", "t", "missing"])
+        assert counts == {"t": 4, "u": 1}
+        assert replica_racks(cluster, counts) == {
+            ("t", 0): ("r0",),
+            ("t", 1): ("r1",),
+            ("t", 2): ("r0",),
+            ("t", 3): ("r1",),
+            ("u", 0): ("r0",),
+        }
+        know_topics(c, {"t": 4}, racks=(None, None))
+        assert replica_racks(c._client.cluster, {"t": 4}) is None
         await c.stop()
 
     run(scenario())

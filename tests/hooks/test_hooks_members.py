@@ -13,9 +13,9 @@ from kafka_sticky_plugin.adapters.kafka_python.hooks.members import (
 )
 from kafka_sticky_plugin.assignor.contract import (
     BoundAssignor,
-    GroupMemberMetadata,
     bind_assignor,
 )
+from kafka_sticky_plugin.assignor.leader import MemberMetadata
 from kafka_sticky_plugin.codec.consumer_protocol import (
     Assignment,
     decode_subscription,
@@ -35,11 +35,9 @@ def test_every_client_shape_normalises_to_the_same_triple() -> None:
         SimpleNamespace(member_id="m1", group_instance_id=None, metadata_bytes=V3),
         SimpleNamespace(member_id="m1", group_instance_id=None, metadata=V3),
     ]
-    assert {normalise_members([shape])[0] for shape in shapes} == {
-        GroupMemberMetadata("m1", None, V3)
-    }
+    assert {normalise_members([shape])[0] for shape in shapes} == {MemberMetadata("m1", V3)}
     static = normalise_members([("m2", "instance-2", V0)])
-    assert static == [GroupMemberMetadata("m2", "instance-2", V0)]
+    assert static == [MemberMetadata("m2", V0, "instance-2")]
 
 
 def test_group_topics_come_from_the_one_decode_of_every_version() -> None:

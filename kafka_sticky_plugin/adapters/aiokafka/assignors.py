@@ -14,32 +14,24 @@ aiokafka's coordinator calls an assignor three ways, and each works here:
 State is per instance (:class:`~kafka_sticky_plugin.assignor.member.MemberState`): two
 consumers in one process never share it (aiokafka's own ``StickyPartitionAssignor`` keeps it on
 the class, aiokafka#1175). :func:`kafka_sticky_plugin.aiokafka.install_hooks` turns a class
-given in ``partition_assignment_strategy`` into one instance per consumer.
+given in ``partition_assignment_strategy`` into one instance per consumer; without the hooks
+a class raises :class:`~kafka_sticky_plugin.errors.ConfigurationError` at the first call
+(pass an instance), and one instance driven by two consumers raises at the second assignment
+(:mod:`kafka_sticky_plugin.assignor.shell`).
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ...assignor.contract import HookableAssignor
-from ...assignor.leader import (
-    COOPERATIVE_STICKY,
-    STICKY,
-    DecodedGroup,
-    MemberMetadata,
-    read_group,
-)
-from ...assignor.member import MemberState
+from ...assignor.leader import COOPERATIVE_STICKY, STICKY, MemberMetadata
 from ...assignor.rebalance import RebalanceProtocol
+from ...assignor.shell import AssignorShell, Partition
 from ...codec import Assignment, Subscription, decode_assignment
-from ...errors import CodecError
-from .cluster import partition_counts, replica_racks
+from ...errors import CodecError, ConfigurationError
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor", "to_subscription"]
-
-Partition = tuple[str, int]
 
 
 def to_subscription(metadata: Any) -> Subscription:
@@ -70,94 +62,53 @@ def assigned_pairs(assignment: Any) -> list[Partition]:
     raise CodecError("assignment", "bytes or an aiokafka assignment", -1)
 
 
-class _AioStickyFamily:
-    """Both assignors (not for direct use): aiokafka's calls mapped onto the member state and
-    the leader path of :mod:`kafka_sticky_plugin.assignor`."""
+class _InstanceOnly:
+    """A method aiokafka may call on the class itself (its own assignors are classmethods):
+    on an instance the shell's method, on the class one clear error instead of aiokafka's
+    ``TypeError: metadata() missing 1 required positional argument`` (issue 24)."""
 
-    name: str = ""
+    def __init__(self, method: Any) -> None:
+        self._method = method
+        self.__doc__ = method.__doc__
 
-    def __init__(
-        self,
-        *,
-        rack_id: str | None = None,
-        rebalance_protocol: RebalanceProtocol | int | None = None,
-    ) -> None:
-        self._member = MemberState(
-            self.name, rack_id=rack_id, rebalance_protocol=rebalance_protocol
-        )
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(generation={self.generation}, rack_id={self.rack_id!r})"
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is not None:
+            return self._method.__get__(instance, owner)
+        cls = owner.__name__ if owner is not None else "the assignor"
 
-    # -- member side -------------------------------------------------------------------
-    def unshared_copy(self) -> Any:
-        """A new instance with this one's configuration (rack, protocol) and no member state:
-        what ``install_hooks`` gives each consumer configured with this instance."""
-        twin = copy.copy(self)
-        twin._member = MemberState(
-            self.name, rack_id=self.rack_id, rebalance_protocol=self.rebalance_protocol
-        )
-        return twin
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise ConfigurationError(
+                f"{cls} was given to aiokafka as a class without install_hooks, and one class "
+                f"would be one memory shared by every consumer: pass {cls}() (an instance) or "
+                "call install_hooks(consumer) before start()"
+            )
 
-    def adopt_default_rack(self, rack_id: str) -> None:
-        """Report ``rack_id`` (the consumer's ``client_rack``) unless one was given."""
-        self._member.adopt_default_rack(rack_id)
+        return refuse
 
-    @property
-    def rack_id(self) -> str | None:
-        return self._member.rack_id
 
-    @property
-    def previous_assignment(self) -> tuple[Partition, ...]:
-        """The partitions of the last :meth:`on_assignment`, sorted; empty after a loss."""
-        return self._member.previous_assignment
+class _AioStickyFamily(AssignorShell):
+    """Both assignors (not for direct use): the client-free
+    :class:`~kafka_sticky_plugin.assignor.shell.AssignorShell` in aiokafka's shape. aiokafka
+    calls ``metadata``, ``assign`` and ``on_assignment`` on whatever the consumer was given;
+    given our class (not an instance) without the hooks, each call raises
+    :class:`ConfigurationError` saying what to do."""
 
-    @property
-    def generation(self) -> int | None:
-        """The generation of the last :meth:`on_assignment`; ``None`` before or after a loss."""
-        return self._member.generation
+    _assigned_pairs = staticmethod(assigned_pairs)
+    _to_subscription = staticmethod(to_subscription)
 
-    @property
-    def rebalance_protocol(self) -> RebalanceProtocol:
-        return self._member.rebalance_protocol
-
-    def supported_protocols(self) -> list[RebalanceProtocol]:
-        """The strategy's protocols, preferred first (Java's ``supportedProtocols()``)."""
-        return list(self._member.strategy.protocols)
-
-    def use_rebalance_protocol(self, protocol: RebalanceProtocol | int) -> None:
-        """Told by the hooks which protocol the consumer runs."""
-        self._member.use_rebalance_protocol(protocol)
-
-    def on_assignment(self, assignment: Any, generation: int | None = None) -> None:
-        """Record the member's partitions and the generation (``None``/negative: unknown)."""
-        self._member.record(assigned_pairs(assignment), generation)
-
-    def on_partitions_lost(self) -> None:
-        """Membership was lost: the next subscription claims nothing, generation -1."""
-        self._member.forget()
-
-    def subscription_bytes(
-        self, topics: Iterable[str], owned: Iterable[Partition] | None = None
-    ) -> bytes:
-        """Consumer-protocol v3 JoinGroup metadata (pure; ``owned`` replaces the claim)."""
-        return self._member.subscription_bytes(topics, owned)
-
-    def metadata(self, topics: Iterable[str]) -> bytes:
-        """aiokafka's hook: the JoinGroup metadata as bytes."""
-        return self.subscription_bytes(topics)
-
-    # -- leader side -------------------------------------------------------------------
-    def read_members(self, members: Iterable[MemberMetadata]) -> DecodedGroup:
-        """Every member read once (raw bytes of any version, or aiokafka's v0 objects)."""
-        return read_group(self.name, members, convert=to_subscription)
-
-    def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, bytes]:
+    def _assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, bytes]:
         """aiokafka's leader hook (without the hooks): ``{member_id: assignment bytes}``
         from aiokafka's v0-decoded members; an unreadable member gets an empty assignment."""
-        group = self.read_members(MemberMetadata(str(mid), meta) for mid, meta in members.items())
-        counts = partition_counts(cluster, group.topics)
-        return group.assign(counts, partition_racks=replica_racks(cluster, counts))
+        return self.assign_cluster(
+            cluster, (MemberMetadata(str(mid), meta) for mid, meta in members.items())
+        )
+
+    assign = _InstanceOnly(_assign)
+    metadata = _InstanceOnly(AssignorShell.metadata)
+    on_assignment = _InstanceOnly(AssignorShell.on_assignment)
 
 
 class StickyAssignor(_AioStickyFamily):
@@ -186,10 +137,3 @@ class CooperativeStickyAssignor(_AioStickyFamily):
         rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
     ) -> None:
         super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)
-
-
-def _conforms(
-    sticky: StickyAssignor, cooperative: CooperativeStickyAssignor
-) -> tuple[HookableAssignor, HookableAssignor]:
-    """Never called: mypy checks here that both assignors implement the hooks' contract."""
-    return sticky, cooperative

@@ -38,15 +38,22 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ...assignor.contract import (
-    GroupMemberMetadata,
     bind_assignors,
     instantiate_assignor,
 )
-from ...assignor.decisions import decide_complete, decide_prepare, membership_lost
+from ...assignor.decisions import (
+    decide_complete,
+    decide_prepare,
+    drop_unsubscribed,
+    log_assigned,
+    lost_method_name,
+    membership_lost,
+)
+from ...assignor.leader import MemberMetadata
+from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
-from .cluster import partition_counts, replica_racks
-from .listener import call_listener, lost_method_name
+from .listener import call_listener
 from .positions import assign_keeping_positions
 
 __all__ = ["AioHooks"]
@@ -485,7 +492,7 @@ class AioHooks:
                 member_id, instance_id, metadata = member
             else:
                 (member_id, metadata), instance_id = member, None
-            members.append(GroupMemberMetadata(str(member_id), instance_id or None, metadata))
+            members.append(MemberMetadata(str(member_id), metadata, instance_id or None))
         group = bound.read(members)
         coordinator._group_subscription = set(group.topics)
         if not self._subscription.subscribed_pattern:
@@ -516,15 +523,7 @@ class AioHooks:
 
         assignment = decode_assignment(bytes(assignment_bytes))
         assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
-        topics = set(state.topics)
-        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
-        if unsubscribed:
-            log.warning(
-                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
-                self.group_id,
-                sorted(unsubscribed),
-            )
-            assigned -= unsubscribed
+        if drop_unsubscribed(assigned, state.topics, self.group_id, log):
             coordinator.request_rejoin()
         decision = decide_complete(self.owned, assigned, self.protocol)
         listener = state.listener
@@ -538,14 +537,7 @@ class AioHooks:
         bound.on_assignment(assignment, generation)
         await coordinator._stop_commit_offsets_refresh_task()
         coordinator.start_commit_offsets_refresh_task(self._held)
-        log.info(
-            "group %s generation %s: assigned %s (added %s, revoked %s)",
-            self.group_id,
-            generation,
-            sorted(assigned),
-            sorted(decision.added),
-            sorted(decision.revoked),
-        )
+        log_assigned(log, self.group_id, generation, assigned, decision)
         await call_listener(
             listener, "on_partitions_assigned", decision.assigned_callback, self.group_id
         )

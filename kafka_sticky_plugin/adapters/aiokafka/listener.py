@@ -17,15 +17,9 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["call_listener", "lost_method_name"]
+__all__ = ["call_listener"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
-
-
-def lost_method_name(listener: Any) -> str:
-    """``on_partitions_lost`` if the listener defines it, else ``on_partitions_revoked``."""
-    method = getattr(listener, "on_partitions_lost", None)
-    return "on_partitions_lost" if callable(method) else "on_partitions_revoked"
 
 
 async def call_listener(listener: Any, name: str, partitions: Iterable[Any], group: str) -> bool:

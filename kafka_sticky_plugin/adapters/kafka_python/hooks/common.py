@@ -13,11 +13,18 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ....assignor.contract import BoundAssignor, bind_assignors, instantiate_assignor
-from ....assignor.decisions import CompleteDecision, decide_complete
+from ....assignor.decisions import (
+    CompleteDecision,
+    PrepareDecision,
+    decide_complete,
+    decide_prepare,
+    drop_unsubscribed,
+    log_assigned,
+)
+from ....assignor.racks import replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
-from .._cluster import replica_racks
 from .members import normalise_members
 
 __all__ = ["HooksBase", "instantiate_assignor", "log_partitions"]
@@ -126,6 +133,34 @@ class HooksBase:
     def _owned_pairs(self) -> list[tuple[str, int]]:
         return [(tp.topic, tp.partition) for tp in self._subscription.assigned_partitions()]
 
+    def prepare_decision(self, reset: bool) -> PrepareDecision[Any]:
+        """What to do before JoinGroup: ``decide_prepare`` on the consumer's owned partitions
+        and subscription; ``reset``: the membership was reset (``membership_lost``). Java's
+        rule: with the membership reset (the first join included) only owned partitions go to
+        on_partitions_lost, and nothing fires when none are owned; an EAGER revoke (even of
+        nothing) happens only for a member still in a generation."""
+        sub = self._subscription
+        owned = set(sub.assigned_partitions())
+        topics = set(sub.subscription or ())
+        return decide_prepare(
+            owned,
+            {tp: tp.topic in topics for tp in owned},
+            self.protocol,
+            reset,
+        )
+
+    def group_protocols(self) -> list[tuple[str, Any]]:
+        """The patched ``group_protocols`` of every family: JoinGroup protocols in configured
+        order (the client's preference order), ours as bytes (owned = the consumer's current
+        assignment under COOPERATIVE), foreign ones as the client makes them."""
+        import kafka.errors as kafka_errors
+
+        topics = self._subscription.subscription
+        if topics is None:
+            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
+        self._coordinator._joined_subscription = set(topics)
+        return self.build_group_protocols(topics)
+
     def build_group_protocols(self, topics: Iterable[str]) -> list[tuple[str, Any]]:
         """JoinGroup protocols in preference order; ours as bytes, foreign as the client's."""
         topic_set = set(topics)
@@ -200,15 +235,7 @@ class HooksBase:
             coordinator._assignment_snapshot = None
         assignment = decode_assignment(assignment_bytes)
         assigned = {TopicPartition(topic, partition) for topic, partition in assignment.partitions}
-        topics = set(sub.subscription or ())
-        unsubscribed = {tp for tp in assigned if tp.topic not in topics}
-        if unsubscribed:
-            log.warning(
-                "group %s: assignment has partitions of unsubscribed topics %s; rejoining",
-                self.group_id,
-                sorted(unsubscribed),
-            )
-            assigned -= unsubscribed
+        if drop_unsubscribed(assigned, sub.subscription or (), self.group_id, log):
             coordinator.request_rejoin()
         owned = set(sub.assigned_partitions())
         return assignment, assigned, decide_complete(owned, assigned, self.protocol)
@@ -216,21 +243,5 @@ class HooksBase:
     def log_assigned(
         self, generation: int, assigned: set[Any], decision: CompleteDecision[Any]
     ) -> None:
-        """One INFO line per applied assignment with counts; the partition lists at DEBUG
-        (at a million partitions a list is megabytes)."""
-        log.info(
-            "group %s generation %s: assigned %d partitions (added %d, revoked %d)",
-            self.group_id,
-            generation,
-            len(assigned),
-            len(decision.added),
-            len(decision.revoked),
-        )
-        log.debug(
-            "group %s generation %s: assigned %s (added %s, revoked %s)",
-            self.group_id,
-            generation,
-            sorted(assigned),
-            sorted(decision.added),
-            sorted(decision.revoked),
-        )
+        """:func:`~kafka_sticky_plugin.assignor.decisions.log_assigned` on this family's log."""
+        log_assigned(log, self.group_id, generation, assigned, decision)

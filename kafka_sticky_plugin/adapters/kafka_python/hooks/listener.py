@@ -1,7 +1,8 @@
 """Calling the user's rebalance listener the way the Java client does.
 
 - ``on_partitions_lost`` falls back to ``on_partitions_revoked`` when the listener has no
-  such method (kafka-python 2.x listeners predate KIP-429), as Java's default method does.
+  such method (kafka-python 2.x listeners predate KIP-429), as Java's default method does
+  (:func:`kafka_sticky_plugin.assignor.decisions.lost_method_name`).
 - A listener that raises does not stop the rebalance bookkeeping: the exception is logged
   and returned to the caller, which decides whether to re-raise after cleaning up.
 - Every call receives a fresh ``set`` of ``TopicPartition`` (the client's own type), so a
@@ -15,7 +16,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["call_sync", "listener_method", "lost_method_name", "rebalance_listener"]
+__all__ = ["call_sync", "listener_method", "rebalance_listener"]
 
 log = logging.getLogger("kafka_sticky_plugin.hooks")
 
@@ -26,13 +27,6 @@ def rebalance_listener(subscription: Any) -> Any | None:
     if listener is None:
         listener = getattr(subscription, "listener", None)
     return listener
-
-
-def lost_method_name(listener: Any) -> str:
-    """``on_partitions_lost`` if the listener has it, else ``on_partitions_revoked``."""
-    return (
-        "on_partitions_lost" if hasattr(listener, "on_partitions_lost") else "on_partitions_revoked"
-    )
 
 
 def listener_method(listener: Any, name: str) -> Any | None:

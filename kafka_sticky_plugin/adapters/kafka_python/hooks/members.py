@@ -4,8 +4,9 @@ kafka-python passes the JoinGroup response members to ``_perform_assignment`` as
 ``(member_id, metadata)`` tuples (2.0.2, 2.2), ``(member_id, instance_id, metadata)``
 tuples (kafka-python-ng on JoinGroup v5+), ``GroupMember`` namedtuples with
 ``metadata_bytes`` (2.3) or response objects with ``metadata`` (3.0). All become
-:class:`~.contract.GroupMemberMetadata` here; the metadata stays raw bytes so that our codec
-(v0-v3) reads owned partitions, generation and rack that the clients' v0 decoders drop.
+:class:`~kafka_sticky_plugin.assignor.leader.MemberMetadata` here; the metadata stays raw
+bytes so that our codec (v0-v3) reads owned partitions, generation and rack that the
+clients' v0 decoders drop.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ....assignor.contract import GroupMemberMetadata
+from ....assignor.leader import MemberMetadata
 
 __all__ = ["normalise_members"]
 
@@ -33,23 +34,23 @@ def _as_bytes(value: Any) -> Any:
     return value
 
 
-def _normalise_one(member: Any) -> GroupMemberMetadata:
+def _normalise_one(member: Any) -> MemberMetadata:
     if isinstance(member, tuple) and not hasattr(member, "_fields"):
         if len(member) == 2:
             member_id, raw = member
-            return GroupMemberMetadata(str(member_id), None, _as_bytes(raw))
+            return MemberMetadata(str(member_id), _as_bytes(raw))
         if len(member) == 3:
             member_id, instance_id, raw = member
             instance = str(instance_id) if instance_id else None
-            return GroupMemberMetadata(str(member_id), instance, _as_bytes(raw))
+            return MemberMetadata(str(member_id), _as_bytes(raw), instance)
     member_id = str(member.member_id)
     instance_id = getattr(member, "group_instance_id", None) or None
     raw = getattr(member, "metadata_bytes", None)
     if raw is None:
         raw = member.metadata
-    return GroupMemberMetadata(member_id, instance_id, _as_bytes(raw))
+    return MemberMetadata(member_id, _as_bytes(raw), instance_id)
 
 
-def normalise_members(members: Iterable[Any]) -> list[GroupMemberMetadata]:
-    """Every member as ``(member_id, group_instance_id or None, raw metadata)``."""
+def normalise_members(members: Iterable[Any]) -> list[MemberMetadata]:
+    """Every member as ``MemberMetadata(member_id, raw metadata, group_instance_id or None)``."""
     return [_normalise_one(member) for member in members]

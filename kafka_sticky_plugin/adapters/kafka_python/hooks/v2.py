@@ -29,10 +29,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ....assignor.decisions import decide_prepare, membership_lost
+from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
 from .common import HooksBase, instantiate_assignor, log_partitions
-from .listener import call_sync, lost_method_name, rebalance_listener
+from .listener import call_sync, rebalance_listener
 
 __all__ = ["V2Hooks"]
 
@@ -96,30 +96,13 @@ class V2Hooks(HooksBase):
             commit(timeout_ms=timeout_ms)
 
     # -- patched methods ------------------------------------------------------------------
-    def group_protocols(self) -> list[tuple[str, Any]]:
-        """JoinGroup protocols, in configured order (the client's preference order)."""
-        import kafka.errors as kafka_errors
-
-        topics = self._subscription.subscription
-        if topics is None:
-            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
-        self._coordinator._joined_subscription = set(topics)
-        return self.build_group_protocols(topics)
-
     def on_join_prepare(
         self, generation: int, member_id: str, timeout_ms: int | None = None
     ) -> None:
         """Before JoinGroup: lost, or commit then revoke (all, or dropped topics only)."""
         sub = self._subscription
-        owned = set(sub.assigned_partitions())
-        topics = set(sub.subscription or ())
-        # Java's rule: with the membership reset (the first join included) only owned
-        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
-        # EAGER revoke (even of nothing) happens only for a member still in a generation.
         reset = membership_lost(generation, member_id)
-        decision = decide_prepare(
-            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
-        )
+        decision = self.prepare_decision(reset)
         listener = self._listener()
         if decision.lost:
             log_partitions(self.group_id, "membership lost; lost", decision.lost)

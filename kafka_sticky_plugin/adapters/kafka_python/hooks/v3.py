@@ -27,10 +27,10 @@ import logging
 import time
 from typing import Any
 
-from ....assignor.decisions import decide_prepare, membership_lost
+from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
 from .common import HooksBase, instantiate_assignor, log_partitions
-from .listener import lost_method_name, rebalance_listener
+from .listener import rebalance_listener
 
 __all__ = ["V3Hooks"]
 
@@ -94,16 +94,6 @@ class V3Hooks(HooksBase):
             raise kafka_errors.KafkaError("User rebalance callback throws an error") from exc
 
     # -- patched methods ------------------------------------------------------------------
-    def group_protocols(self) -> list[tuple[str, Any]]:
-        """JoinGroup protocols: our subscriptions as bytes, owned = current assignment."""
-        import kafka.errors as kafka_errors
-
-        topics = self._subscription.subscription
-        if topics is None:
-            raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
-        self._coordinator._joined_subscription = set(topics)
-        return self.build_group_protocols(topics)
-
     def perform_assignment(self, leader_id: str, protocol_name: str, members: Any) -> Any:
         """Leader: our codec on every member's raw metadata, then our assignor."""
         bound = self.bound(protocol_name)
@@ -120,15 +110,8 @@ class V3Hooks(HooksBase):
 
         coordinator = self._coordinator
         sub = self._subscription
-        owned = set(sub.assigned_partitions())
-        topics = set(sub.subscription or ())
-        # Java's rule: with the membership reset (the first join included) only owned
-        # partitions go to on_partitions_lost, and nothing fires when none are owned; an
-        # EAGER revoke (even of nothing) happens only for a member still in a generation.
         reset = membership_lost(generation, member_id)
-        decision = decide_prepare(
-            owned, {tp: tp.topic in topics for tp in owned}, self.protocol, reset
-        )
+        decision = self.prepare_decision(reset)
         error: BaseException | None = None
         if decision.reset_assignors:
             self.reset_assignors()

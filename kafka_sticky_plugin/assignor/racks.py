@@ -1,17 +1,30 @@
-"""Replica racks from kafka-python's cluster metadata (KIP-881 input for the leader).
+"""What the leader reads from a client's cluster metadata: partition counts and replica racks
+(KIP-881 input). Client-free: the cluster object is read by duck typing.
 
-kafka-python has no public accessor for replicas: 3.x keeps the Metadata response's partition
-entries (``replica_nodes``) in ``ClusterMetadata._partitions``, 2.x keeps ``PartitionMetadata``
-named tuples (``replicas``). Brokers carry ``rack`` in both. Anything missing or unexpected
-means "no rack information" (the plan is then exactly the plan without racks), never an error.
+kafka-python 3.x and aiokafka keep the Metadata response's partition entries in
+``cluster._partitions`` (``{topic: {partition: meta}}``) with ``replica_nodes`` (kafka-python
+3.x) or ``replicas`` (kafka-python 2.x, aiokafka); brokers carry ``nodeId`` (or ``node_id``)
+and ``rack``. Anything missing or unexpected means "no rack information" (the plan is then
+exactly the plan without racks), never an error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["replica_racks"]
+__all__ = ["partition_counts", "replica_racks"]
+
+
+def partition_counts(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
+    """``{topic: partition count}`` for the topics the cluster knows (others are left out),
+    in sorted topic order."""
+    counts: dict[str, int] = {}
+    for topic in sorted(set(topics)):
+        partitions = cluster.partitions_for_topic(topic)
+        if partitions:
+            counts[topic] = len(partitions)
+    return counts
 
 
 def replica_racks(
@@ -39,5 +52,5 @@ def replica_racks(
                 nodes = getattr(meta, "replicas", None) or ()
             racks = frozenset(r for r in (rack_of.get(n) for n in nodes) if r)
             if racks:
-                out[(topic, partition)] = interned.setdefault(racks, tuple(sorted(racks)))
+                out[(topic, int(partition))] = interned.setdefault(racks, tuple(sorted(racks)))
     return out or None

@@ -1,0 +1,130 @@
+"""``install_hooks`` for aiokafka: one consumer's assignors bound, its class swapped for a
+hooked subclass whose ``_coordinator`` slot attaches :class:`~.hooks.AioHooks` to the
+``GroupCoordinator`` that ``start()`` creates, and whose ``getone``/``getmany`` run the hooks'
+session check first. Public face: :mod:`kafka_sticky_plugin.aiokafka`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...assignor.rebalance import RebalanceProtocol
+from ...errors import ConfigurationError
+from .hooks import AioHooks
+from .versions import check_version
+
+__all__ = ["AioKafkaHooks", "install_hooks"]
+
+_HANDLE = "_kafka_sticky_plugin_aiokafka_hooks"
+
+
+@dataclass(frozen=True)
+class AioKafkaHooks:
+    """The hooks installed on one consumer: the aiokafka ``version``, the rebalance
+    ``protocol`` the group runs, and the ``assignors`` its coordinator uses (ours are one
+    instance per consumer)."""
+
+    version: str
+    protocol: RebalanceProtocol
+    assignors: tuple[Any, ...]
+    _impl: AioHooks
+
+    @property
+    def owned(self) -> frozenset[Any]:
+        """The partitions this member owns in the group's eyes (aiokafka ``TopicPartition``)."""
+        return self._impl.owned
+
+
+class _CoordinatorSlot:
+    """A data descriptor for ``_coordinator`` on a hooked consumer's class: when ``start()``
+    stores the new ``GroupCoordinator``, the hooks are attached to it at once (before its
+    coordination task first runs, which is at ``start()``'s first ``await``)."""
+
+    def __get__(self, consumer: Any, owner: Any = None) -> Any:
+        if consumer is None:
+            return self
+        return consumer.__dict__.get("_coordinator")
+
+    def __set__(self, consumer: Any, value: Any) -> None:
+        consumer.__dict__["_coordinator"] = value
+        handle = consumer.__dict__.get(_HANDLE)
+        if value is not None and isinstance(handle, AioKafkaHooks):
+            handle._impl.attach(value)
+
+
+async def _getone(self: Any, *partitions: Any) -> Any:
+    """``getone`` after the hooks' session check (see ``AioHooks.check_session``)."""
+    await self.__dict__[_HANDLE]._impl.check_session()
+    return await type(self)._kafka_sticky_plugin_unhooked.getone(self, *partitions)
+
+
+async def _getmany(
+    self: Any, *partitions: Any, timeout_ms: int = 0, max_records: Any = None
+) -> Any:
+    """``getmany`` after the hooks' session check (see ``AioHooks.check_session``)."""
+    await self.__dict__[_HANDLE]._impl.check_session()
+    unhooked = type(self)._kafka_sticky_plugin_unhooked
+    return await unhooked.getmany(self, *partitions, timeout_ms=timeout_ms, max_records=max_records)
+
+
+_HOOKED_CLASSES: dict[type, type] = {}
+
+
+def _hooked_class(cls: type) -> type:
+    """``cls`` with the coordinator slot and the session check before ``getone``/``getmany``
+    (``async for`` goes through ``getone``); one subclass per consumer class, same name."""
+    hooked = _HOOKED_CLASSES.get(cls)
+    if hooked is None:
+        hooked = type(
+            cls.__name__,
+            (cls,),
+            {
+                "_coordinator": _CoordinatorSlot(),
+                "_kafka_sticky_plugin_unhooked": cls,
+                "getone": _getone,
+                "getmany": _getmany,
+                "__module__": cls.__module__,
+                "__qualname__": cls.__qualname__,
+                "__doc__": cls.__doc__,
+            },
+        )
+        _HOOKED_CLASSES[cls] = hooked
+    return hooked
+
+
+def install_hooks(consumer: Any) -> AioKafkaHooks:
+    """Enable the plugin's coordinator hooks on ``consumer`` (an ``AIOKafkaConsumer``).
+
+    Call before ``await consumer.start()``. Idempotent: a second call returns the first
+    handle. Raises :class:`UnsupportedClientError` for an aiokafka outside
+    :data:`SUPPORTED_MINORS` and :class:`ConfigurationError` when the consumer has no
+    ``group_id``, was already started, uses none of this module's assignors, or configures
+    assignors with no rebalance
+    protocol in common (``range`` with ``cooperative-sticky`` is fine: EAGER, the upgrade's
+    first bounce).
+    """
+    existing = consumer.__dict__.get(_HANDLE) if hasattr(consumer, "__dict__") else None
+    if isinstance(existing, AioKafkaHooks):
+        return existing
+    import aiokafka
+    from aiokafka import AIOKafkaConsumer
+
+    version = str(aiokafka.__version__)
+    check_version(version)
+    if not isinstance(consumer, AIOKafkaConsumer):
+        raise ConfigurationError(f"{consumer!r} is not an aiokafka AIOKafkaConsumer")
+    if consumer._group_id is None:
+        raise ConfigurationError("the consumer has no group_id: there is no group to hook into")
+    if consumer.__dict__.get("_coordinator") is not None or consumer._closed:
+        raise ConfigurationError(
+            "install_hooks must run before `await consumer.start()` (start() creates the "
+            "group coordinator and begins the first join)"
+        )
+    impl = AioHooks(consumer)
+    handle = AioKafkaHooks(
+        version=version, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
+    )
+    consumer.__dict__[_HANDLE] = handle
+    consumer.__class__ = _hooked_class(type(consumer))
+    return handle

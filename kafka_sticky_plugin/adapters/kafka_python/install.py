@@ -1,0 +1,96 @@
+"""``install_hooks`` for kafka-python: detect the client, pick the version family's hooks
+(:mod:`.hooks.v2` or :mod:`.hooks.v3`), patch one consumer's coordinator instance.
+
+Public faces: :mod:`kafka_sticky_plugin.kafka_python` (and its alias
+:mod:`kafka_sticky_plugin.hooks`). Selection of the rebalance protocol happens here, at
+install time, so a configuration without a common protocol raises
+:class:`~kafka_sticky_plugin.errors.ConfigurationError` here, not at the first rebalance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...assignor.rebalance import RebalanceProtocol
+from ...errors import ConfigurationError
+from .hooks.versions import ClientVersion, detect_client
+
+__all__ = ["CoordinatorHooks", "install_hooks"]
+
+_HANDLE_ATTRIBUTE = "_kafka_sticky_plugin_hooks"
+
+
+@dataclass(frozen=True)
+class CoordinatorHooks:
+    """The hooks installed on one consumer.
+
+    ``client``: the detected client; ``protocol``: the rebalance protocol the group runs;
+    ``assignors``: the assignor instances the coordinator uses (ours are one instance per
+    consumer). :meth:`uninstall` restores the client's own behaviour.
+    """
+
+    client: ClientVersion
+    protocol: RebalanceProtocol
+    assignors: tuple[Any, ...]
+    _impl: Any
+
+    def uninstall(self) -> None:
+        """Remove the hooks from the consumer (its coordinator's class methods apply again)."""
+        self._impl.uninstall()
+        consumer = self._impl._consumer
+        if getattr(consumer, _HANDLE_ATTRIBUTE, None) is self:
+            delattr(consumer, _HANDLE_ATTRIBUTE)
+
+
+def install_hooks(consumer: Any) -> CoordinatorHooks:
+    """Enable the plugin's coordinator hooks on ``consumer`` (a ``kafka.KafkaConsumer``).
+
+    Idempotent: a second call returns the handle of the first. Raises
+    ``UnsupportedClientError`` for an unsupported client and ``ConfigurationError`` when the
+    consumer has no ``group_id``, has already joined its group, uses none of this package's
+    assignors, or configures assignors with no rebalance protocol in common.
+    """
+    existing = getattr(consumer, _HANDLE_ATTRIBUTE, None)
+    if isinstance(existing, CoordinatorHooks):
+        return existing
+    client = detect_client()
+    coordinator = getattr(consumer, "_coordinator", None)
+    if coordinator is None or getattr(consumer, "_subscription", None) is None:
+        raise ConfigurationError(f"{consumer!r} is not a kafka-python KafkaConsumer")
+    if coordinator.group_id is None:
+        raise ConfigurationError("the consumer has no group_id: there is no group to hook into")
+    if coordinator._generation.generation_id != -1 or consumer._subscription.assigned_partitions():
+        raise ConfigurationError(
+            "install_hooks must run before the consumer's first poll (it has already joined "
+            "its group, and its rebalance protocol cannot change mid-membership)"
+        )
+    impl: Any
+    if client.family == "v3":
+        from .hooks.v3 import V3Hooks
+
+        impl = V3Hooks(consumer)
+    else:
+        from .hooks.v2 import V2Hooks
+
+        impl = V2Hooks(consumer)
+    impl.install()
+    _adopt_client_rack(consumer, impl.assignors)
+    handle = CoordinatorHooks(
+        client=client, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
+    )
+    setattr(consumer, _HANDLE_ATTRIBUTE, handle)
+    return handle
+
+
+def _adopt_client_rack(consumer: Any, assignors: Any) -> None:
+    """KIP-881: our assignors given no ``rack_id`` report the consumer's ``client_rack``
+    (kafka-python 3.x has that setting; 2.x has none, so nothing changes there)."""
+    config = getattr(consumer, "config", None)
+    rack = config.get("client_rack") if isinstance(config, dict) else None
+    if not rack or not isinstance(rack, str):
+        return
+    for assignor in assignors:
+        adopt = getattr(assignor, "adopt_default_rack", None)
+        if adopt is not None:
+            adopt(rack)

@@ -1,0 +1,60 @@
+"""One line to give a ``KafkaConsumer`` Java-grade rebalancing on any supported kafka-python.
+
+::
+
+    from kafka import KafkaConsumer
+    from kafka_sticky_plugin.kafka_python import CooperativeStickyAssignor, install_hooks
+
+    consumer = KafkaConsumer(
+        "orders",
+        group_id="billing",
+        partition_assignment_strategy=[CooperativeStickyAssignor],
+    )
+    install_hooks(consumer)  # the one line; the rest of the consumer code is unchanged
+
+:func:`install_hooks` detects the client (kafka-python 2.0.2, 2.2.x, 2.3.x, 3.0.x or
+kafka-python-ng 2.2.x; anything else raises
+:class:`~kafka_sticky_plugin.errors.UnsupportedClientError` naming the supported ones),
+selects the rebalance protocol by KIP-429's rule (a configuration without a common protocol
+raises :class:`~kafka_sticky_plugin.errors.ConfigurationError` here, not at the first
+rebalance) and patches *that consumer's* coordinator instance; other consumers in the
+process are untouched. Install before the first ``poll``; the returned handle tells what was
+selected and can remove the hooks again.
+
+A face only: the assignors live in :mod:`kafka_sticky_plugin.adapters.kafka_python.assignors`,
+the install logic in :mod:`kafka_sticky_plugin.adapters.kafka_python.install`. Importing this
+module requires kafka-python (or kafka-python-ng); without it:
+:class:`~kafka_sticky_plugin.errors.MissingExtraError` naming the ``[kafka-python]`` extra.
+:mod:`kafka_sticky_plugin.hooks` is the older name of the install half (kept until 0.2).
+"""
+
+from __future__ import annotations
+
+try:
+    import kafka  # noqa: F401
+except ImportError as _exc:
+    from .extras import missing as _missing
+
+    raise _missing(_exc, "kafka_sticky_plugin.kafka_python", "kafka-python") from _exc
+
+from .adapters.kafka_python.assignors import CooperativeStickyAssignor, StickyAssignor
+from .adapters.kafka_python.hooks.versions import (
+    SUPPORTED_CLIENTS,
+    ClientVersion,
+    supported_clients_text,
+)
+from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
+from .assignor.rebalance import RebalanceProtocol
+from .errors import UnsupportedClientError
+
+__all__ = [
+    "SUPPORTED_CLIENTS",
+    "ClientVersion",
+    "CooperativeStickyAssignor",
+    "CoordinatorHooks",
+    "RebalanceProtocol",
+    "StickyAssignor",
+    "UnsupportedClientError",
+    "install_hooks",
+    "supported_clients_text",
+]
