@@ -154,10 +154,22 @@ class AioHooks:
             return
         import aiokafka.errors as errors
 
+        offsets = held.all_consumed_offsets()
+        if not offsets:
+            return  # nothing consumed (aiokafka would return before sending anything too)
         try:
-            await coordinator.commit_offsets(held, held.all_consumed_offsets())
+            await coordinator.commit_offsets(held, offsets)
         except errors.KafkaError as err:
-            log.error("group %s: commit before the rebalance failed: %s", self.group_id, err)
+            # One line (the member goes on; the next owner starts from the last commit).
+            log.warning(
+                "group %s: commit of %d partitions before the rebalance failed: %s: %s;"
+                " records consumed since their last commit will be delivered again",
+                self.group_id,
+                len(offsets),
+                type(err).__name__,
+                err,
+            )
+            log.debug("group %s: commit failure", self.group_id, exc_info=err)
 
     async def _lose(self, partitions: Iterable[Any]) -> None:
         """Membership is gone: tell the listener, give the partitions up without a commit.
