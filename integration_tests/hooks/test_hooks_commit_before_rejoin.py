@@ -1,15 +1,17 @@
-"""The auto-commit before a rejoin (kafka-python 3.0 hooks, issue 24; issue 23 saw it at a
-KIP-848 conversion): it is bounded by its own deadline, not by what is left of the ``poll()``
-that started the rebalance, and when it does fail the hooks say so in one WARNING line (group,
-partition count, reason), the traceback only at DEBUG.
+"""The auto-commit before a rejoin (issue 24; issue 23 saw it at a KIP-848 conversion): on
+kafka-python 2.2, 2.3 and 3.0 it is bounded by its own deadline, not by what is left of the
+``poll()`` that started the rebalance, and when it does fail the hooks say so in one WARNING
+line (group, partition count, reason), the traceback only at DEBUG (2.0.2 and kafka-python-ng
+commit without a deadline: only the zero-poll test applies to them).
 
 Before the fix a member polling with ``timeout_ms=0`` failed every pre-rebalance commit with a
-multi-line ``ERROR ... KafkaTimeoutError: None`` traceback (kafka-python hands the commit the
+multi-line ``ERROR ... KafkaTimeoutError: None`` traceback (the client hands the commit the
 poll's remaining time, here none), and its consumed positions were never committed.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import signal
@@ -19,25 +21,31 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import kafka
 import pytest
 from hooks_harness import wait_stable
+from kafka.coordinator.consumer import ConsumerCoordinator
 
-pytestmark = [
-    pytest.mark.skipif(not kafka.__version__.startswith("3."), reason="kafka-python 3.0 hooks"),
-    pytest.mark.timeout(120),
-]
+pytestmark = pytest.mark.timeout(120)
+
+#: kafka-python 2.2+ commits with a deadline (2.0.2 and kafka-python-ng block until answered).
+COMMIT_HAS_DEADLINE = (
+    "timeout_ms" in inspect.signature(ConsumerCoordinator.commit_offsets_sync).parameters
+)
 
 HOOKS_LOGGER = "kafka_sticky_plugin.hooks"
 
 
 def _commit_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """Commit-failure lines at WARNING or above: the hooks', and the client's own (2.x logs
+    "Offset commit failed" with a traceback when it commits for the hooks)."""
     return [
         r
         for r in caplog.records
-        if r.name == HOOKS_LOGGER
-        and r.levelno >= logging.WARNING
-        and "pre-rebalance commit" in r.getMessage()
+        if r.levelno >= logging.WARNING
+        and (
+            (r.name == HOOKS_LOGGER and "pre-rebalance commit" in r.getMessage())
+            or (r.name.startswith("kafka.") and "commit failed" in r.getMessage())
+        )
     ]
 
 
@@ -91,6 +99,7 @@ def _frozen(pid: int) -> Iterator[None]:
         os.kill(pid, signal.SIGCONT)
 
 
+@pytest.mark.skipif(not COMMIT_HAS_DEADLINE, reason="this client's commit has no deadline")
 def test_a_failed_pre_rebalance_commit_is_one_warning_line(
     group: Any, broker: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -39,16 +39,17 @@ def log_partitions(group_id: str, what: str, partitions: Iterable[Any]) -> None:
 
 
 def pre_rebalance_commit_timeout_ms(config: Any, poll_timeout_ms: int | None) -> int:
-    """How long the auto-commit before a rejoin may take: the consumer's
-    ``request_timeout_ms``, at most half its ``max_poll_interval_ms`` (the rebalance timeout:
-    the other half is left for the JoinGroup, so a slow commit cannot get the member evicted),
-    and never less than what is left of the ``poll()`` that started the rebalance.
+    """How long the auto-commit before a rejoin may take: ``request_timeout_ms``, at most half
+    of ``max_poll_interval_ms`` (the rebalance timeout: the other half is left for the
+    JoinGroup, so a slow commit cannot get the member evicted), and never less than what is
+    left of the ``poll()`` that started the rebalance. ``config`` is the consumer's (the
+    coordinator's lacks ``request_timeout_ms`` on 2.x).
 
-    kafka-python 3.0 hands the commit only what is left of that ``poll()`` (none at all for
-    ``poll(timeout_ms=0)``), so it timed out whenever the coordinator answered later than the
-    poll would wait, and it is never retried: the member rejoined with positions uncommitted
-    and their records went to the next owner again. Java bounds this commit by the rebalance
-    timeout, not by the poll (``onJoinPrepare``)."""
+    kafka-python 2.2, 2.3 and 3.0 hand the commit only what is left of that ``poll()`` (none
+    for ``poll(timeout_ms=0)``), so it timed out whenever the coordinator answered later than
+    the poll would wait, and it is never retried: the member rejoined with positions
+    uncommitted and their records went to the next owner again. Java bounds this commit by
+    the rebalance timeout, not by the poll (``onJoinPrepare``)."""
     own = min(int(config["request_timeout_ms"]), int(config["max_poll_interval_ms"]) // 2)
     return own if poll_timeout_ms is None else max(own, int(poll_timeout_ms))
 

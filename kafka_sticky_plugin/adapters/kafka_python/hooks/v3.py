@@ -163,7 +163,7 @@ class V3Hooks(HooksBase):
         :func:`.common.pre_rebalance_commit_timeout_ms` (not by the ``poll()`` that started
         the rebalance); a failure is one WARNING line (:func:`.common.log_commit_failure`)."""
         offsets = self._subscription.all_consumed_offsets()
-        timeout_ms = pre_rebalance_commit_timeout_ms(self._coordinator.config, poll_timeout_ms)
+        timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, poll_timeout_ms)
         try:
             await self._coordinator._commit_offsets_sync_async(offsets, timeout_ms=timeout_ms)
         except Exception as exc:
