@@ -77,7 +77,6 @@ def _tp(topic: str, partition: int) -> Any:
     return TopicPartition(topic, partition)
 
 
-@pytest.mark.skipif(not IS_V3, reason="the kafka-python 3.0 hooks' commit before a rejoin")
 @pytest.mark.parametrize(
     ("poll_ms", "expected"),
     [(None, 5000), (0, 5000), (100, 5000), (8000, 8000)],
@@ -86,7 +85,7 @@ def test_the_commit_before_a_rejoin_is_not_bounded_by_the_poll(
     poll_ms: int | None, expected: int
 ) -> None:
     """request_timeout_ms, at most half the rebalance timeout, never less than the poll's
-    remainder (kafka-python 3.0 gave it only the poll's remainder: none for poll(0))."""
+    remainder (kafka-python 2.2+ gave it only the poll's remainder: none for poll(0))."""
     from kafka_sticky_plugin.adapters.kafka_python.hooks.common import (
         pre_rebalance_commit_timeout_ms,
     )
