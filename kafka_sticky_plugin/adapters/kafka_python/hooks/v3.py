@@ -122,7 +122,6 @@ class V3Hooks(HooksBase):
         self, generation: int, member_id: str, timeout_ms: int | None = None
     ) -> None:
         """Before JoinGroup: lost (no commit, assignors reset), or commit then revoke."""
-
         coordinator = self._coordinator
         sub = self._subscription
         owned = set(sub.assigned_partitions())
