@@ -378,3 +378,36 @@ def test_a_replaced_static_member_is_fenced_instead_of_taking_the_seat_back(stat
         await close(c)
 
     asyncio.run(scenario())
+
+
+def test_a_failed_commit_before_the_rebalance_is_one_warning_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Auto-commit before the JoinGroup fails (here refused: a join is still in flight): the
+    member goes on, and the hooks say so in one WARNING line with the group, the partition
+    count and the reason; the traceback is at DEBUG only, nothing at ERROR (issue 24)."""
+    import logging
+
+    async def scenario() -> None:
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], Recorder())
+        coordinator._enable_auto_commit = True
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        for tp, offset in ((TopicPartition(T, 0), 7), (TopicPartition(T, 1), 3)):
+            c._subscription.subscription.assignment.state_value(tp).seek(offset)
+        handle._impl._in_rebalance = True
+        caplog.set_level(logging.DEBUG, logger="kafka_sticky_plugin.aiokafka")
+        await asyncio.wait_for(
+            coordinator._on_join_prepare(c._subscription.subscription.assignment), 5
+        )
+        assert handle.owned == frozenset(tps(0, 1))  # COOPERATIVE: kept, nothing revoked
+        await close(c)
+
+    asyncio.run(scenario())
+    ours = [r for r in caplog.records if r.name == "kafka_sticky_plugin.aiokafka"]
+    lines = [r for r in ours if r.levelno >= logging.WARNING]
+    assert [r.levelno for r in lines] == [logging.WARNING], [r.getMessage() for r in lines]
+    message = lines[0].getMessage()
+    assert lines[0].exc_info is None and "\n" not in message, message
+    assert "group g:" in message and "of 2 partitions" in message, message
+    assert "RebalanceInProgressError" in message, message
+    assert any(r.levelno == logging.DEBUG and r.exc_info for r in ours), "traceback at DEBUG"

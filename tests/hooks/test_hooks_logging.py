@@ -75,3 +75,22 @@ def _tp(topic: str, partition: int) -> Any:
     from kafka.structs import TopicPartition
 
     return TopicPartition(topic, partition)
+
+
+@pytest.mark.parametrize(
+    ("poll_ms", "expected"),
+    [(None, 5000), (0, 5000), (100, 5000), (8000, 8000)],
+)
+def test_the_commit_before_a_rejoin_is_not_bounded_by_the_poll(
+    poll_ms: int | None, expected: int
+) -> None:
+    """request_timeout_ms, at most half the rebalance timeout, never less than the poll's
+    remainder (kafka-python 2.2+ gave it only the poll's remainder: none for poll(0))."""
+    from kafka_sticky_plugin.adapters.kafka_python.hooks.common import (
+        pre_rebalance_commit_timeout_ms,
+    )
+
+    config = {"request_timeout_ms": 30000, "max_poll_interval_ms": 10000}
+    assert pre_rebalance_commit_timeout_ms(config, poll_ms) == expected
+    config = {"request_timeout_ms": 3000, "max_poll_interval_ms": 300000}
+    assert pre_rebalance_commit_timeout_ms(config, poll_ms) == max(3000, poll_ms or 0)

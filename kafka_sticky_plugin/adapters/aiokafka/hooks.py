@@ -25,6 +25,10 @@ replace four of those methods on *one coordinator instance* (never the class):
   rebalance is requested when something was revoked; the generation reaches
   ``on_assignment``.
 
+Also patched: ``_maybe_leave_group`` (``stop()``) leaves in generation 0 too, which aiokafka
+skips (see :meth:`AioHooks._maybe_leave_group`); the heartbeat and ``commit_offsets`` (see
+their methods).
+
 A protocol that is not ours (``range`` during the two-bounce upgrade) runs aiokafka's own
 code for the assignment; the hooks only keep track of what the member owns.
 """
@@ -129,6 +133,7 @@ class AioHooks:
             ("_on_join_complete", self.on_join_complete),
             ("_do_heartbeat", self._heartbeat),
             ("commit_offsets", self._commit_offsets),
+            ("_maybe_leave_group", self._maybe_leave_group),
         ):
             self._originals[name] = getattr(coordinator, name)
             vars(coordinator)[name] = replacement
@@ -156,10 +161,22 @@ class AioHooks:
             return
         import aiokafka.errors as errors
 
+        offsets = held.all_consumed_offsets()
+        if not offsets:
+            return  # nothing consumed (aiokafka would return before sending anything too)
         try:
-            await coordinator.commit_offsets(held, held.all_consumed_offsets())
+            await coordinator.commit_offsets(held, offsets)
         except errors.KafkaError as err:
-            log.error("group %s: commit before the rebalance failed: %s", self.group_id, err)
+            # One line (the member goes on; the next owner starts from the last commit).
+            log.warning(
+                "group %s: commit of %d partitions before the rebalance failed: %s: %s;"
+                " records consumed since their last commit will be delivered again",
+                self.group_id,
+                len(offsets),
+                type(err).__name__,
+                err,
+            )
+            log.debug("group %s: commit failure", self.group_id, exc_info=err)
 
     async def _lose(self, partitions: Iterable[Any]) -> None:
         """Membership is gone: tell the listener, give the partitions up without a commit.
@@ -224,6 +241,38 @@ class AioHooks:
         else:
             self._keep_static_member_id(member_id)
         return ok
+
+    async def _maybe_leave_group(self) -> None:
+        """LeaveGroup on ``stop()`` (and poll-interval expiry) in *every* generation of a
+        dynamic member, as Java does (``generation.hasMemberId()``).
+
+        aiokafka leaves only when ``generation > 0``, but generation 0 is a real generation
+        on brokers that count from 0 (Tansu): a member stopped there left no LeaveGroup, so
+        its seat (and, when it led, the group's leadership) stayed until its session
+        expired. The next rebalance then waited for a SyncGroup from that departed leader
+        (a whole session timeout with the restarted member's partitions unowned) and ran
+        once more without it: the first rolling restart of an aiokafka group was slow and
+        not sticky where every later one, and kafka-python's, was both."""
+        coordinator = self._coordinator
+        if (
+            coordinator.generation == 0
+            and coordinator.member_id
+            and coordinator._group_instance_id is None
+        ):
+            import aiokafka.errors as errors
+            from aiokafka.protocol.group import LeaveGroupRequest
+
+            try:
+                await coordinator._send_req(
+                    LeaveGroupRequest(coordinator.group_id, coordinator.member_id)
+                )
+            except errors.KafkaError as err:
+                log.warning("group %s: LeaveGroup failed: %s", self.group_id, err)
+            else:
+                log.info("group %s: left the group (generation 0)", self.group_id)
+            coordinator.reset_generation()
+            return
+        await self._originals["_maybe_leave_group"]()
 
     def _keep_static_member_id(self, member_id: Any) -> None:
         """A static member (``group_instance_id``) whose generation was just reset keeps its
@@ -428,11 +477,12 @@ class AioHooks:
             coordinator.member_id = response.member_id
             coordinator.generation = response.generation_id
             log.info(
-                "Joined group %s (generation %s) with member_id %s, protocol %s",
+                "Joined group %s (generation %s) with member_id %s, protocol %s, leader %s",
                 self.group_id,
                 response.generation_id,
                 response.member_id,
                 response.group_protocol,
+                response.leader_id,
             )
             if response.leader_id == response.member_id:
                 data = await rebalance._on_join_leader(response)

@@ -27,7 +27,13 @@ from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
 from .members import normalise_members
 
-__all__ = ["HooksBase", "instantiate_assignor", "log_partitions"]
+__all__ = [
+    "HooksBase",
+    "instantiate_assignor",
+    "log_commit_failure",
+    "log_partitions",
+    "pre_rebalance_commit_timeout_ms",
+]
 
 log = logging.getLogger("kafka_sticky_plugin.hooks")
 
@@ -37,6 +43,53 @@ def log_partitions(group_id: str, what: str, partitions: Iterable[Any]) -> None:
     chosen = sorted(partitions)
     log.info("group %s: %s %d partitions", group_id, what, len(chosen))
     log.debug("group %s: %s %s", group_id, what, chosen)
+
+
+def pre_rebalance_commit_timeout_ms(config: Any, poll_timeout_ms: int | None) -> int:
+    """How long the auto-commit before a rejoin may take: ``request_timeout_ms``, at most half
+    of ``max_poll_interval_ms`` (the rebalance timeout: the other half is left for the
+    JoinGroup, so a slow commit cannot get the member evicted), and never less than what is
+    left of the ``poll()`` that started the rebalance. ``config`` is the consumer's (the
+    coordinator's lacks ``request_timeout_ms`` on 2.x).
+
+    kafka-python 2.2, 2.3 and 3.0 hand the commit only what is left of that ``poll()`` (none
+    for ``poll(timeout_ms=0)``), so it timed out whenever the coordinator answered later than
+    the poll would wait, and it is never retried: the member rejoined with positions
+    uncommitted and their records went to the next owner again. Java bounds this commit by
+    the rebalance timeout, not by the poll (``onJoinPrepare``)."""
+    own = min(int(config["request_timeout_ms"]), int(config["max_poll_interval_ms"]) // 2)
+    return own if poll_timeout_ms is None else max(own, int(poll_timeout_ms))
+
+
+def log_commit_failure(
+    group_id: str, partitions: int, error: BaseException, timeout_ms: int | None = None
+) -> None:
+    """One WARNING line for a failed pre-rebalance commit (group, partition count, reason);
+    the traceback only at DEBUG. Nothing is lost by it: the next owner starts from the last
+    committed offsets, so records consumed since then are delivered again."""
+    import kafka.errors as kafka_errors
+
+    if isinstance(error, kafka_errors.KafkaTimeoutError) and timeout_ms is not None:
+        reason = f"no answer from the group coordinator within {timeout_ms} ms"
+    elif isinstance(
+        error,
+        (
+            kafka_errors.UnknownMemberIdError,
+            kafka_errors.IllegalGenerationError,
+            kafka_errors.RebalanceInProgressError,
+        ),
+    ):
+        reason = f"membership out of date ({type(error).__name__})"
+    else:
+        reason = f"{type(error).__name__}: {error}"
+    log.warning(
+        "group %s: pre-rebalance commit of %d partitions failed: %s; records consumed since"
+        " their last commit will be delivered again",
+        group_id,
+        partitions,
+        reason,
+    )
+    log.debug("group %s: pre-rebalance commit failure", group_id, exc_info=error)
 
 
 class HooksBase:

@@ -31,7 +31,13 @@ from typing import Any
 
 from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
-from .common import HooksBase, instantiate_assignor, log_partitions
+from .common import (
+    HooksBase,
+    instantiate_assignor,
+    log_commit_failure,
+    log_partitions,
+    pre_rebalance_commit_timeout_ms,
+)
 from .listener import call_sync, rebalance_listener
 
 __all__ = ["V2Hooks"]
@@ -88,12 +94,27 @@ class V2Hooks(HooksBase):
         if hasattr(self._subscription, "needs_fetch_committed_offsets"):
             self._subscription.needs_fetch_committed_offsets = True
 
-    def _auto_commit_sync(self, timeout_ms: int | None) -> None:
-        commit = self._coordinator._maybe_auto_commit_offsets_sync
-        if timeout_ms is None:
-            commit()
-        else:
-            commit(timeout_ms=timeout_ms)
+    def _auto_commit_sync(self, poll_timeout_ms: int | None) -> None:
+        """Auto-commit the consumed positions before the JoinGroup. On 2.2/2.3, whose commit
+        takes a deadline, it is :func:`.common.pre_rebalance_commit_timeout_ms` (the client
+        passes only what is left of the ``poll()``); 2.0.2 and kafka-python-ng commit without
+        one, as before. A failure is one WARNING line (:func:`.common.log_commit_failure`)
+        instead of the client's ``log.exception`` traceback."""
+        import inspect
+
+        coordinator = self._coordinator
+        if not coordinator.config["enable_auto_commit"]:
+            return
+        offsets = self._subscription.all_consumed_offsets()
+        timeout_ms: int | None = None
+        try:
+            if "timeout_ms" in inspect.signature(coordinator.commit_offsets_sync).parameters:
+                timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, poll_timeout_ms)
+                coordinator.commit_offsets_sync(offsets, timeout_ms=timeout_ms)
+            else:
+                coordinator.commit_offsets_sync(offsets)
+        except Exception as exc:
+            log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 
     # -- patched methods ------------------------------------------------------------------
     def on_join_prepare(

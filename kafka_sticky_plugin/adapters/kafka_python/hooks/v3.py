@@ -29,7 +29,13 @@ from typing import Any
 
 from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
-from .common import HooksBase, instantiate_assignor, log_partitions
+from .common import (
+    HooksBase,
+    instantiate_assignor,
+    log_commit_failure,
+    log_partitions,
+    pre_rebalance_commit_timeout_ms,
+)
 from .listener import rebalance_listener
 
 __all__ = ["V3Hooks"]
@@ -106,8 +112,6 @@ class V3Hooks(HooksBase):
         self, generation: int, member_id: str, timeout_ms: int | None = None
     ) -> None:
         """Before JoinGroup: lost (no commit, assignors reset), or commit then revoke."""
-        import kafka.errors as kafka_errors
-
         coordinator = self._coordinator
         sub = self._subscription
         reset = membership_lost(generation, member_id)
@@ -123,20 +127,7 @@ class V3Hooks(HooksBase):
                 error = await self._call(lost_method_name(listener), decision.lost)
             sub.assign_from_subscribed([])
         if decision.commit and coordinator.config["enable_auto_commit"]:
-            try:
-                await coordinator._commit_offsets_sync_async(
-                    sub.all_consumed_offsets(), timeout_ms=timeout_ms
-                )
-            except (
-                kafka_errors.UnknownMemberIdError,
-                kafka_errors.IllegalGenerationError,
-                kafka_errors.RebalanceInProgressError,
-            ):
-                log.warning(
-                    "group %s: pre-rebalance commit failed: membership out of date", self.group_id
-                )
-            except Exception:
-                log.exception("group %s: pre-rebalance commit failed", self.group_id)
+            await self._commit_before_rejoin(timeout_ms)
         if self.protocol is RebalanceProtocol.EAGER and not reset:
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked) or error
@@ -148,6 +139,17 @@ class V3Hooks(HooksBase):
         coordinator._is_leader = False
         sub.reset_group_subscription()
         self._raise_listener_error(error)
+
+    async def _commit_before_rejoin(self, poll_timeout_ms: int | None) -> None:
+        """Auto-commit the consumed positions before the JoinGroup, bounded by
+        :func:`.common.pre_rebalance_commit_timeout_ms` (not by the ``poll()`` that started
+        the rebalance); a failure is one WARNING line (:func:`.common.log_commit_failure`)."""
+        offsets = self._subscription.all_consumed_offsets()
+        timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, poll_timeout_ms)
+        try:
+            await self._coordinator._commit_offsets_sync_async(offsets, timeout_ms=timeout_ms)
+        except Exception as exc:
+            log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 
     async def on_join_complete_async(
         self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
