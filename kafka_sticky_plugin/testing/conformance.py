@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from .admin import create_topic, delete_topic, grow_topic, unique_name
 from .analysis import current_ownership
 from .group import ConsumerGroupRunner, GroupNotStable
+from .lifetime import start_tied
 from .member_process import ProcessMember
 
 __all__ = [
@@ -263,7 +264,7 @@ _LIBRDKAFKA_CHILD = textwrap.dedent(
 def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
     """A confluent-kafka consumer (child process) whose topic is deleted: does it survive?"""
     topic = create_topic(bootstrap, unique_name("conf-delete"), 2)
-    child = subprocess.Popen(
+    child = start_tied(
         [sys.executable, "-c", _LIBRDKAFKA_CHILD, bootstrap, topic, unique_name("g"), "25"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -8,7 +8,8 @@ broker there, waits until it answers a real Metadata request advertising that ad
 
 Invariants: the broker only ever listens on 127.0.0.1; its stdout and stderr go to a log file
 that outlives the broker (``RunningBroker.log_path``) so a failed test can show it; the process
-is always reaped, whatever happens inside the ``with`` block.
+is always reaped, whatever happens inside the ``with`` block, and dies with this process even
+when nothing can run (``SIGKILL``: see :mod:`.lifetime`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError
+from .lifetime import start_tied
 from .profile import TANSU_PROFILE, BrokerProfile
 from .wire_probe import metadata_brokers
 
@@ -166,7 +168,7 @@ def embedded_broker(
             "memory://tansu/",
         ]
         with log_path.open("wb") as log_file:
-            process = subprocess.Popen(
+            process = start_tied(
                 command,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,

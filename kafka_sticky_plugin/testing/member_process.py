@@ -25,6 +25,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
+from .lifetime import start_tied
 from .member import MemberConfig, SubscriptionChange, consume_loop
 
 __all__ = ["MemberHandle", "ProcessMember", "ThreadMember", "main"]
@@ -154,7 +155,7 @@ class ProcessMember(MemberHandle):
         ]
 
     def start(self, timeout_s: float = 30.0) -> None:
-        self._process = subprocess.Popen(
+        self._process = start_tied(
             self._command(),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -1,0 +1,138 @@
+"""Whatever ends the ``broker`` or ``demo`` command, its Tansu broker ends with it.
+
+Each test starts the command as a user would (a subprocess carrying a fresh run marker, see
+:mod:`kafka_sticky_plugin.testing.lifetime`), waits until its broker answers, ends the command
+with one signal, then checks that no process of that run remains and the port is free again.
+These tests do not use the session broker: the command under test starts its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kafka_sticky_plugin.testing.embedded_broker import free_loopback_port
+from kafka_sticky_plugin.testing.lifetime import RUN_MARKER_ENV, leftover_processes
+
+
+def _start(marker: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "kafka_sticky_plugin", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=dict(os.environ, **{RUN_MARKER_ENV: marker, "PYTHONUNBUFFERED": "1"}),
+    )
+
+
+def _read_until(process: subprocess.Popen[str], pattern: str, timeout_s: float) -> str:
+    assert process.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if re.search(pattern, line):
+            return "".join(lines)
+    process.kill()
+    raise AssertionError(f"no line matching {pattern!r}:\n{''.join(lines)}")
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As a broker binds: connections of a broker that just died (TIME_WAIT) do not count.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _assert_nothing_left(marker: str, port: int) -> None:
+    """No process of the run within 10 s, and the port can be bound again."""
+    deadline = time.monotonic() + 10
+    left = leftover_processes(marker)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.2)
+        left = leftover_processes(marker)
+    for process in left:  # never leave them behind, even when the test fails
+        os.kill(process.pid, signal.SIGKILL)
+    assert not left, f"left running: {left}"
+    assert _port_free(port), f"127.0.0.1:{port} is still taken"
+
+
+def _finish(process: subprocess.Popen[str]) -> str:
+    try:
+        out, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    return out
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_the_broker_command_takes_tansu_with_it(signum: int) -> None:
+    marker, port = uuid.uuid4().hex, free_loopback_port()
+    process = _start(marker, "broker", "--port", str(port))
+    _read_until(process, r"^Ctrl-C", 30)
+    process.send_signal(signum)
+    try:
+        out = _finish(process)
+    finally:
+        _assert_nothing_left(marker, port)
+    if signum != signal.SIGKILL:
+        assert process.returncode == 0, out
+        assert "broker stopped" in out
+
+
+def _demo_port(banner: str) -> int:
+    found = re.search(r"at 127\.0\.0\.1:(\d+)", banner)
+    assert found, banner
+    return int(found.group(1))
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize(
+    ("signum", "status", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted (Ctrl-C)"),
+        (signal.SIGTERM, 143, "stopped by SIGTERM"),
+        (signal.SIGHUP, 129, "stopped by SIGHUP"),
+        (signal.SIGKILL, -signal.SIGKILL, None),
+    ],
+)
+def test_the_demo_takes_tansu_with_it(
+    signum: int, status: int, said: str | None, tmp_path: Path
+) -> None:
+    """Ended mid-run: the broker is gone, and a signal it handles prints one line, no
+    traceback, with the shell's status for that signal."""
+    marker = uuid.uuid4().hex
+    process = _start(marker, "demo", "--strategy", "sticky", "--out", str(tmp_path))
+    banner = _read_until(process, r"^broker: ", 60)
+    port = _demo_port(banner)
+    _read_until(process, r"\S", 30)  # the scenario has started
+    process.send_signal(signum)
+    try:
+        out = _finish(process)
+    finally:
+        _assert_nothing_left(marker, port)
+    assert process.returncode == status, out
+    if said is not None:
+        assert "Traceback" not in out, out
+        last = out.strip().splitlines()[-1]
+        assert said in last, out
