@@ -69,9 +69,15 @@ def command() -> Iterator[BrokerCommand]:
     try:
         yield started
     finally:
+        # SIGTERM first: the command stops its broker (SIGKILL alone relies on the broker's
+        # parent-death signal, which only Linux has).
         if started.process.poll() is None:
-            started.process.kill()
-            started.process.wait(timeout=10)
+            started.process.terminate()
+            try:
+                started.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                started.process.kill()
+                started.process.wait(timeout=10)
         if started.process.stdout is not None:
             started.process.stdout.close()
 

@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -45,7 +46,9 @@ __all__ = [
     "Leftover",
     "Terminated",
     "exit_status",
+    "end_leftovers",
     "leftover_processes",
+    "new_run_marker",
     "signals_end_cleanly",
     "start_tied",
 ]
@@ -246,3 +249,27 @@ def leftover_processes(marker: str | None, root: int | None = None) -> list[Left
         if kind is not None and (pid in marked or descends(pid)):
             found.append(Leftover(pid, kind, command))
     return found
+
+
+def new_run_marker() -> str:
+    """Give this process (and so every child it starts from now on) a fresh run marker."""
+    marker = uuid.uuid4().hex
+    os.environ[RUN_MARKER_ENV] = marker
+    return marker
+
+
+def end_leftovers(marker: str | None) -> str:
+    """SIGKILL every :func:`leftover_processes` of ``marker`` and describe them ('' if none).
+
+    For the end of a test session: what it left behind is reported, and never left running.
+    """
+    left = leftover_processes(marker)
+    for process in left:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(process.pid, signal.SIGKILL)
+    if not left:
+        return ""
+    lines = [f"  pid {p.pid} ({p.kind}): {p.command[:300]}" for p in left]
+    return "\n".join(
+        [f"this run left {len(left)} broker or client process(es) running (now killed):", *lines]
+    )
