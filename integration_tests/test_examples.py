@@ -1,6 +1,7 @@
 """Every consumer script in ``examples/`` runs against the real broker, consumes what was
-produced and commits it; the kafka-python 3.x one also hands partitions over to a second
-copy with commit-on-revoke (no record lost, none committed twice, no IO-thread error).
+produced and commits it; the kafka-python 3.x and aiokafka ones also hand partitions over to
+a second copy with commit-on-revoke (no record lost, none committed twice, no IO-thread
+error).
 
 The kafka-python 2.x script runs in the 2.x matrix venvs:
 ``integration_tests/hooks/test_example_kafka_python2.py``.
@@ -81,3 +82,41 @@ def test_confluent_example_consumes_and_commits(
     assert run.consumed == RECORDS
     assert sum(run.committed.values()) == RECORDS
     assert committed_offsets(broker.bootstrap, group, topic) == run.committed
+
+
+@pytest.mark.timeout(90)
+def test_aiokafka_example_consumes_and_commits(broker: Any, request: pytest.FixtureRequest) -> None:
+    topic, group = _fresh(request)
+    run = run_example(
+        "consumer_aiokafka.py",
+        *("--bootstrap", broker.bootstrap, "--topic", topic, "--group", group),
+        *("--produce", str(RECORDS), "--max-records", str(RECORDS)),
+    )
+    run.assert_clean()
+    assert run.consumed == RECORDS
+    assert sum(run.committed.values()) == RECORDS
+    assert committed_offsets(broker.bootstrap, group, topic) == run.committed
+
+
+@pytest.mark.timeout(120)
+def test_aiokafka_example_commits_on_revoke_when_a_second_copy_joins(
+    broker: Any, request: pytest.FixtureRequest
+) -> None:
+    """A second copy joins: the first commits the partitions it gives up and keeps the
+    rest (cooperative-sticky); every record is committed once."""
+    topic, group = _fresh(request)
+    common = ("--bootstrap", broker.bootstrap, "--topic", topic, "--group", group)
+    first = start_example("consumer_aiokafka.py", *common, "--produce", str(RECORDS))
+    early = wait_for_line(first, "assigned", 40)
+    second = start_example("consumer_aiokafka.py", *common, "--seconds", "12")
+    second_run = finish(second, 60)
+    first.send_signal(signal.SIGTERM)
+    first_run = finish(first, 60)
+    first_run.output = "".join(early) + first_run.output
+    first_run.assert_clean()
+    second_run.assert_clean()
+    assert "committed revoked" in first_run.output, first_run.output
+    assert "revoked" in first_run.output and "lost" not in first_run.output
+    assert first_run.consumed + second_run.consumed >= RECORDS
+    committed = committed_offsets(broker.bootstrap, group, topic)
+    assert sum(committed.values()) == RECORDS, committed
