@@ -25,7 +25,7 @@ from types import FrameType
 from .errors import StickyPluginError
 from .extras import require
 
-__all__ = ["CONSUMER_SETTINGS", "main"]
+__all__ = ["AUTO_CREATED_PARTITIONS", "CONSUMER_SETTINGS", "main"]
 
 #: Consumer settings that make rebalances quick on the embedded broker (Tansu holds every
 #: JoinGroup for half the group's session timeout, so the clients' default 45 s session means
@@ -36,6 +36,11 @@ CONSUMER_SETTINGS: dict[str, int] = {
     "max.poll.interval.ms": 10000,
 }
 
+#: How many partitions the embedded broker gives a topic it creates on first use (a producer
+#: or consumer naming a topic that does not exist): Tansu's default, which it has no option
+#: for. integration_tests/test_broker_cli.py checks the number against the broker.
+AUTO_CREATED_PARTITIONS = 4
+
 _PROBE_EVERY_S = 2.0
 _PROBE_FAILURES_TO_GIVE_UP = 3
 
@@ -44,8 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m kafka_sticky_plugin broker",
         description=(
-            "Run the embedded Kafka broker (Tansu, memory only) on 127.0.0.1 until Ctrl-C or "
-            "SIGTERM, for trying the assignors with your own consumers."
+            "Run the embedded Kafka broker (Tansu, memory only) on 127.0.0.1 until Ctrl-C, "
+            "SIGTERM or SIGHUP, for trying the assignors with your own consumers."
         ),
     )
     parser.add_argument(
@@ -67,7 +72,16 @@ def settings_text(bootstrap: str) -> str:
             "with the clients' default 45 s session timeout every join takes about 23 s):",
             f"  kafka-python     {python}",
             f"  confluent-kafka  {java}",
-            "Ctrl-C or SIGTERM stops it.",
+            "",
+            f"New topics are created on first use with {AUTO_CREATED_PARTITIONS} partitions;"
+            " for another count create the topic first, e.g. with kafka-python:",
+            "    from kafka.admin import KafkaAdminClient, NewTopic",
+            f'    admin = KafkaAdminClient(bootstrap_servers="{bootstrap}")',
+            '    admin.create_topics([NewTopic("orders", num_partitions=12,'
+            " replication_factor=1)])",
+            "    admin.close()",
+            "",
+            "Ctrl-C, SIGTERM or SIGHUP stops it.",
         ]
     )
 
