@@ -84,24 +84,27 @@ def test_embedded_broker_is_memory_only(tmp_path_factory: pytest.TempPathFactory
     )
 
 
+def _conformance(
+    *args: str, timeout_s: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m kafka_sticky_plugin conformance ARGS`` as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "kafka_sticky_plugin", "conformance", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env=env,
+    )
+
+
 @pytest.mark.timeout(120)
 def test_conformance_command_reports_the_session_broker(broker: RunningBroker) -> None:
     """``python -m kafka_sticky_plugin conformance`` measures a running cluster: exit 0 when
     it behaves as Apache Kafka on what was measured, 1 when it differs (Tansu)."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kafka_sticky_plugin",
-            "conformance",
-            "--bootstrap",
-            broker.bootstrap.split(",")[0],
-            "--only",
-            "generations_start_at,partition_growth",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=110,
+    done = _conformance(
+        *("--bootstrap", broker.bootstrap.split(",")[0]),
+        *("--only", "generations_start_at,partition_growth"),
+        timeout_s=110,
     )
     print(done.stdout)
     kafka_like = broker.profile == APACHE_KAFKA_PROFILE
@@ -114,12 +117,7 @@ def test_conformance_command_refuses_bad_arguments() -> None:
     """A malformed address and an unknown capability are refused with exit status 2 (any
     well-formed address is taken: see tests/test_conformance_cli.py)."""
     for extra in (["--bootstrap", "127.0.0.1"], ["--bootstrap", "127.0.0.1:9", "--only", "x"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "kafka_sticky_plugin", "conformance", *extra],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        done = _conformance(*extra, timeout_s=30)
         assert done.returncode == 2, done.stdout + done.stderr
         assert "error:" in done.stdout
 
@@ -136,20 +134,10 @@ def test_the_librdkafka_probe_is_skipped_without_confluent_kafka(
         "raise ModuleNotFoundError(\"No module named 'confluent_kafka'\", name='confluent_kafka')\n"
     )
     path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kafka_sticky_plugin",
-            "conformance",
-            "--bootstrap",
-            broker.bootstrap.split(",")[0],
-            "--only",
-            "topic_deletion_safe_for_librdkafka",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=50,
+    done = _conformance(
+        *("--bootstrap", broker.bootstrap.split(",")[0]),
+        *("--only", "topic_deletion_safe_for_librdkafka"),
+        timeout_s=50,
         env=dict(os.environ, PYTHONPATH=path),
     )
     print(done.stdout)

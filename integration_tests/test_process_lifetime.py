@@ -11,21 +11,37 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from example_runs import wait_for_line
 
-from kafka_sticky_plugin.testing.embedded_broker import free_loopback_port
+from kafka_sticky_plugin.testing.embedded_broker import free_loopback_port, loopback_port_is_free
 from kafka_sticky_plugin.testing.lifetime import RUN_MARKER_ENV, leftover_processes
+
+_started: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _kill_what_is_left() -> Iterator[None]:
+    """Whatever a failed test left running is killed (the command, then its broker)."""
+    yield
+    while _started:
+        process = _started.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def _start(marker: str, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-m", "kafka_sticky_plugin", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -33,32 +49,8 @@ def _start(marker: str, *args: str) -> subprocess.Popen[str]:
         text=True,
         env=dict(os.environ, **{RUN_MARKER_ENV: marker, "PYTHONUNBUFFERED": "1"}),
     )
-
-
-def _read_until(process: subprocess.Popen[str], pattern: str, timeout_s: float) -> str:
-    assert process.stdout is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if re.search(pattern, line):
-            return "".join(lines)
-    process.kill()
-    raise AssertionError(f"no line matching {pattern!r}:\n{''.join(lines)}")
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # As a broker binds: connections of a broker that just died (TIME_WAIT) do not count.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+    _started.append(process)
+    return process
 
 
 def _assert_nothing_left(marker: str, port: int) -> None:
@@ -71,7 +63,7 @@ def _assert_nothing_left(marker: str, port: int) -> None:
     for process in left:  # never leave them behind, even when the test fails
         os.kill(process.pid, signal.SIGKILL)
     assert not left, f"left running: {left}"
-    assert _port_free(port), f"127.0.0.1:{port} is still taken"
+    assert loopback_port_is_free(port), f"127.0.0.1:{port} is still taken"
 
 
 def _finish(process: subprocess.Popen[str]) -> str:
@@ -89,7 +81,7 @@ def _finish(process: subprocess.Popen[str]) -> str:
 def test_the_broker_command_takes_tansu_with_it(signum: int) -> None:
     marker, port = uuid.uuid4().hex, free_loopback_port()
     process = _start(marker, "broker", "--port", str(port))
-    _read_until(process, r"^Ctrl-C", 30)
+    wait_for_line(process, "Ctrl-C", 30)
     process.send_signal(signum)
     try:
         out = _finish(process)
@@ -123,9 +115,9 @@ def test_the_demo_takes_tansu_with_it(
     traceback, with the shell's status for that signal."""
     marker = uuid.uuid4().hex
     process = _start(marker, "demo", "--strategy", "sticky", "--out", str(tmp_path))
-    banner = _read_until(process, r"^broker: ", 60)
+    banner = "".join(wait_for_line(process, "broker: ", 60))
     port = _demo_port(banner)
-    _read_until(process, r"\S", 30)  # the scenario has started
+    wait_for_line(process, "", 30)  # the scenario has started (one more line)
     process.send_signal(signum)
     try:
         out = _finish(process)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import signal
-import socket
 import sys
 import threading
 from types import FrameType
@@ -86,17 +85,6 @@ def settings_text(bootstrap: str) -> str:
     )
 
 
-def _port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # As a broker binds: connections of a broker that just died (TIME_WAIT) do not count.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def _answers(bootstrap: str) -> bool:
     from .testing.wire_probe import metadata_brokers
 
@@ -119,15 +107,15 @@ def main(argv: list[str] | None = None) -> int:
     except StickyPluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.port and not _port_is_free(args.port):
+    from .testing.embedded_broker import embedded_broker, loopback_port_is_free
+
+    if args.port and not loopback_port_is_free(args.port):
         print(
             f"error: 127.0.0.1:{args.port} is already in use (another broker?); "
             "choose another --port, or --port 0 for any free one",
             file=sys.stderr,
         )
         return 2
-    from .testing.embedded_broker import embedded_broker
-
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "RunningBroker",
     "embedded_broker",
     "free_loopback_port",
+    "loopback_port_is_free",
     "resolve_tansu_binary",
     "stop_process",
     "wait_until_ready",
@@ -92,6 +93,18 @@ def free_loopback_port() -> int:
         sock.bind((LOOPBACK, 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def loopback_port_is_free(port: int) -> bool:
+    """True when a broker could listen on 127.0.0.1:``port`` now (bound as a broker binds,
+    with SO_REUSEADDR: connections a broker that just died left in TIME_WAIT do not count)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((LOOPBACK, port))
+        except OSError:
+            return False
+    return True
 
 
 def wait_until_ready(
