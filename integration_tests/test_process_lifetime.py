@@ -40,7 +40,9 @@ def _kill_what_is_left() -> Iterator[None]:
             process.stdout.close()
 
 
-def _start(marker: str, *args: str) -> subprocess.Popen[str]:
+def _start(marker: str, *args: str, own_group: bool = False) -> subprocess.Popen[str]:
+    """The command in a subprocess (``own_group``: as a terminal runs it, the leader of its
+    own process group, so a signal can go to the whole group as Ctrl-C does)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "kafka_sticky_plugin", *args],
         stdout=subprocess.PIPE,
@@ -48,6 +50,7 @@ def _start(marker: str, *args: str) -> subprocess.Popen[str]:
         stdin=subprocess.DEVNULL,
         text=True,
         env=dict(os.environ, **{RUN_MARKER_ENV: marker, "PYTHONUNBUFFERED": "1"}),
+        start_new_session=own_group,
     )
     _started.append(process)
     return process
@@ -128,3 +131,25 @@ def test_the_demo_takes_tansu_with_it(
         assert "Traceback" not in out, out
         last = out.strip().splitlines()[-1]
         assert said in last, out
+
+
+@pytest.mark.timeout(90)
+def test_ctrl_c_in_a_terminal_stops_the_demo_at_once(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C signals the whole foreground process group. The broker must not
+    die first under members that still need it (their shutdown then waited out timeouts
+    for minutes): the demo stops within seconds, prints one line, exits 130."""
+    marker = uuid.uuid4().hex
+    process = _start(marker, "demo", "--strategy", "sticky", "--out", str(tmp_path), own_group=True)
+    port = _demo_port("".join(wait_for_line(process, "broker: ", 60)))
+    wait_for_line(process, "", 30)  # the scenario has started (one more line)
+    os.killpg(process.pid, signal.SIGINT)
+    started = time.monotonic()
+    try:
+        out = _finish(process)
+    finally:
+        _assert_nothing_left(marker, port)
+    took = time.monotonic() - started
+    assert process.returncode == 130, out
+    assert "Traceback" not in out, out
+    assert "interrupted (Ctrl-C)" in out.strip().splitlines()[-1], out
+    assert took < 20, f"the demo took {took:.0f} s to stop after Ctrl-C"

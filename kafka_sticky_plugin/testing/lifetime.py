@@ -14,6 +14,9 @@ Invariants:
   interpreter; a child is never tied to a short-lived thread.
 - The child re-checks its parent after setting the signal: if the parent died between the
   fork and the ``prctl`` call, the child kills itself before exec.
+- A child runs in its own session (so its own process group): a terminal's Ctrl-C reaches
+  only the parent, which then stops its children in order (members leave the group before
+  the broker stops), instead of the broker dying first under members that still need it.
 - Every child carries :data:`RUN_MARKER_ENV` from its parent's environment (the test suite
   sets it per session and looks for leftovers carrying it with :func:`leftover_processes`).
 
@@ -136,14 +139,14 @@ def start_tied(command: Sequence[str], **popen: Any) -> subprocess.Popen[Any]:
     """``subprocess.Popen(command, **popen)`` for a child that dies with this process.
 
     See the module docstring for the guarantees; ``popen`` takes Popen's keyword arguments
-    except ``preexec_fn``.
+    except ``preexec_fn`` and ``start_new_session``.
     """
-    if "preexec_fn" in popen:
-        raise TypeError("start_tied sets preexec_fn itself")
+    if "preexec_fn" in popen or "start_new_session" in popen:
+        raise TypeError("start_tied sets preexec_fn and start_new_session itself")
     tie = _pdeathsig_preexec(os.getpid())
 
     def start() -> subprocess.Popen[Any]:
-        return subprocess.Popen(list(command), preexec_fn=tie, **popen)
+        return subprocess.Popen(list(command), preexec_fn=tie, start_new_session=True, **popen)
 
     process: subprocess.Popen[Any] = _spawn(start)
     return process
