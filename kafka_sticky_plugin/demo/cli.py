@@ -108,10 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         with signals_end_cleanly():
             return _run(argv)
     except KeyboardInterrupt:
-        _say("demo interrupted (Ctrl-C): its members and broker are stopped")
+        _say("demo interrupted (Ctrl-C): its members, and the broker it started, are stopped")
         return exit_status(signal.SIGINT)
     except Terminated as stopped:
-        _say(f"demo {stopped}: its members and broker are stopped")
+        _say(f"demo {stopped}: its members, and the broker it started, are stopped")
         return exit_status(stopped.signum)
 
 
