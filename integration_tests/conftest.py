@@ -35,6 +35,10 @@ from kafka_sticky_plugin.testing.brokers import open_broker
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 from kafka_sticky_plugin.testing.events import EventLog
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
+from kafka_sticky_plugin.testing.leftover_plugin import (  # noqa: F401 (the session ends with no
+    pytest_configure,  # broker or client process left running: see the plugin)
+    pytest_sessionfinish,
+)
 from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 _BROKER_KEY = pytest.StashKey[RunningBroker]()

@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,7 @@ from kafka import KafkaConsumer, KafkaProducer
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.hooks import install_hooks
-from kafka_sticky_plugin.testing.admin import create_topic
+from kafka_sticky_plugin.testing.admin import create_topic, partition_count
 from kafka_sticky_plugin.testing.wire_probe import metadata_brokers
 
 RECORDS = 20
@@ -69,9 +70,15 @@ def command() -> Iterator[BrokerCommand]:
     try:
         yield started
     finally:
+        # SIGTERM first: the command stops its broker (SIGKILL alone relies on the broker's
+        # parent-death signal, which only Linux has).
         if started.process.poll() is None:
-            started.process.kill()
-            started.process.wait(timeout=10)
+            started.process.terminate()
+            try:
+                started.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                started.process.kill()
+                started.process.wait(timeout=10)
         if started.process.stdout is not None:
             started.process.stdout.close()
 
@@ -161,3 +168,26 @@ def test_a_port_in_use_is_refused_with_a_message(command: BrokerCommand) -> None
     assert done.returncode == 2
     assert f"127.0.0.1:{port} is already in use" in done.stderr
     assert _answers(command.bootstrap), "the running broker was disturbed"
+
+
+@pytest.mark.timeout(60)
+def test_the_banner_says_topics_are_auto_created_and_how_to_create_one(
+    command: BrokerCommand,
+) -> None:
+    """What the banner says about auto-created topics is what the broker does, and the
+    snippet it prints creates a topic with the partitions asked for."""
+    found = re.search(
+        r"topics are created on first use with (\d+) partitions", command.banner, re.MULTILINE
+    )
+    assert found, command.banner
+    producer = KafkaProducer(bootstrap_servers=command.bootstrap)
+    producer.send("auto-created", b"x").get(timeout=20)
+    producer.close()
+    assert partition_count(command.bootstrap, "auto-created") == int(found.group(1))
+    start = command.banner.rindex("\n", 0, command.banner.index("from kafka.admin")) + 1
+    snippet = command.banner[start:]
+    snippet = snippet[: snippet.index("\n\n")] if "\n\n" in snippet else snippet
+    code = textwrap.dedent(snippet).replace("127.0.0.1:9092", command.bootstrap)
+    code = code.replace('"orders"', '"from-the-snippet"')
+    exec(compile(code, "<banner snippet>", "exec"), {})
+    assert partition_count(command.bootstrap, "from-the-snippet") == 12

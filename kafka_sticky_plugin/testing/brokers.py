@@ -45,6 +45,7 @@ __all__ = [
     "MODES",
     "docker_daemon_answers",
     "open_broker",
+    "parse_bootstrap",
     "require_loopback_bootstrap",
 ]
 
@@ -54,14 +55,31 @@ _ALIASES = {"tansu": "embedded", "apache-kafka": "kafka"}
 DEFAULT_KAFKA_IMAGE = "apache/kafka:4.4.0"
 
 
-def require_loopback_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
-    """Parse ``host:port[,host:port...]`` and refuse any host that is not loopback."""
+def parse_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
+    """``host:port[,host:port...]`` as (host, port) pairs, any host (a name, IPv4, or IPv6 in
+    brackets: ``[::1]:9092``); a malformed one raises :class:`ConfigurationError` in one line.
+    Nothing is resolved or connected to."""
     endpoints: list[tuple[str, int]] = []
     for item in bootstrap.split(","):
-        host, sep, port_text = item.strip().rpartition(":")
-        host = host.strip("[]")
-        if not sep or not port_text.isdigit():
-            raise ConfigurationError(f"bootstrap address {item!r} is not HOST:PORT")
+        text = item.strip()
+        host, sep, port_text = text.rpartition(":")
+        bracketed = host.startswith("[") and host.endswith("]")
+        if bracketed:
+            host = host[1:-1]
+        valid_port = port_text.isdigit() and 0 < int(port_text) < 65536
+        if not sep or not host or not valid_port or (":" in host and not bracketed):
+            raise ConfigurationError(
+                f"bootstrap address {text!r} is not HOST:PORT (an IPv6 host in brackets:"
+                " [::1]:9092)"
+            )
+        endpoints.append((host, int(port_text)))
+    return endpoints
+
+
+def require_loopback_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
+    """:func:`parse_bootstrap`, refusing any host that is not loopback."""
+    endpoints = parse_bootstrap(bootstrap)
+    for host, _port in endpoints:
         if host != "localhost":
             try:
                 loopback = ipaddress.ip_address(host).is_loopback
@@ -71,9 +89,6 @@ def require_loopback_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
                 raise ConfigurationError(
                     f"bootstrap host {host!r} is not a loopback address (127.0.0.1, ::1, localhost)"
                 )
-        endpoints.append((host, int(port_text)))
-    if not endpoints:
-        raise ConfigurationError("empty bootstrap address")
     return endpoints
 
 

@@ -6,7 +6,7 @@ check, confluent-kafka) consumers against the cluster, deletes nothing it did no
 returns an :class:`Observation`. The conformance tests
 (``integration_tests/test_broker_profile.py``) compare each observation with the session
 broker's profile; ``python -m kafka_sticky_plugin conformance --bootstrap HOST:PORT`` runs them
-against a user's own cluster (loopback only) and prints which capabilities it has.
+against a user's own cluster (any address) and prints which capabilities it has.
 
 Invariant: a measurement never decides from the profile; it only reports what it saw
 (``observed``), why (``detail``), and any guarantee the plugin relies on that broke on the way
@@ -16,17 +16,21 @@ Invariant: a measurement never decides from the profile; it only reports what it
 from __future__ import annotations
 
 import contextlib
+import importlib
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import IO
 
 from ..assignor.strategies import STRATEGIES
 from .admin import create_topic, delete_topic, grow_topic, unique_name
 from .analysis import current_ownership
 from .group import ConsumerGroupRunner, GroupNotStable
+from .lifetime import start_tied
 from .member_process import ProcessMember
 
 __all__ = [
@@ -44,6 +48,8 @@ class Observation:
     observed: bool | int
     detail: str
     violations: tuple[str, ...] = ()
+    #: Why the measurement could not run in this install (then ``observed`` means nothing).
+    skipped: str | None = None
 
 
 def _group(
@@ -261,38 +267,63 @@ _LIBRDKAFKA_CHILD = textwrap.dedent(
 )
 
 
+def _last_line(stream: IO[str]) -> str:
+    stream.seek(0)
+    lines = [line.strip() for line in stream.read().splitlines() if line.strip()]
+    return lines[-1] if lines else "(nothing on stderr)"
+
+
 def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
-    """A confluent-kafka consumer (child process) whose topic is deleted: does it survive?"""
-    topic = create_topic(bootstrap, unique_name("conf-delete"), 2)
-    child = subprocess.Popen(
-        [sys.executable, "-c", _LIBRDKAFKA_CHILD, bootstrap, topic, unique_name("g"), "25"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    """A confluent-kafka consumer (child process) whose topic is deleted: does it survive?
+
+    Skipped (:attr:`Observation.skipped`) when confluent-kafka cannot be imported here (the
+    child runs this interpreter). The child's stderr goes to a temporary file; its last line
+    is part of the report whenever the child fails."""
     try:
-        assert child.stdout is not None
-        first = child.stdout.readline().strip()
-        if first != "assigned":
-            return Observation(
-                "topic_deletion_safe_for_librdkafka",
-                False,
-                "the librdkafka consumer never got an assignment",
-                (f"librdkafka consumer printed {first!r} instead of 'assigned'",),
-            )
-        delete_topic(bootstrap, topic)
-        child.wait(60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(10)
-        if child.stdout is not None:
-            child.stdout.close()
-    return Observation(
-        "topic_deletion_safe_for_librdkafka",
-        child.returncode == 0,
-        f"the consumer's exit status after its topic was deleted: {child.returncode}",
-    )
+        importlib.import_module("confluent_kafka")
+    except ImportError:
+        return Observation(
+            "topic_deletion_safe_for_librdkafka",
+            False,
+            "not measured",
+            skipped="confluent-kafka not installed",
+        )
+    topic = create_topic(bootstrap, unique_name("conf-delete"), 2)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+        child = start_tied(
+            [sys.executable, "-c", _LIBRDKAFKA_CHILD, bootstrap, topic, unique_name("g"), "25"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None
+            first = child.stdout.readline().strip()
+            if first != "assigned":
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(10)  # let it finish writing stderr
+                return Observation(
+                    "topic_deletion_safe_for_librdkafka",
+                    False,
+                    "the librdkafka consumer never got an assignment",
+                    (
+                        f"librdkafka consumer printed {first!r} instead of 'assigned'"
+                        f" (its stderr: {_last_line(stderr)})",
+                    ),
+                )
+            delete_topic(bootstrap, topic)
+            child.wait(60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(10)
+            if child.stdout is not None:
+                child.stdout.close()
+        status = child.returncode
+        detail = f"the consumer's exit status after its topic was deleted: {status}"
+        if status != 0:
+            detail += f" (its stderr: {_last_line(stderr)})"
+    return Observation("topic_deletion_safe_for_librdkafka", status == 0, detail)
 
 
 #: Every measurement a running cluster allows, by capability name (``durable`` needs a broker

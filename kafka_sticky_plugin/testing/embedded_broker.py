@@ -8,7 +8,8 @@ broker there, waits until it answers a real Metadata request advertising that ad
 
 Invariants: the broker only ever listens on 127.0.0.1; its stdout and stderr go to a log file
 that outlives the broker (``RunningBroker.log_path``) so a failed test can show it; the process
-is always reaped, whatever happens inside the ``with`` block.
+is always reaped, whatever happens inside the ``with`` block, and dies with this process even
+when nothing can run (``SIGKILL``: see :mod:`.lifetime`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError
+from .lifetime import start_tied
 from .profile import TANSU_PROFILE, BrokerProfile
 from .wire_probe import metadata_brokers
 
@@ -34,6 +36,7 @@ __all__ = [
     "RunningBroker",
     "embedded_broker",
     "free_loopback_port",
+    "loopback_port_is_free",
     "resolve_tansu_binary",
     "stop_process",
     "wait_until_ready",
@@ -90,6 +93,18 @@ def free_loopback_port() -> int:
         sock.bind((LOOPBACK, 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def loopback_port_is_free(port: int) -> bool:
+    """True when a broker could listen on 127.0.0.1:``port`` now (bound as a broker binds,
+    with SO_REUSEADDR: connections a broker that just died left in TIME_WAIT do not count)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((LOOPBACK, port))
+        except OSError:
+            return False
+    return True
 
 
 def wait_until_ready(
@@ -166,7 +181,7 @@ def embedded_broker(
             "memory://tansu/",
         ]
         with log_path.open("wb") as log_file:
-            process = subprocess.Popen(
+            process = start_tied(
                 command,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .events import EventLog
+from .lifetime import start_tied
 from .member_config import MemberConfig
 from .member_process import ProcessMember
 
@@ -180,7 +181,7 @@ class JavaWireCodec:
 
     def __init__(self, version: str) -> None:
         self.version = version
-        self._process = subprocess.Popen(
+        self._process = start_tied(
             [
                 "java",
                 "-XX:+UseSerialGC",

@@ -19,7 +19,8 @@ node answers a real Metadata request listing all of them.
 Invariants: every listener is on 127.0.0.1; each node writes stdout and stderr to a log file
 that outlives it (``RunningBroker.log_path``; a cluster's nodes share one file, each line
 tagged with its node id) so a failed test can show it; every process is reaped, whatever
-happens inside the ``with`` block (SIGTERM, then SIGKILL after a grace period); the data
+happens inside the ``with`` block (SIGTERM, then SIGKILL after a grace period), and dies with
+this process even when nothing can run (``SIGKILL``: see :mod:`.lifetime`); the data
 directories are removed after a clean stop, the logs are kept. A failure to start raises
 :class:`~.embedded_broker.BrokerStartError` naming what is missing (``java``, the jars) or
 carrying the end of the log.
@@ -47,6 +48,7 @@ from .embedded_broker import (
     free_loopback_port,
     stop_process,
 )
+from .lifetime import start_tied
 from .profile import APACHE_KAFKA_PROFILE
 from .wire_probe import metadata_brokers
 
@@ -199,13 +201,21 @@ def _format(runtime: KafkaRuntime, node: _Node, cluster_id: str, config: Path) -
     mode = "--standalone" if node.controller_port is not None else "--no-initial-controllers"
     tool = ("kafka.tools.StorageTool", "format", mode, f"--cluster-id={cluster_id}")
     command = _java(runtime, node.node_id, *tool, "-c", str(config))
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    tool_process = start_tied(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
-    if done.returncode != 0:
+    try:
+        output, _ = tool_process.communicate(timeout=120)
+    finally:
+        stop_process(tool_process, grace_s=5)
+    if tool_process.returncode != 0:
         raise BrokerStartError(
-            f"Kafka's storage tool could not format {node.data_dir} (exit {done.returncode}):\n"
-            f"{(done.stdout + done.stderr)[-2000:]}"
+            f"Kafka's storage tool could not format {node.data_dir}"
+            f" (exit {tool_process.returncode}):\n{output[-2000:]}"
         )
 
 
@@ -322,7 +332,7 @@ def _start(runtime: KafkaRuntime, nodes: list[_Node], log_path: Path, timeout_s:
         _format(runtime, node, cluster_id, node.config_path)
     with log_path.open("ab") as log_file:
         for node in nodes:
-            node.process = subprocess.Popen(
+            node.process = start_tied(
                 _java(runtime, node.node_id, "kafka.Kafka", str(node.config_path)),
                 stdout=log_file,
                 stderr=subprocess.STDOUT,

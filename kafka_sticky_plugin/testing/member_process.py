@@ -30,6 +30,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
+from .lifetime import start_tied
 from .member_config import EventSink, MemberConfig, SubscriptionChange
 
 __all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
@@ -194,7 +195,7 @@ class ProcessMember(MemberHandle):
         ]
 
     def start(self, timeout_s: float = 30.0) -> None:
-        self._process = subprocess.Popen(
+        self._process = start_tied(
             self._command(),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

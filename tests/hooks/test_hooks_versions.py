@@ -21,7 +21,7 @@ from kafka_sticky_plugin.errors import ConfigurationError, UnsupportedClientErro
         ("kafka-python", "2.2.0", "v2"),
         ("kafka-python", "2.3.3", "v2"),
         ("kafka-python", "3.0.12", "v3"),
-        ("kafka-python", "3.0.0", "v3"),
+        ("kafka-python", "3.0.9", "v3"),
         ("kafka-python-ng", "2.2.3", "v2"),
     ],
 )
@@ -58,10 +58,23 @@ def test_unsupported_versions_fail_naming_the_supported_ones(
     assert isinstance(caught.value, ConfigurationError)
 
 
+@pytest.mark.parametrize("version", ["3.0.0", "3.0.1", "3.0.8"])
+def test_kafka_python_3_0_before_3_0_9_is_refused_with_one_line(version: str) -> None:
+    """dpkp/kafka-python#3131 (a retained partition never fetched again after an eager
+    rebalance with a listener): refused, saying to upgrade."""
+    with pytest.raises(UnsupportedClientError) as caught:
+        classify("kafka-python", version)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert f"kafka-python {version}" in message
+    assert "dpkp/kafka-python#3131" in message
+    assert 'pip install "kafka-python>=3.0.9,<3.1"' in message
+
+
 def test_supported_text_lists_five_rows() -> None:
     """The supported-clients line names the five rows of the README table, in order."""
     assert supported_clients_text() == (
-        "kafka-python 2.0.2, kafka-python 2.2.x, kafka-python 2.3.x, kafka-python 3.0.x, "
+        "kafka-python 2.0.2, kafka-python 2.2.x, kafka-python 2.3.x, kafka-python 3.0.x (3.0.9+), "
         "kafka-python-ng 2.2.x"
     )
 

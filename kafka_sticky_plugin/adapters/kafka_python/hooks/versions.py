@@ -9,6 +9,7 @@ of each row)::
     kafka-python      2.3.x      v2      sync, ``GroupMember`` leader input, subscription v0 only
     kafka-python-ng   2.2.x      v2      sync (a fork of 2.0.2), subscription v0 only
     kafka-python      3.0.x      v3      asyncio-style ``_net`` loop, KIP-429 built in
+                      (3.0.9+: 3.0.0-3.0.8 are refused, see :data:`_TOO_OLD`)
 
 Invariant: :func:`detect_client` either returns one of the rows above or raises
 :class:`~kafka_sticky_plugin.errors.UnsupportedClientError` naming every row; it never guesses.
@@ -39,6 +40,24 @@ class _Row:
         wanted = tuple(int(p) for p in self.label.replace(".x", "").split("."))
         return release[: len(wanted)] == wanted
 
+    @property
+    def text(self) -> str:
+        minimum = _TOO_OLD.get((self.distribution, self.label))
+        since = f" ({'.'.join(map(str, minimum[0]))}+)" if minimum else ""
+        return f"{self.distribution} {self.label}{since}"
+
+
+#: (distribution, row label) -> the first release of that row the hooks accept, and why the
+#: earlier ones are refused (one line, ends with what to install).
+_TOO_OLD: dict[tuple[str, str], tuple[tuple[int, ...], str]] = {
+    ("kafka-python", "3.0.x"): (
+        (3, 0, 9),
+        "can leave a retained partition unfetched forever after an eager rebalance with a"
+        " listener (dpkp/kafka-python#3131, fixed in 3.0.9): upgrade with"
+        ' pip install "kafka-python>=3.0.9,<3.1"',
+    ),
+}
+
 
 #: The supported rows, in the order the error message lists them.
 SUPPORTED_CLIENTS: tuple[_Row, ...] = (
@@ -61,7 +80,7 @@ class ClientVersion:
 
 def supported_clients_text() -> str:
     """The supported rows as one human-readable line, for error messages and docs."""
-    return ", ".join(f"{row.distribution} {row.label}" for row in SUPPORTED_CLIENTS)
+    return ", ".join(row.text for row in SUPPORTED_CLIENTS)
 
 
 def _release(version: str) -> tuple[int, ...]:
@@ -96,6 +115,9 @@ def classify(distribution: str, version: str) -> ClientVersion:
     release = _release(version)
     for row in SUPPORTED_CLIENTS:
         if row.matches(distribution, release):
+            minimum, why = _TOO_OLD.get((row.distribution, row.label), ((), ""))
+            if release < minimum:
+                raise UnsupportedClientError(f"{distribution} {version} {why}")
             return ClientVersion(distribution=distribution, version=version, family=row.family)
     raise UnsupportedClientError(
         f"{distribution} {version} is not supported by kafka-sticky-plugin's coordinator hooks; "
