@@ -28,6 +28,7 @@ partition, give one to two members, or hand over an owned partition at once.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -373,11 +374,17 @@ def test_leader_bytes_path_gives_the_typed_plan(strategy: Strategy, case: Group)
 # -- the suite itself -----------------------------------------------------------------------
 
 
+def _strategy(name: str, protocols: tuple[RebalanceProtocol, ...], engine: Any) -> Strategy:
+    """A test strategy: ``sticky``'s user-data format and class name under another name,
+    protocols and engine."""
+    return dataclasses.replace(STRATEGIES["sticky"], name=name, protocols=protocols, engine=engine)
+
+
 def test_the_suite_runs_over_every_registered_strategy() -> None:
     """The parametrization is the registry's, so a new strategy is picked up with no edit."""
     assert [p.id for p in EVERY] == list(STRATEGIES)
     assert [p.id for p in COOPERATIVE] == [n for n, s in STRATEGIES.items() if s.cooperative]
-    newcomer = Strategy("newcomer", (RebalanceProtocol.EAGER,), sticky_assign)
+    newcomer = _strategy("newcomer", (RebalanceProtocol.EAGER,), sticky_assign)
     registry = {**STRATEGIES, "newcomer": newcomer}
     assert [p.values[0] for p in contract_params(registry)][-1] is newcomer
 
@@ -398,11 +405,13 @@ def _gives_one_to_two(parts: Mapping[str, int], members: Sequence[MemberSpec], *
 
 EAGER_ONLY = (RebalanceProtocol.EAGER,)
 BROKEN = [
-    pytest.param(Strategy("drops", EAGER_ONLY, _drops_a_partition), "not assigned", id="drops"),
-    pytest.param(Strategy("doubles", EAGER_ONLY, _gives_one_to_two), "given to both", id="doubles"),
+    pytest.param(_strategy("drops", EAGER_ONLY, _drops_a_partition), "not assigned", id="drops"),
+    pytest.param(
+        _strategy("doubles", EAGER_ONLY, _gives_one_to_two), "given to both", id="doubles"
+    ),
     pytest.param(
         # the eager engine behind a cooperative name: it hands owned partitions over at once
-        Strategy(
+        _strategy(
             "eager-as-cooperative",
             (RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER),
             sticky_assign,

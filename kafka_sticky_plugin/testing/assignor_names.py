@@ -20,17 +20,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ..assignor.strategies import COOPERATIVE_STICKY, STICKY, STRATEGIES
+from ..assignor.strategies import STRATEGIES
 from ..errors import ConfigurationError
 
 __all__ = ["ASSIGNOR_CLASSES", "ASSIGNOR_NAMES", "FACES", "assignor_class", "make_assignor"]
 
-#: Strategy name -> the class that implements it in every client's face.
-#: (A field the strategy registry should carry; kept here until it does.)
-ASSIGNOR_CLASSES: dict[str, str] = {
-    STICKY: "StickyAssignor",
-    COOPERATIVE_STICKY: "CooperativeStickyAssignor",
-}
+#: Strategy name -> the class that implements it in every client's face (the registry's).
+ASSIGNOR_CLASSES: dict[str, str] = {name: s.class_name for name, s in STRATEGIES.items()}
 
 #: Client -> the public module (face) holding its assignor classes.
 FACES: dict[str, str] = {
