@@ -12,7 +12,7 @@
     )
     install_hooks(consumer)  # the one line; the rest of the consumer code is unchanged
 
-:func:`install_hooks` detects the client (kafka-python 2.0.2, 2.2.x, 2.3.x, 3.0.x or
+:func:`install_hooks` detects the client (kafka-python 2.0.2, 2.2.x, 2.3.x, 3.0.9+ or
 kafka-python-ng 2.2.x; anything else raises
 :class:`~kafka_sticky_plugin.errors.UnsupportedClientError` naming the supported ones),
 selects the rebalance protocol by KIP-429's rule (a configuration without a common protocol

@@ -12,6 +12,7 @@ import pytest
 
 import kafka_sticky_plugin.confluent
 import kafka_sticky_plugin.hooks
+import kafka_sticky_plugin.kafka_python
 
 pytest.importorskip("griffe")
 
@@ -34,7 +35,7 @@ def test_roles_and_literals_become_inline_code() -> None:
 
 def test_a_literal_block_becomes_a_fenced_block_and_its_text_stays_whole() -> None:
     convert = _extension().rst_to_markdown
-    doc = kafka_sticky_plugin.hooks.__doc__
+    doc = kafka_sticky_plugin.kafka_python.__doc__
     assert doc is not None and "::" in doc
     markdown = convert(doc)
     assert "```\nfrom kafka import KafkaConsumer\n" in markdown
