@@ -56,13 +56,15 @@ def _start(marker: str, *args: str, own_group: bool = False) -> subprocess.Popen
     return process
 
 
-def _assert_nothing_left(marker: str, port: int) -> None:
-    """No process of the run within 10 s, and the port can be bound again by then."""
+def _assert_nothing_left(marker: str, port: int, command: subprocess.Popen[str]) -> None:
+    """No process of the run (marked with ``marker``, or still under ``command``) within 10 s,
+    and the port can be bound again by then. Not "every descendant of pytest": the session's
+    own broker is one, and it must survive this file."""
     deadline = time.monotonic() + 10
-    left = leftover_processes(marker)
+    left = leftover_processes(marker, root=command.pid)
     while left and time.monotonic() < deadline:
         time.sleep(0.2)
-        left = leftover_processes(marker)
+        left = leftover_processes(marker, root=command.pid)
     for process in left:  # never leave them behind, even when the test fails
         os.kill(process.pid, signal.SIGKILL)
     assert not left, f"left running: {left}"
@@ -93,7 +95,7 @@ def test_the_broker_command_takes_tansu_with_it(signum: int) -> None:
     try:
         out = _finish(process)
     finally:
-        _assert_nothing_left(marker, port)
+        _assert_nothing_left(marker, port, process)
     if signum != signal.SIGKILL:
         assert process.returncode == 0, out
         assert "broker stopped" in out
@@ -129,7 +131,7 @@ def test_the_demo_takes_tansu_with_it(
     try:
         out = _finish(process)
     finally:
-        _assert_nothing_left(marker, port)
+        _assert_nothing_left(marker, port, process)
     assert process.returncode == status, out
     if said is not None:
         assert "Traceback" not in out, out
@@ -151,7 +153,7 @@ def test_ctrl_c_in_a_terminal_stops_the_demo_at_once(tmp_path: Path) -> None:
     try:
         out = _finish(process)
     finally:
-        _assert_nothing_left(marker, port)
+        _assert_nothing_left(marker, port, process)
     took = time.monotonic() - started
     assert process.returncode == 130, out
     assert "Traceback" not in out, out
