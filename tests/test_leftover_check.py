@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from kafka_sticky_plugin.testing.lifetime import process_alive
+
 LEAKING_TEST = textwrap.dedent(
     """
     import os, subprocess, sys
@@ -62,22 +64,14 @@ def _session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
 def test_a_session_that_leaves_a_member_running_fails_and_names_it(tmp_path: Path) -> None:
     done = _session(tmp_path, LEAKING_TEST)
     output = done.stdout + done.stderr
     pid = int((tmp_path / "leaked.pid").read_text())
     deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
+    while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _alive(pid):  # never leave it behind, even when the check is broken
+    if process_alive(pid):  # never leave it behind, even when the check is broken
         os.kill(pid, 9)
         raise AssertionError(f"the leaked process {pid} was still running:\n{output}")
     assert done.returncode == 1, output

@@ -9,26 +9,17 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-from kafka_sticky_plugin.testing.lifetime import start_tied
+from kafka_sticky_plugin.testing.lifetime import process_alive, start_tied
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
 def _gone_within(pid: int, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
-    while _alive(pid) and time.monotonic() < deadline:
+    while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not _alive(pid)
+    return not process_alive(pid)
 
 
 def test_a_child_started_from_a_short_lived_thread_outlives_the_thread() -> None:
@@ -66,10 +57,10 @@ def test_a_child_dies_when_its_parent_is_killed() -> None:
     child = int(parent.stdout.readline())
     parent.stdout.close()
     try:
-        assert _alive(child)
+        assert process_alive(child)
         parent.kill()
         parent.wait(10)
         assert _gone_within(child, 5), f"child {child} outlived its SIGKILLed parent"
     finally:
-        if _alive(child):
+        if process_alive(child):
             os.kill(child, signal.SIGKILL)

@@ -52,6 +52,7 @@ __all__ = [
     "exit_status",
     "leftover_processes",
     "new_run_marker",
+    "process_alive",
     "signals_end_cleanly",
     "start_tied",
 ]
@@ -210,6 +211,16 @@ def _parent_of(proc: Path) -> int:
     stat = _read(proc / "stat").decode("ascii", "replace")
     fields = stat.rpartition(")")[2].split()
     return int(fields[1]) if len(fields) > 1 else 0
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone). Linux
+    (``/proc``)."""
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def leftover_processes(marker: str | None, root: int | None = None) -> list[Leftover]:
