@@ -16,6 +16,7 @@ export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
+	integration-kafka-base integration-kafka-tiers \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean
 
 all: test
@@ -29,19 +30,22 @@ $(STAMP): $(REQS) setup.cfg pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-## The whole test suite: lint, types, fast tier, then two lanes at once (their output is
-## printed as each lane ends): the real-broker tier and the client-version matrix on the
-## embedded Tansu broker, and the same on Apache Kafka. The lanes mostly wait on broker
-## timers, so running them side by side halves the wall time on 2 cores.
+## The whole test suite: lint, types, docs, fast tier, then two lanes at once (their output is
+## printed as each lane ends). Apache Kafka is the reference broker: lane A runs the real-broker
+## tier and every client version's hook tests on it; lane B runs what users run on the embedded
+## Tansu broker (TANSU_SMOKE and the newest kafka-python and aiokafka hook tests), then the tiers
+## that start their own Apache Kafka clusters or run long scenarios (KAFKA_TIERS). The lanes
+## mostly wait on broker timers, so running them side by side halves the wall time on 2 cores.
 test: lint typecheck docs unit matrix-venvs
-	$(MAKE) --no-print-directory -j2 --output-sync=target lane-tansu lane-kafka
+	$(MAKE) --no-print-directory -j2 --output-sync=target lane-kafka lane-tansu
 
 lane-tansu: venv
 	$(MAKE) --no-print-directory integration-tansu
-	MATRIX_BROKERS=embedded bash scripts/version_matrix.sh
+	MATRIX_BROKERS=embedded MATRIX_BROKER_ONLY="$(TANSU_MATRIX)" bash scripts/version_matrix.sh
+	$(MAKE) --no-print-directory integration-kafka-tiers
 
 lane-kafka: venv
-	$(MAKE) --no-print-directory integration-kafka
+	$(MAKE) --no-print-directory integration-kafka-base
 	MATRIX_BROKERS=kafka MATRIX_UNIT=0 bash scripts/version_matrix.sh
 
 matrix-venvs:
@@ -78,21 +82,37 @@ typecheck: venv
 unit: venv
 	$(PY) -m pytest tests $(PYTEST_ARGS)
 
-## The real-broker tier, once on each broker: the embedded Tansu broker, then Apache Kafka.
+## What users run on the embedded Tansu broker (the demo's scenario, the broker command, the
+## capability profile, the examples, the broker-independent migration): its smoke subset. Every
+## real-broker test runs on Apache Kafka, the reference broker.
+TANSU_SMOKE := $(addprefix integration_tests/,test_broker_cli.py test_broker_profile.py \
+	test_process_lifetime.py test_group_lifecycle.py test_group_rolling_restart.py \
+	test_examples.py test_confluent_migration.py)
+## The client versions whose hook tests also run on Tansu (every version runs them on Kafka).
+TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
+## Tiers in integration_tests/<tier>/ that run on Apache Kafka only (several start their own
+## cluster); lane B runs them so the two lanes end together.
+KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 metrics processing security))
+KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
+KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
+	if [ $$rc -eq 0 ]; then KAFKA_STICKY_BROKER=kafka $(PY) -m pytest $(BROKER_RERUNS) $(1) $(PYTEST_ARGS); \
+	elif [ $$rc -ne 2 ]; then exit $$rc; fi
+
+## The real-broker tier: Tansu's smoke subset, then everything on Apache Kafka.
 integration: integration-tansu integration-kafka
 
 integration-tansu: venv
-	KAFKA_STICKY_BROKER=embedded $(PY) -m pytest integration_tests $(BROKER_RERUNS) \
-		--ignore=integration_tests/hooks --ignore=integration_tests/aiokafka $(PYTEST_ARGS)
+	KAFKA_STICKY_BROKER=embedded $(PY) -m pytest $(TANSU_SMOKE) $(BROKER_RERUNS) $(PYTEST_ARGS)
 
 ## Apache Kafka (KRaft, from Maven Central's jars): skipped with one line where there is no
 ## java or mvn, a failure under CI=true (see scripts/kafka_runtime.sh).
-integration-kafka: venv
-	@rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
-	if [ $$rc -eq 0 ]; then \
-		KAFKA_STICKY_BROKER=kafka $(PY) -m pytest integration_tests $(BROKER_RERUNS) \
-			--ignore=integration_tests/hooks --ignore=integration_tests/aiokafka $(PYTEST_ARGS); \
-	elif [ $$rc -ne 2 ]; then exit $$rc; fi
+integration-kafka: integration-kafka-base integration-kafka-tiers
+
+integration-kafka-base: venv
+	$(call KAFKA_RUN,integration_tests $(KAFKA_IGNORES) $(addprefix --ignore=,$(KAFKA_TIERS)))
+
+integration-kafka-tiers: venv
+	$(if $(KAFKA_TIERS),$(call KAFKA_RUN,$(KAFKA_TIERS)),@echo "no Kafka-only tiers")
 
 ## Apache Kafka's broker jars in build/jvm/kafka-broker (a no-op when they are there).
 kafka-broker:

@@ -16,6 +16,9 @@
 #   MATRIX_ONLY       space-separated names to run (default: every requirements/matrix/*.txt)
 #   MATRIX_PYTEST_ARGS extra pytest arguments (default: -q)
 #   MATRIX_UNIT=0     skip the hooks' unit tests (a lane that only adds a broker)
+#   MATRIX_BROKER_ONLY space-separated names whose real-broker tests run (default: every name);
+#                     the others run their unit tests only (`make test` runs every version on
+#                     Apache Kafka and only the newest ones on the embedded Tansu broker)
 #   MATRIX_SETUP_ONLY=1  create (or check) the venvs and stop: `make test` does this once
 #                     before it runs the two broker lanes in parallel
 #   MATRIX_BROKERS    brokers the real-broker tests run on, in turn (default: "embedded kafka":
@@ -64,6 +67,10 @@ run_one() {
         PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
             "$venv/bin/python" -m pytest -p no:cacheprovider "${PYTEST_EXTRA[@]}" "$unit_dir" \
             || status=1
+    fi
+    if [[ -n "${MATRIX_BROKER_ONLY:-}" && " $MATRIX_BROKER_ONLY " != *" $name "* ]]; then
+        echo "== $name: real-broker hook tests not run on ${brokers[*]} (MATRIX_BROKER_ONLY)"
+        return $status
     fi
     for broker in "${brokers[@]}"; do
         echo "== $name: real-broker hook tests on $broker"
