@@ -43,18 +43,23 @@ from .adapters.kafka_python.hooks.versions import (
     ClientVersion,
     supported_clients_text,
 )
+from .adapters.kafka_python.commit_guard import guard_commits
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
 from .assignor.rebalance import RebalanceProtocol
-from .errors import UnsupportedClientError
+from .assignor.commit_guard import CommitGuard
+from .errors import CommitRefusedError, UnsupportedClientError
 
 __all__ = [
     "SUPPORTED_CLIENTS",
     "ClientVersion",
+    "CommitGuard",
+    "CommitRefusedError",
     "CooperativeStickyAssignor",
     "CoordinatorHooks",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
+    "guard_commits",
     "install_hooks",
     "supported_clients_text",
 ]
