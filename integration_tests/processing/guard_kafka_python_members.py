@@ -19,11 +19,12 @@ from kafka_sticky_plugin.kafka_python import (
 
 
 class LostRecorder(ConsumerRebalanceListener):  # type: ignore[misc]
-    """A rebalance listener that records calls and, on loss, tries a commit (a zombie)."""
+    """A rebalance listener that records calls and, on loss, tries a commit (a zombie) whose
+    outcome (a response or an exception) lands in ``lost_commit_error``."""
 
     def __init__(self) -> None:
         self.consumer: KafkaConsumer | None = None
-        self.lost_commit_error: BaseException | None = None
+        self.lost_commit_error: object = None
         self.calls: list[str] = []
 
     def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
@@ -35,10 +36,11 @@ class LostRecorder(ConsumerRebalanceListener):  # type: ignore[misc]
     def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
         self.calls.append("lost")
         assert self.consumer is not None
-        try:
-            self.consumer.commit({tp: OffsetAndMetadata(999, "", -1) for tp in lost})
-        except Exception as exc:
-            self.lost_commit_error = exc
+        # 3.0 runs sync listeners on its IO thread, where only commit_async may be called
+        self.consumer.commit_async(
+            {tp: OffsetAndMetadata(999, "", -1) for tp in lost},
+            callback=lambda _offsets, outcome: setattr(self, "lost_commit_error", outcome),
+        )
 
 
 def member(

@@ -125,7 +125,12 @@ def test_zombie_commits_during_and_after_a_loss_are_refused(
         time.sleep(4.5)  # a misses max_poll_interval_ms: its heartbeat leaves the group
         poll_until([b], lambda: owned(b) == everything)
         b.commit(offsets(everything, NEW_OWNER_OFFSET))
-        poll_until([a, b], lambda: "lost" in recorder.calls and len(owned(a)) == 2)
+        poll_until(
+            [a, b],
+            lambda: "lost" in recorder.calls
+            and recorder.lost_commit_error is not None
+            and len(owned(a)) == 2,
+        )
         assert isinstance(recorder.lost_commit_error, CommitRefusedError), recorder.lost_commit_error
         zombie = stale - owned(a)
         if zombie:  # a got other partitions back: its stale ones are refused
