@@ -37,8 +37,8 @@ from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssign
 from .adapters.aiokafka.commit_guard import guard_commits
 from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
 from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
-from .assignor.rebalance import RebalanceProtocol
 from .assignor.commit_guard import CommitGuard
+from .assignor.rebalance import RebalanceProtocol
 from .errors import CommitRefusedError, UnsupportedClientError
 
 __all__ = [

@@ -64,9 +64,11 @@ async def _scenario(bootstrap: str, group: str, topic: str) -> dict[int, Any]:
         await asyncio.sleep(0.2)
         await b.start()
         await _until(
-            lambda: len(a.assignment()) == 2
-            and len(b.assignment()) == 2
-            and not set(a.assignment()) & set(b.assignment())
+            lambda: (
+                len(a.assignment()) == 2
+                and len(b.assignment()) == 2
+                and not set(a.assignment()) & set(b.assignment())
+            )
         )
         moved = set(b.assignment())
         for _ in range(50):  # until b's cooperative follow-up round is over

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import pytest
 from guard_kafka_python_members import (
@@ -21,7 +22,7 @@ from guard_kafka_python_members import (
     owned,
     poll_until,
 )
-from kafka import TopicPartition
+from kafka import KafkaConsumer, TopicPartition
 
 from kafka_sticky_plugin.errors import CommitRefusedError
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
@@ -33,7 +34,9 @@ NEW_OWNER_OFFSET = 5
 ZOMBIE_OFFSET = 999
 
 
-def _split_group(broker: RunningBroker, group: str, topic: str, mode: str = "refuse") -> tuple:
+def _split_group(
+    broker: RunningBroker, group: str, topic: str, mode: str = "refuse"
+) -> tuple[KafkaConsumer, KafkaConsumer, set[TopicPartition], set[TopicPartition]]:
     """``a`` owns everything, then ``b`` joins and takes half (cooperative: two rounds);
     ``b`` commits ``NEW_OWNER_OFFSET`` on its half. Returns a, b, a's stale view, b's half."""
     a = member(broker.bootstrap, group, topic, mode)
@@ -51,7 +54,7 @@ def _split_group(broker: RunningBroker, group: str, topic: str, mode: str = "ref
 
 
 def test_zombie_commit_after_a_revoke_is_refused_and_the_owned_part_lands(
-    broker: RunningBroker, topic_factory, group_id: str
+    broker: RunningBroker, topic_factory: Callable[[int], str], group_id: str
 ) -> None:
     topic = topic_factory(PARTITIONS)
     a, b, stale, moved = _split_group(broker, group_id, topic)
@@ -87,7 +90,10 @@ def test_zombie_commit_after_a_revoke_is_refused_and_the_owned_part_lands(
 
 
 def test_drop_mode_commits_the_owned_part_and_warns_once(
-    broker: RunningBroker, topic_factory, group_id: str, caplog: pytest.LogCaptureFixture
+    broker: RunningBroker,
+    topic_factory: Callable[[int], str],
+    group_id: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING, logger="kafka_sticky_plugin.commit_guard")
     topic = topic_factory(PARTITIONS)
@@ -107,7 +113,7 @@ def test_drop_mode_commits_the_owned_part_and_warns_once(
 
 
 def test_zombie_commits_during_and_after_a_loss_are_refused(
-    broker: RunningBroker, topic_factory, group_id: str
+    broker: RunningBroker, topic_factory: Callable[[int], str], group_id: str
 ) -> None:
     """``a`` stops polling past ``max_poll_interval_ms``: it leaves the group, ``b`` takes
     everything and commits. ``a``'s commit from ``on_partitions_lost`` and its commit from
@@ -127,11 +133,15 @@ def test_zombie_commits_during_and_after_a_loss_are_refused(
         b.commit(offsets(everything, NEW_OWNER_OFFSET))
         poll_until(
             [a, b],
-            lambda: "lost" in recorder.calls
-            and recorder.lost_commit_error is not None
-            and len(owned(a)) == 2,
+            lambda: (
+                "lost" in recorder.calls
+                and recorder.lost_commit_error is not None
+                and len(owned(a)) == 2
+            ),
         )
-        assert isinstance(recorder.lost_commit_error, CommitRefusedError), recorder.lost_commit_error
+        assert isinstance(recorder.lost_commit_error, CommitRefusedError), (
+            recorder.lost_commit_error
+        )
         zombie = stale - owned(a)
         if zombie:  # a got other partitions back: its stale ones are refused
             with pytest.raises(CommitRefusedError):

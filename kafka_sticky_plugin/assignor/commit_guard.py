@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar
 
 from ..errors import CommitRefusedError, ConfigurationError
 
@@ -58,7 +58,7 @@ def check_mode(mode: object) -> GuardMode:
         raise ConfigurationError(
             f"commit guard mode must be one of {', '.join(map(repr, GUARD_MODES))}, not {mode!r}"
         )
-    return cast(GuardMode, mode)
+    return mode
 
 
 def topic_partition_pairs(partitions: Iterable[Any]) -> list[tuple[str, int]]:

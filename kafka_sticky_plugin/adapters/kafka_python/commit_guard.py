@@ -19,6 +19,7 @@ member own the partitions.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -64,7 +65,7 @@ def guard_commits(consumer: Any, mode: GuardMode = "refuse") -> CommitGuard:
     if hooks.family == "v3":
         in_flight: set[Any] = set()
         hooks._patch(coordinator, _SEND, _async_send(guard, original, in_flight))
-        invoke = getattr(coordinator, "_invoke_rebalance_listener_async")
+        invoke = coordinator._invoke_rebalance_listener_async
         hooks._patch(
             coordinator,
             "_invoke_rebalance_listener_async",
@@ -111,10 +112,8 @@ def _drain_after_revoke(
             if method_name == "on_partitions_revoked":
                 timeout_ms = int(coordinator.config.get("request_timeout_ms", 30000))
                 for future in list(in_flight):
-                    try:
+                    with contextlib.suppress(Exception):  # its caller sees its outcome
                         await coordinator._manager.wait_for(future, timeout_ms)
-                    except Exception:  # the commit's own caller sees its outcome
-                        pass
 
     return call
 
