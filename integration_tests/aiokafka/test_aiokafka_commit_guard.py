@@ -22,7 +22,7 @@ from kafka_sticky_plugin.aiokafka import (
     install_hooks,
 )
 
-pytestmark = [pytest.mark.timeout(90), pytest.mark.kafka_only()]
+pytestmark = [pytest.mark.timeout(180), pytest.mark.kafka_only()]
 
 PARTITIONS = 4
 NEW_OWNER_OFFSET = 5

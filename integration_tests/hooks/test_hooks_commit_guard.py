@@ -22,7 +22,7 @@ from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.errors import CommitRefusedError
 from kafka_sticky_plugin.kafka_python import guard_commits, install_hooks
 
-pytestmark = [pytest.mark.timeout(90), pytest.mark.kafka_only()]
+pytestmark = [pytest.mark.timeout(180), pytest.mark.kafka_only()]
 
 PARTITIONS = 4
 

@@ -21,7 +21,7 @@ from kafka_sticky_plugin.confluent import (
     subscribe,
 )
 
-pytestmark = [pytest.mark.timeout(120), pytest.mark.kafka_only()]
+pytestmark = [pytest.mark.timeout(180), pytest.mark.kafka_only()]
 
 PARTITIONS = 4
 NEW_OWNER_OFFSET = 5

@@ -27,7 +27,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka_sticky_plugin.errors import CommitRefusedError
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
-pytestmark = [pytest.mark.timeout(120), pytest.mark.kafka_only()]
+pytestmark = [pytest.mark.timeout(180), pytest.mark.kafka_only()]
 
 PARTITIONS = 4
 NEW_OWNER_OFFSET = 5
