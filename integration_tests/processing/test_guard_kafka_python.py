@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 from guard_kafka_python_members import (
     LostRecorder,
+    RevokeCommitter,
     committed,
     member,
     offsets,
@@ -148,6 +149,29 @@ def test_zombie_commits_during_and_after_a_loss_are_refused(
                 a.commit(offsets(zombie, ZOMBIE_OFFSET))
         seen = committed(broker.bootstrap, group_id, everything)
         assert seen == {p: NEW_OWNER_OFFSET for p in range(PARTITIONS)}, seen
+    finally:
+        a.close(autocommit=False)
+        if b is not None:
+            b.close(autocommit=False)
+
+
+def test_a_commit_async_from_on_partitions_revoked_still_lands(
+    broker: RunningBroker, topic_factory: Callable[[int], str], group_id: str
+) -> None:
+    """The guard refuses commits after the revocation, not the listener's own commit: the
+    ``commit_async`` queued inside ``on_partitions_revoked`` lands for the moved partitions."""
+    topic = topic_factory(PARTITIONS)
+    committer = RevokeCommitter(7)
+    a = member(broker.bootstrap, group_id, topic, listener=committer)
+    b = None
+    try:
+        everything = {TopicPartition(topic, p) for p in range(PARTITIONS)}
+        poll_until([a], lambda: owned(a) == everything)
+        b = member(broker.bootstrap, group_id, topic)
+        poll_until([a, b], lambda: len(owned(b)) == 2 and bool(committer.outcomes))
+        assert not any(isinstance(o, Exception) for o in committer.outcomes), committer.outcomes
+        seen = committed(broker.bootstrap, group_id, owned(b))
+        assert set(seen.values()) == {7}, seen
     finally:
         a.close(autocommit=False)
         if b is not None:

@@ -9,12 +9,14 @@ each retry of a sync commit is checked again). Ownership is the hooks' view: the
 assignment (revoked partitions leave it when ``on_partitions_revoked`` returns) and its
 generation (reset the moment the membership is lost).
 
-The race with a revocation (3.0.x): after ``on_partitions_revoked`` returns, the guard waits
-(at most ``request_timeout_ms``) for the OffsetCommit requests already sent, so none of them
-is still on its way when the partitions leave. On 2.x the listener is called between polls
-(no request completes meanwhile) and the group coordinator answers one connection's requests
-in order, so a commit sent before the revocation lands before the JoinGroup that lets another
-member own the partitions.
+The race with a revocation (3.0.x): after ``on_partitions_revoked`` returns, the guard lets
+the commits the listener queued (``commit_async``, the only commit 3.0 allows in a sync
+listener) start while the partitions are still assigned, then waits (at most
+``request_timeout_ms``) for the OffsetCommit requests in flight, so none of them is still on
+its way when the partitions leave (with a listener; without one nothing is awaited). On 2.x
+the listener is called between polls (no request completes meanwhile) and the group
+coordinator answers one connection's requests in order, so a commit sent before the
+revocation lands before the JoinGroup that lets another member own the partitions.
 """
 
 from __future__ import annotations
@@ -110,12 +112,21 @@ def _drain_after_revoke(
             await invoke(method_name, partitions)
         finally:
             if method_name == "on_partitions_revoked":
+                manager = coordinator._manager
                 timeout_ms = int(coordinator.config.get("request_timeout_ms", 30000))
+                # The listener's commit_async calls are queued tasks: let them start (and be
+                # checked) while the revoked partitions are still assigned, then wait.
+                with contextlib.suppress(Exception):
+                    await manager.wait_for(manager.call_soon(_started), timeout_ms)
                 for future in list(in_flight):
                     with contextlib.suppress(Exception):  # its caller sees its outcome
                         await coordinator._manager.wait_for(future, timeout_ms)
 
     return call
+
+
+async def _started() -> None:
+    """A no-op task: when it runs, every task queued before it has started."""
 
 
 def _sync_send(guard: CommitGuard, original: Callable[..., Any]) -> Callable[..., Any]:
