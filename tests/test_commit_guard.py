@@ -129,7 +129,7 @@ def test_kafka_python_guard_needs_the_hooks() -> None:
 
 
 def test_kafka_python_guard_is_idempotent_and_uninstalled_with_the_hooks() -> None:
-    from kafka import KafkaConsumer
+    from kafka import KafkaConsumer, TopicPartition
 
     from kafka_sticky_plugin.kafka_python import (
         CooperativeStickyAssignor,
@@ -148,6 +148,10 @@ def test_kafka_python_guard_is_idempotent_and_uninstalled_with_the_hooks() -> No
         first = guard_commits(consumer)
         assert guard_commits(consumer, "drop") is first and first.mode == "drop"
         assert "_send_offset_commit_request" in vars(consumer._coordinator)
+        consumer.assign([TopicPartition("t", 0)])  # manual assignment: no generation needed
+        assert first.split({TopicPartition("t", 0): 1, TopicPartition("t", 1): 1}).refused == [
+            TopicPartition("t", 1)
+        ]
         handle.uninstall()
         assert "_send_offset_commit_request" not in vars(consumer._coordinator)
     finally:

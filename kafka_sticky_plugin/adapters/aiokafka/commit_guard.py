@@ -53,14 +53,23 @@ def guard_commits(consumer: Any, mode: GuardMode = "refuse") -> CommitGuard:
         existing.mode = checked
         return existing
 
+    subscription = consumer._subscription
+
     def in_generation() -> bool:
+        if not subscription.partitions_auto_assigned():
+            return True  # manual assign(): no group ownership to protect
         coordinator = hooks._coordinator
         return coordinator is not None and int(coordinator.generation) >= 0
+
+    def owned() -> Any:
+        if not subscription.partitions_auto_assigned():
+            return subscription.assigned_partitions()
+        return hooks.owned
 
     guard = CommitGuard(
         group_id=str(consumer._group_id),
         mode=checked,
-        owned=lambda: hooks.owned,
+        owned=owned,
         in_generation=in_generation,
     )
     vars(hooks)["commit_guard"] = guard

@@ -61,7 +61,11 @@ def guard_commits(consumer: Any, mode: GuardMode = "refuse") -> CommitGuard:
         group_id=hooks.group_id,
         mode=checked,
         owned=lambda: set(subscription.assigned_partitions()),
-        in_generation=lambda: int(coordinator._generation.generation_id) >= 0,
+        # manual assign(): no group ownership to protect, the assignment is what is owned
+        in_generation=lambda: (
+            not subscription.partitions_auto_assigned()
+            or int(coordinator._generation.generation_id) >= 0
+        ),
     )
     original = getattr(coordinator, _SEND)
     if hooks.family == "v3":
