@@ -62,9 +62,11 @@ def guard_commits(consumer: CheckedConsumer, mode: GuardMode = "refuse") -> Comm
     unguarded = confluent_kafka.Consumer.commit
 
     def commit(*args: Any, **kwargs: Any) -> Any:
-        offsets = _named_offsets(consumer, *args, **kwargs)
+        kwargs.update(zip(("message", "offsets", "asynchronous"), args, strict=False))
+        kwargs = {name: value for name, value in kwargs.items() if value is not None}
+        offsets = _named_offsets(consumer, **kwargs)
         if offsets is None:  # commit() of the assignment while nothing is being lost
-            return unguarded(consumer, *args, **kwargs)
+            return unguarded(consumer, **kwargs)
         verdict: CommitVerdict[tuple[str, int], Any] = guard.split(offsets)
         result = None
         if verdict.allowed:
