@@ -34,18 +34,23 @@ except ImportError as _exc:
     raise _missing(_exc, "kafka_sticky_plugin.aiokafka", "aiokafka") from _exc
 
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
+from .adapters.aiokafka.commit_guard import guard_commits
 from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
 from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
+from .assignor.commit_guard import CommitGuard
 from .assignor.rebalance import RebalanceProtocol
-from .errors import UnsupportedClientError
+from .errors import CommitRefusedError, UnsupportedClientError
 
 __all__ = [
     "SUPPORTED_MINORS",
     "AioKafkaHooks",
+    "CommitGuard",
+    "CommitRefusedError",
     "CooperativeStickyAssignor",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
+    "guard_commits",
     "install_hooks",
     "supported_text",
 ]

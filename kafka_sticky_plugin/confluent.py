@@ -25,6 +25,7 @@ except ImportError as _exc:
 
     raise _missing(_exc, "kafka_sticky_plugin.confluent", "confluent") from _exc
 
+from .adapters.confluent_kafka.commit_guard import guard_commits
 from .adapters.confluent_kafka.config import RebalanceProtocol, check_config
 from .adapters.confluent_kafka.consumer import (
     CheckedConsumer,
@@ -39,9 +40,13 @@ from .adapters.confluent_kafka.listener import (
     commit_positions,
 )
 from .adapters.confluent_kafka.migration import copy_committed_offsets
+from .assignor.commit_guard import CommitGuard
+from .errors import CommitRefusedError
 
 __all__ = [
     "CheckedConsumer",
+    "CommitGuard",
+    "CommitRefusedError",
     "RebalanceBridge",
     "RebalanceListener",
     "RebalanceProtocol",
@@ -50,6 +55,7 @@ __all__ = [
     "commit_positions",
     "copy_committed_offsets",
     "create_consumer",
+    "guard_commits",
     "rebalance_protocol",
     "subscribe",
 ]

@@ -12,12 +12,15 @@ Every error this package raises on purpose derives from :class:`StickyPluginErro
   protocol common to all assignors, an unsupported client version).
 - :class:`MissingExtraError` (also a ``ModuleNotFoundError``): an optional dependency is not
   installed; names the ``pip install "kafka-sticky-plugin[EXTRA]"`` that brings it.
+- :class:`CommitRefusedError`: a commit named partitions the consumer does not own (the
+  commit guard); names them.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "CodecError",
+    "CommitRefusedError",
     "ConfigurationError",
     "InvalidSpecError",
     "InvariantViolation",
@@ -67,3 +70,22 @@ class MissingExtraError(StickyPluginError, ModuleNotFoundError):
 
     Also a ``ModuleNotFoundError``, so ``except ImportError`` keeps working.
     """
+
+
+class CommitRefusedError(StickyPluginError):
+    """A commit named partitions this consumer does not own at that moment (revoked, lost or
+    never assigned): they were not committed. ``refused`` lists them as ``(topic, partition)``
+    pairs, sorted; the owned partitions of the same commit were committed (see
+    :mod:`kafka_sticky_plugin.assignor.commit_guard`). Not retriable: retrying cannot make
+    the consumer own them again."""
+
+    retriable = False  # kafka-python's Future.retriable() reads this
+
+    def __init__(self, group_id: str, refused: list[tuple[str, int]], why: str) -> None:
+        self.group_id = group_id
+        self.refused = refused
+        shown = ", ".join(f"{topic}-{partition}" for topic, partition in refused)
+        super().__init__(
+            f"group {group_id}: commit refused for {len(refused)} partition(s) this consumer"
+            f" does not own ({why}): {shown}"
+        )

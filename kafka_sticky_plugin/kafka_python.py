@@ -38,23 +38,28 @@ except ImportError as _exc:
     raise _missing(_exc, "kafka_sticky_plugin.kafka_python", "kafka-python") from _exc
 
 from .adapters.kafka_python.assignors import CooperativeStickyAssignor, StickyAssignor
+from .adapters.kafka_python.commit_guard import guard_commits
 from .adapters.kafka_python.hooks.versions import (
     SUPPORTED_CLIENTS,
     ClientVersion,
     supported_clients_text,
 )
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
+from .assignor.commit_guard import CommitGuard
 from .assignor.rebalance import RebalanceProtocol
-from .errors import UnsupportedClientError
+from .errors import CommitRefusedError, UnsupportedClientError
 
 __all__ = [
     "SUPPORTED_CLIENTS",
     "ClientVersion",
+    "CommitGuard",
+    "CommitRefusedError",
     "CooperativeStickyAssignor",
     "CoordinatorHooks",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
+    "guard_commits",
     "install_hooks",
     "supported_clients_text",
 ]

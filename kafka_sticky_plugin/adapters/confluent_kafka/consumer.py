@@ -34,13 +34,19 @@ class CheckedConsumer(confluent_kafka.Consumer):
     """A ``confluent_kafka.Consumer`` whose configuration passed :func:`check_config`.
 
     Invariant: :attr:`rebalance_protocol` is the protocol librdkafka uses for this consumer.
-    Only the protocol is kept, not the configuration (which may hold credentials).
+    Only the protocol and the group id are kept, not the configuration (which may hold credentials).
     """
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         protocol = check_config(config)
         super().__init__(dict(config))
         self._rebalance_protocol = protocol
+        self._group_id = str(config.get("group.id", ""))
+
+    @property
+    def group_id(self) -> str:
+        """The configured ``group.id`` ("" without one)."""
+        return self._group_id
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:

@@ -35,6 +35,7 @@ from typing import NamedTuple, Protocol
 import confluent_kafka
 
 from .config import RebalanceProtocol
+from .ownership import losing
 
 __all__ = ["RebalanceBridge", "RebalanceListener", "TopicPartition"]
 
@@ -144,14 +145,15 @@ class RebalanceBridge:
     ) -> None:
         """librdkafka's ``on_lost``: tell the listener, never commit, drop the partitions."""
         lost = _as_set(partitions)
-        try:
-            if lost or self._protocol is RebalanceProtocol.EAGER:
-                handler: Callable[[set[TopicPartition]], object] = getattr(
-                    self._listener, "on_partitions_lost", self._listener.on_partitions_revoked
-                )
-                handler(lost)
-        finally:
-            self._remove(consumer, partitions)
+        with losing(consumer, partitions):  # the commit guard refuses them from now on
+            try:
+                if lost or self._protocol is RebalanceProtocol.EAGER:
+                    handler: Callable[[set[TopicPartition]], object] = getattr(
+                        self._listener, "on_partitions_lost", self._listener.on_partitions_revoked
+                    )
+                    handler(lost)
+            finally:
+                self._remove(consumer, partitions)
 
     def _remove(
         self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
