@@ -1,0 +1,124 @@
+"""The broker's own KIP-848 assignors in a JVM, for the simulator's plan-for-plan cross-check.
+
+``kafkasticky.BrokerAssignors`` (``jvm/broker-assignors/src``) runs Apache Kafka's
+``UniformAssignor`` and ``RangeAssignor`` from the pinned ``kafka-group-coordinator`` jar
+on group specs, one JSON line each way; ``make broker-assignors`` resolves the jars with
+Maven and compiles it (:func:`broker_assignors_classpath` runs it once per process, a no-op
+when up to date). One :class:`JavaBrokerAssignors` is one JVM for any number of specs.
+
+Invariant: nothing here downloads anything by itself; resolving jars is ``make``'s job.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from ..core.spec import TopicPartitionTuple
+from .java_member import JavaToolsMissing, java_tools_missing
+from .lifetime import start_tied
+
+__all__ = ["JavaBrokerAssignors", "broker_assignors_classpath"]
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+_BUILD = _REPO_ROOT / "build" / "jvm"
+_LOCK = threading.Lock()
+
+
+def broker_assignors_classpath() -> str:
+    """The classpath of ``kafkasticky.BrokerAssignors`` after ``make broker-assignors``.
+    Raises :class:`~.java_member.JavaToolsMissing` when java/javac/mvn are missing or the
+    build fails."""
+    reason = java_tools_missing()
+    if reason is not None:
+        raise JavaToolsMissing(reason)
+    classes = _BUILD / "broker-assignors"
+    with _LOCK:
+        _BUILD.mkdir(parents=True, exist_ok=True)
+        with open(_BUILD / ".broker-assignors.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # two test processes must not build at once
+            done = subprocess.run(
+                ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "broker-assignors"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        if done.returncode != 0 or not (classes / ".built").is_file():
+            raise JavaToolsMissing(f"make broker-assignors failed:\n{done.stdout}\n{done.stderr}")
+    return f"{classes}:{_BUILD / 'kafka-group-coordinator' / '*'}"
+
+
+class JavaBrokerAssignors:
+    """One JVM answering :meth:`assign` requests with the broker's own assignor classes."""
+
+    def __init__(self) -> None:
+        self._process = start_tied(
+            [
+                "java",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xmx256m",
+                "-cp",
+                broker_assignors_classpath(),
+                "kafkasticky.BrokerAssignors",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # slf4j's one "no binding" notice
+            text=True,
+            encoding="utf-8",
+        )
+        self._lock = threading.Lock()
+
+    def assign(
+        self,
+        assignor: str,
+        topics: Mapping[str, int],
+        members: Sequence[tuple[str, Sequence[str], Sequence[TopicPartitionTuple]]],
+    ) -> tuple[dict[str, list[TopicPartitionTuple]], bool]:
+        """The broker's plan for ``members`` (``(member_id, subscribed topics, current
+        target)``; topics and members in the order the model uses: names ascending), and
+        whether the broker took the group as homogeneous. Raises :class:`RuntimeError` with
+        Java's message when the assignor failed."""
+        request = {
+            "assignor": assignor,
+            "topics": [[t, topics[t]] for t in sorted(topics)],
+            "members": [[m, sorted(ts), sorted(cur)] for m, ts, cur in members],
+        }
+        answer = self._call(request)
+        plan = {m: [(str(t), int(p)) for t, p in pairs] for m, pairs in answer["plan"].items()}
+        return plan, bool(answer["homogeneous"])
+
+    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
+        stdin: IO[str] | None = self._process.stdin
+        stdout: IO[str] | None = self._process.stdout
+        if stdin is None or stdout is None:  # pragma: no cover - PIPE always gives streams
+            raise RuntimeError("broker assignors process has no pipes")
+        with self._lock:
+            stdin.write(json.dumps(request) + "\n")
+            stdin.flush()
+            line = stdout.readline()
+        if not line:
+            raise RuntimeError("the broker assignors JVM exited")
+        answer: dict[str, Any] = json.loads(line)
+        if not answer.get("ok"):
+            raise RuntimeError(f"broker assignor: {answer.get('error')}")
+        return answer
+
+    def close(self) -> None:
+        """End the JVM (closing its stdin ends its loop)."""
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(10)
+        if self._process.stdout is not None:
+            self._process.stdout.close()
