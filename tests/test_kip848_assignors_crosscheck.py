@@ -33,7 +33,7 @@ from kafka_sticky_plugin.testing.java_broker_assignors import JavaBrokerAssignor
 from kafka_sticky_plugin.testing.java_member import java_tools_missing
 
 SEED = int(os.environ.get("KIP848_CROSSCHECK_SEED", "848"))
-GROUPS = 300
+GROUPS = 200
 EPOCHS = 6
 
 Members = dict[str, tuple[list[str], frozenset[TopicPartitionTuple]]]

@@ -12,16 +12,13 @@ Invariant: nothing here downloads anything by itself; resolving jars is ``make``
 from __future__ import annotations
 
 import fcntl
-import json
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
 
 from ..core.spec import TopicPartitionTuple
-from .java_member import JavaToolsMissing, java_tools_missing
-from .lifetime import start_tied
+from .java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing
 
 __all__ = ["JavaBrokerAssignors", "broker_assignors_classpath"]
 
@@ -54,27 +51,13 @@ def broker_assignors_classpath() -> str:
     return f"{classes}:{_BUILD / 'kafka-group-coordinator' / '*'}"
 
 
-class JavaBrokerAssignors:
+class JavaBrokerAssignors(JsonLineJvm):
     """One JVM answering :meth:`assign` requests with the broker's own assignor classes."""
 
     def __init__(self) -> None:
-        self._process = start_tied(
-            [
-                "java",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-Xmx256m",
-                "-cp",
-                broker_assignors_classpath(),
-                "kafkasticky.BrokerAssignors",
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # slf4j's one "no binding" notice
-            text=True,
-            encoding="utf-8",
+        super().__init__(
+            broker_assignors_classpath(), "kafkasticky.BrokerAssignors", "broker assignor"
         )
-        self._lock = threading.Lock()
 
     def assign(
         self,
@@ -86,39 +69,12 @@ class JavaBrokerAssignors:
         target)``; topics and members in the order the model uses: names ascending), and
         whether the broker took the group as homogeneous. Raises :class:`RuntimeError` with
         Java's message when the assignor failed."""
-        request = {
-            "assignor": assignor,
-            "topics": [[t, topics[t]] for t in sorted(topics)],
-            "members": [[m, sorted(ts), sorted(cur)] for m, ts, cur in members],
-        }
-        answer = self._call(request)
+        answer = self.request(
+            {
+                "assignor": assignor,
+                "topics": [[t, topics[t]] for t in sorted(topics)],
+                "members": [[m, sorted(ts), sorted(cur)] for m, ts, cur in members],
+            }
+        )
         plan = {m: [(str(t), int(p)) for t, p in pairs] for m, pairs in answer["plan"].items()}
         return plan, bool(answer["homogeneous"])
-
-    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
-        stdin: IO[str] | None = self._process.stdin
-        stdout: IO[str] | None = self._process.stdout
-        if stdin is None or stdout is None:  # pragma: no cover - PIPE always gives streams
-            raise RuntimeError("broker assignors process has no pipes")
-        with self._lock:
-            stdin.write(json.dumps(request) + "\n")
-            stdin.flush()
-            line = stdout.readline()
-        if not line:
-            raise RuntimeError("the broker assignors JVM exited")
-        answer: dict[str, Any] = json.loads(line)
-        if not answer.get("ok"):
-            raise RuntimeError(f"broker assignor: {answer.get('error')}")
-        return answer
-
-    def close(self) -> None:
-        """End the JVM (closing its stdin ends its loop)."""
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(10)
-        if self._process.stdout is not None:
-            self._process.stdout.close()
