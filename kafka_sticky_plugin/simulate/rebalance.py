@@ -18,8 +18,6 @@ member's ``owned`` is its assignment and its ``generation`` the group generation
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .checks import (
     count_violations,
     eager_checks,
@@ -28,6 +26,7 @@ from .checks import (
     specs_of,
 )
 from .group import GroupState
+from .outcome import RebalanceOutcome
 from .reconcile import reconcile
 from .strategies import Plan, Strategy
 
@@ -35,20 +34,6 @@ __all__ = ["MAX_ROUNDS", "RebalanceOutcome", "rebalance"]
 
 #: A cooperative rebalance still revoking after this many rounds has not converged.
 MAX_ROUNDS = 10
-
-
-@dataclass
-class RebalanceOutcome:
-    """What one rebalance cost (summed over its rounds)."""
-
-    rounds: int = 0
-    revoked: int = 0
-    paused_partition_rounds: int = 0
-    compute_s: float = 0.0
-    max_compute_s: float = 0.0
-    violations: int = 0
-    messages: list[str] = field(default_factory=list)
-    converged: bool = True
 
 
 def _apply(group: GroupState, plan: Plan) -> None:

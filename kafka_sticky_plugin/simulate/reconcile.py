@@ -32,15 +32,12 @@ Invariants after :func:`reconcile`: ``group.consuming`` is the new target; every
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..invariants import check_complete, check_valid
 from .checks import check_consuming_contract, count_violations, specs_of
 from .group import GroupState
+from .outcome import RebalanceOutcome
 from .strategies import Plan, Strategy
-
-if TYPE_CHECKING:
-    from .rebalance import RebalanceOutcome
 
 __all__ = ["reconcile"]
 
