@@ -11,19 +11,16 @@ Invariant: nothing here downloads anything by itself; resolving jars is ``make``
 
 from __future__ import annotations
 
-import fcntl
-import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..core.spec import TopicPartitionTuple
-from .java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing
+from .java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing, make_locked
 
 __all__ = ["JavaBrokerAssignors", "broker_assignors_classpath"]
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-_BUILD = _REPO_ROOT / "build" / "jvm"
+_BUILD = Path(__file__).resolve().parents[2] / "build" / "jvm"
 _LOCK = threading.Lock()
 
 
@@ -36,18 +33,7 @@ def broker_assignors_classpath() -> str:
         raise JavaToolsMissing(reason)
     classes = _BUILD / "broker-assignors"
     with _LOCK:
-        _BUILD.mkdir(parents=True, exist_ok=True)
-        with open(_BUILD / ".broker-assignors.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # two test processes must not build at once
-            done = subprocess.run(
-                ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "broker-assignors"],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-        if done.returncode != 0 or not (classes / ".built").is_file():
-            raise JavaToolsMissing(f"make broker-assignors failed:\n{done.stdout}\n{done.stderr}")
+        make_locked("broker-assignors", classes / ".built")
     return f"{classes}:{_BUILD / 'kafka-group-coordinator' / '*'}"
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "java_classpath",
     "java_tools_missing",
     "log_problems",
+    "make_locked",
 ]
 
 #: The pinned kafka-clients versions (the newest 4.x and 3.9.x that resolve); keep in step
@@ -88,22 +89,28 @@ def java_classpath(version: str) -> str:
     with _BUILD_LOCK:
         if version in _BUILT:
             return classpath
-        _BUILD.mkdir(parents=True, exist_ok=True)
-        # A file lock too: two test processes (the Tansu and Kafka lanes of `make test` run
-        # side by side) must not rebuild the same folders at once.
-        with open(_BUILD / ".java-member.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            done = subprocess.run(
-                ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "java-member"],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-        if done.returncode != 0 or not (classes / ".built").is_file():
-            raise JavaToolsMissing(f"make java-member failed:\n{done.stdout}\n{done.stderr}")
+        make_locked("java-member", classes / ".built")
         _BUILT.add(version)
     return classpath
+
+
+def make_locked(target: str, built: Path) -> None:
+    """``make <target>`` in the source checkout, under a file lock: two test processes (the
+    Tansu and Kafka lanes of `make test` run side by side) must not rebuild the same folders
+    at once. Raises :class:`JavaToolsMissing` when make fails or ``built`` is not there
+    after it."""
+    _BUILD.mkdir(parents=True, exist_ok=True)
+    with open(_BUILD / f".{target}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-C", str(_REPO_ROOT), target],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode != 0 or not built.is_file():
+        raise JavaToolsMissing(f"make {target} failed:\n{done.stdout}\n{done.stderr}")
 
 
 def client_version(client: str) -> str:
