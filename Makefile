@@ -186,3 +186,25 @@ build/jvm/java-member-%/.built: build/jvm/kafka-clients-%/.resolved $(JAVA_MEMBE
 	javac --release 11 -Xlint:all -Werror -d build/jvm/java-member-$* \
 		-cp 'build/jvm/kafka-clients-$*/*' $(JAVA_MEMBER_SRC)
 	touch $@
+
+## The broker's own KIP-848 assignors (kafka-group-coordinator, pinned in
+## jvm/broker-assignors/pom.xml and resolved by Maven into build/jvm/kafka-group-coordinator/)
+## driven by kafkasticky.BrokerAssignors (compiled into build/jvm/broker-assignors/), for the
+## simulator's plan-for-plan cross-check (tests/test_kip848_assignors_crosscheck.py).
+BROKER_ASSIGNORS_SRC := jvm/broker-assignors/src/kafkasticky/BrokerAssignors.java jvm/java-member/src/kafkasticky/Json.java
+
+.PHONY: broker-assignors
+broker-assignors: build/jvm/broker-assignors/.built
+
+build/jvm/kafka-group-coordinator/.resolved: jvm/broker-assignors/pom.xml
+	rm -rf build/jvm/kafka-group-coordinator
+	mvn -B -q -f jvm/broker-assignors/pom.xml dependency:copy-dependencies \
+		-DincludeScope=runtime -DoutputDirectory=$(CURDIR)/build/jvm/kafka-group-coordinator
+	touch $@
+
+build/jvm/broker-assignors/.built: build/jvm/kafka-group-coordinator/.resolved $(BROKER_ASSIGNORS_SRC)
+	rm -rf build/jvm/broker-assignors
+	mkdir -p build/jvm/broker-assignors
+	javac --release 17 -Xlint:all -Werror -d build/jvm/broker-assignors \
+		-cp 'build/jvm/kafka-group-coordinator/*' $(BROKER_ASSIGNORS_SRC)
+	touch $@

@@ -73,7 +73,8 @@ def test_cli_without_spark_writes_parquet_by_strategy(tmp_path: Path) -> None:
     dirs = sorted(p.name for p in (out / "results").iterdir() if p.is_dir())
     assert dirs == sorted(f"strategy={s}" for s in parse_grid(GRID).strategies)
     results = load_results(out / "results")
-    assert len(results) == 4 * 6 * 6  # scenarios x strategies x (events + initial)
+    strategies = len(parse_grid(GRID).strategies)
+    assert len(results) == 4 * strategies * 6  # scenarios x strategies x (events + initial)
     assert (out / "report.md").exists()
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import ConfigurationError, StickyPluginError
 from ..extras import require
 from .grid import Grid, load_grid, scenario_rows
-from .strategies import STRATEGY_NAMES, check_strategy_names, is_baseline
+from .strategies import STRATEGY_NAMES, check_strategy_names, is_baseline, is_kip848
 
 __all__ = ["main"]
 
@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot load grid {args.grid}: {exc}", file=sys.stderr)
         return 2
     needed = ["pandas", "pyarrow", "matplotlib"] + ([] if args.no_spark else ["pyspark"])
-    if any(is_baseline(name) for name in grid.strategies):
-        needed.append("kafka")
+    if any(is_baseline(name) and not is_kip848(name) for name in grid.strategies):
+        needed.append("kafka")  # kafka-python's assignors (the KIP-848 models need nothing)
     try:
         require(needed, "simulate", "the simulation")
     except StickyPluginError as exc:

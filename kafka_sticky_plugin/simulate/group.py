@@ -16,6 +16,7 @@ most one member; ``owned`` of an in-group member never names a deleted topic.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core.spec import TopicPartitionTuple
@@ -61,6 +62,16 @@ class GroupState:
         """Every partition of a topic that at least one member subscribes to."""
         subscribed = {t for m in self.members.values() for t in m.topics if t in self.topics}
         return {(t, p) for t in subscribed for p in range(self.topics[t])}
+
+    def apply_plan(self, plan: Mapping[str, Sequence[TopicPartitionTuple]]) -> None:
+        """A new generation in which every member owns, reports and consumes its part of
+        ``plan`` (nothing when the plan leaves it out)."""
+        self.generation += 1
+        for member_id, member in self.members.items():
+            assigned = plan.get(member_id, [])
+            member.owned = frozenset(assigned)
+            member.generation = self.generation
+            self.consuming[member_id] = set(assigned)
 
     def owner_map(self) -> dict[TopicPartitionTuple, str]:
         return {tp: m for m, tps in self.consuming.items() for tp in tps}

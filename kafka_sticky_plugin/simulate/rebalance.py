@@ -9,13 +9,14 @@ and generation; each member revokes what its new assignment leaves out and, if i
 anything, rejoins: rounds repeat until a round revokes nothing. Converged means that last
 round withheld nothing; still revoking after :data:`MAX_ROUNDS` rounds counts as a violation.
 
+KIP-848 (the consumer protocol, :attr:`Strategy.kip848`): one target epoch computed by the
+broker and reconciled member by member, without a barrier (:mod:`.reconcile`).
+
 Invariants after :func:`rebalance`: ``group.consuming`` equals the last round's plan; every
 member's ``owned`` is its assignment and its ``generation`` the group generation.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from .checks import (
     count_violations,
@@ -25,6 +26,8 @@ from .checks import (
     specs_of,
 )
 from .group import GroupState
+from .outcome import RebalanceOutcome
+from .reconcile import reconcile
 from .strategies import Plan, Strategy
 
 __all__ = ["MAX_ROUNDS", "RebalanceOutcome", "rebalance"]
@@ -33,27 +36,8 @@ __all__ = ["MAX_ROUNDS", "RebalanceOutcome", "rebalance"]
 MAX_ROUNDS = 10
 
 
-@dataclass
-class RebalanceOutcome:
-    """What one rebalance cost (summed over its rounds)."""
-
-    rounds: int = 0
-    revoked: int = 0
-    paused_partition_rounds: int = 0
-    compute_s: float = 0.0
-    max_compute_s: float = 0.0
-    violations: int = 0
-    messages: list[str] = field(default_factory=list)
-    converged: bool = True
-
-
 def _apply(group: GroupState, plan: Plan) -> None:
-    group.generation += 1
-    for member_id, member in group.members.items():
-        assigned = plan.get(member_id, [])
-        member.owned = frozenset(assigned)
-        member.generation = group.generation
-        group.consuming[member_id] = set(assigned)
+    group.apply_plan(plan)
 
 
 def _eager(group: GroupState, strategy: Strategy, outcome: RebalanceOutcome) -> None:
@@ -111,7 +95,9 @@ def rebalance(group: GroupState, strategy: Strategy) -> RebalanceOutcome:
     outcome = RebalanceOutcome()
     if not group.members:
         return outcome  # nobody left to lead or to join: no rebalance happens
-    if strategy.cooperative:
+    if strategy.kip848:
+        reconcile(group, strategy, outcome)  # the consumer protocol: no rejoin rounds
+    elif strategy.cooperative:
         _cooperative(group, strategy, outcome)
     else:
         _eager(group, strategy, outcome)

@@ -12,7 +12,12 @@ subscription bytes in, assignment bytes out), so the compute column compares lik
 with the baselines, whose ``assign()`` also decodes what members sent. Baselines:
 kafka-python's own ``range``, ``roundrobin``, ``sticky`` and ``cooperative-sticky``
 assignors, driven through their real ``assign(cluster, members)``
-(:mod:`kafka_sticky_plugin.simulate.baselines`); they are the only ones with a time cap.
+(:mod:`kafka_sticky_plugin.simulate.baselines`); and the broker's KIP-848 assignors
+``kip848-uniform`` and ``kip848-range`` (:mod:`kafka_sticky_plugin.simulate.kip848_assignors`,
+cross-checked against the broker's own classes), whose members run the consumer protocol
+(``kip848``: the broker computes a target from the previous target, members reconcile one
+by one, :mod:`kafka_sticky_plugin.simulate.reconcile`). Baselines (all but ours) have a
+time cap, and only ours promise balance and stickiness.
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from ..codec import decode_assignment
 from ..core.spec import TopicPartitionTuple
 from ..errors import ConfigurationError
 from .group import Member
+from .kip848_assignors import KIP848_ASSIGNORS, BrokerGroup, BrokerMember, broker_assign
 
 __all__ = [
     "BASELINE_PREFIX",
+    "KIP848_PREFIX",
     "STRATEGY_NAMES",
     "Plan",
     "Strategy",
@@ -37,6 +44,7 @@ __all__ = [
     "get_strategy",
     "is_baseline",
     "is_cooperative",
+    "is_kip848",
     "ours_counterpart",
 ]
 
@@ -49,12 +57,17 @@ AssignFn = Callable[[Mapping[str, int], Sequence[Member]], tuple[Plan, float]]
 #: ``--strategies``, reports, the test harness's assignor names).
 _BASELINES = {"range": False, "roundrobin": False, "sticky": False, "cooperative-sticky": True}
 BASELINE_PREFIX = "kafka-python-"
+#: The broker's KIP-848 server-side assignors, named ``kip848-<broker name>``.
+KIP848_PREFIX = "kip848-"
 
 #: name -> whether its members run the COOPERATIVE protocol; ours come from the package's
 #: one strategy registry (:mod:`kafka_sticky_plugin.assignor.strategies`).
 _COOPERATIVE: dict[str, bool] = {
     **{name: strategy.cooperative for name, strategy in STRATEGIES.items()},
     **{BASELINE_PREFIX + kind: cooperative for kind, cooperative in _BASELINES.items()},
+    # Consumer-protocol members keep what they own while others move: incremental, like
+    # cooperative (what pairs them with our cooperative-sticky in the report).
+    **{KIP848_PREFIX + name: True for name in KIP848_ASSIGNORS},
 }
 
 #: Every strategy name, ours first.
@@ -63,12 +76,14 @@ STRATEGY_NAMES = tuple(_COOPERATIVE)
 
 @dataclass(frozen=True)
 class Strategy:
-    """A named leader-side assignment function and the protocol its members run."""
+    """A named assignment function and the protocol its members run (``kip848``: the
+    consumer protocol, where the broker assigns and members reconcile without a barrier)."""
 
     name: str
     cooperative: bool
     baseline: bool
     assign: AssignFn
+    kip848: bool = False
 
 
 def is_cooperative(name: str) -> bool:
@@ -82,8 +97,13 @@ def is_cooperative(name: str) -> bool:
 
 
 def is_baseline(name: str) -> bool:
-    """Whether strategy ``name`` is one of kafka-python's own assignors (not ours)."""
-    return name.startswith(BASELINE_PREFIX)
+    """Whether strategy ``name`` is someone else's assignor (kafka-python's, the broker's)."""
+    return name.startswith((BASELINE_PREFIX, KIP848_PREFIX))
+
+
+def is_kip848(name: str) -> bool:
+    """Whether strategy ``name`` models the broker's KIP-848 assignor (consumer protocol)."""
+    return name.startswith(KIP848_PREFIX)
 
 
 def check_strategy_names(names: Iterable[str]) -> None:
@@ -128,11 +148,38 @@ def _ours(name: str) -> AssignFn:
     return assign
 
 
+def _kip848(assignor: str) -> AssignFn:
+    """The broker's assignor: each member's ``owned`` is its current *target* (the simulator
+    keeps it so for consumer-protocol members, see :mod:`.reconcile`); the time is the model's
+    (Python), not the broker's."""
+
+    def assign(
+        partitions_per_topic: Mapping[str, int], members: Sequence[Member]
+    ) -> tuple[Plan, float]:
+        group = BrokerGroup(
+            dict(partitions_per_topic),
+            tuple(BrokerMember(m.member_id, m.topics, m.owned) for m in members),
+        )
+        start = time.perf_counter()
+        plan = broker_assign(assignor, group)
+        return plan, time.perf_counter() - start
+
+    return assign
+
+
 def get_strategy(name: str) -> Strategy:
     """The strategy called ``name`` (one of :data:`STRATEGY_NAMES`)."""
     cooperative = is_cooperative(name)
     if name in STRATEGIES:
         return Strategy(name, cooperative=cooperative, baseline=False, assign=_ours(name))
+    if is_kip848(name):
+        return Strategy(
+            name,
+            cooperative=cooperative,
+            baseline=True,
+            assign=_kip848(name.removeprefix(KIP848_PREFIX)),
+            kip848=True,
+        )
     from .baselines import kafka_python_assign_fn
 
     return Strategy(

@@ -42,11 +42,13 @@ __all__ = [
     "JavaProcessMember",
     "JavaToolsMissing",
     "JavaWireCodec",
+    "JsonLineJvm",
     "LogLine",
     "client_version",
     "java_classpath",
     "java_tools_missing",
     "log_problems",
+    "make_locked",
 ]
 
 #: The pinned kafka-clients versions (the newest 4.x and 3.9.x that resolve); keep in step
@@ -87,22 +89,28 @@ def java_classpath(version: str) -> str:
     with _BUILD_LOCK:
         if version in _BUILT:
             return classpath
-        _BUILD.mkdir(parents=True, exist_ok=True)
-        # A file lock too: two test processes (the Tansu and Kafka lanes of `make test` run
-        # side by side) must not rebuild the same folders at once.
-        with open(_BUILD / ".java-member.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            done = subprocess.run(
-                ["make", "--no-print-directory", "-C", str(_REPO_ROOT), "java-member"],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-        if done.returncode != 0 or not (classes / ".built").is_file():
-            raise JavaToolsMissing(f"make java-member failed:\n{done.stdout}\n{done.stderr}")
+        make_locked("java-member", classes / ".built")
         _BUILT.add(version)
     return classpath
+
+
+def make_locked(target: str, built: Path) -> None:
+    """``make <target>`` in the source checkout, under a file lock: two test processes (the
+    Tansu and Kafka lanes of `make test` run side by side) must not rebuild the same folders
+    at once. Raises :class:`JavaToolsMissing` when make fails or ``built`` is not there
+    after it."""
+    _BUILD.mkdir(parents=True, exist_ok=True)
+    with open(_BUILD / f".{target}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-C", str(_REPO_ROOT), target],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode != 0 or not built.is_file():
+        raise JavaToolsMissing(f"make {target} failed:\n{done.stdout}\n{done.stderr}")
 
 
 def client_version(client: str) -> str:
@@ -175,20 +183,22 @@ def log_problems(paths: list[Path]) -> list[LogLine]:
     return found
 
 
-class JavaWireCodec:
-    """A persistent ``kafkasticky.WireCodec`` JVM: :meth:`call` sends one request and
-    returns the answer (raises :class:`RuntimeError` with Java's message when it failed)."""
+class JsonLineJvm:
+    """A persistent JVM running ``main_class`` that answers one JSON line per JSON line
+    request, each answer with ``"ok"`` (and ``"error"`` when false): :meth:`request`
+    sends one and returns the answer (raises :class:`RuntimeError` naming ``label`` with
+    Java's message when it failed). Its stderr is discarded."""
 
-    def __init__(self, version: str) -> None:
-        self.version = version
+    def __init__(self, classpath: str, main_class: str, label: str) -> None:
+        self.label = label
         self._process = start_tied(
             [
                 "java",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
                 "-cp",
-                java_classpath(version),
-                "kafkasticky.WireCodec",
+                classpath,
+                main_class,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -198,21 +208,21 @@ class JavaWireCodec:
         )
         self._lock = threading.Lock()
 
-    def call(self, op: str, **fields: Any) -> dict[str, Any]:
-        """One request (``op`` and its fields, bytes as hex) -> the decoded answer."""
+    def request(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """One request -> the decoded answer."""
         stdin: IO[str] | None = self._process.stdin
         stdout: IO[str] | None = self._process.stdout
         if stdin is None or stdout is None:  # pragma: no cover - PIPE always gives streams
-            raise RuntimeError("wire codec process has no pipes")
+            raise RuntimeError(f"{self.label} process has no pipes")
         with self._lock:
-            stdin.write(json.dumps({"op": op, **fields}) + "\n")
+            stdin.write(json.dumps(fields) + "\n")
             stdin.flush()
             line = stdout.readline()
         if not line:
-            raise RuntimeError(f"Java wire codec {self.version} exited")
+            raise RuntimeError(f"{self.label} exited")
         answer: dict[str, Any] = json.loads(line)
         if not answer.get("ok"):
-            raise RuntimeError(f"Java {self.version}: {answer.get('error')}")
+            raise RuntimeError(f"{self.label}: {answer.get('error')}")
         return answer
 
     def close(self) -> None:
@@ -226,3 +236,16 @@ class JavaWireCodec:
             self._process.wait(10)
         if self._process.stdout is not None:
             self._process.stdout.close()
+
+
+class JavaWireCodec(JsonLineJvm):
+    """A persistent ``kafkasticky.WireCodec`` JVM: :meth:`call` sends one request and
+    returns the answer (raises :class:`RuntimeError` with Java's message when it failed)."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        super().__init__(java_classpath(version), "kafkasticky.WireCodec", f"Java {version}")
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        """One request (``op`` and its fields, bytes as hex) -> the decoded answer."""
+        return self.request({"op": op, **fields})
