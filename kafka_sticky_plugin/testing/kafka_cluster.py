@@ -226,7 +226,8 @@ def kafka_cluster(
         try:
             cluster.wait_all_running(startup_timeout_s)
         except BrokerStartError as exc:
-            raise BrokerStartError(f"{exc}\n--- Kafka log ({log_path}) ---\n{cluster.log_tail()}")
+            tail = cluster.log_tail()
+            raise BrokerStartError(f"{exc}\n--- Kafka log ({log_path}) ---\n{tail}") from None
         yield cluster
     finally:
         cluster.close()
