@@ -44,6 +44,7 @@ from .adapters.kafka_python.hooks.versions import (
     supported_clients_text,
 )
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
+from .adapters.kafka_python.revoke_commit import commit_on_revoke
 from .assignor.rebalance import RebalanceProtocol
 from .errors import UnsupportedClientError
 
@@ -55,6 +56,7 @@ __all__ = [
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
+    "commit_on_revoke",
     "install_hooks",
     "supported_clients_text",
 ]

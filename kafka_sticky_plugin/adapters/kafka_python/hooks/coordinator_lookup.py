@@ -1,0 +1,105 @@
+"""Finding the group coordinator on kafka-python 3.0.x without raising a broker outage out of
+``poll()`` and without a FindCoordinator storm: the hooks' replacement for the coordinator's
+``ensure_coordinator_ready_async``.
+
+What 3.0.12 does wrong (seen on a 3-broker cluster whose coordinator's broker was killed):
+
+1. **A connection failure escapes.** When the lookup fails with an ``InvalidMetadataError``
+   (``KafkaConnectionError`` is one), it awaits a metadata refresh and does not catch *its*
+   failure: ``KafkaConnectionError('111 ECONNREFUSED')`` comes out of ``consumer.poll()``.
+   The eager hooks meet it more than the plain client because an eager member owns nothing
+   between its revoke and its next assignment, and drives ``join_group_async`` (whose every
+   loop turn looks the coordinator up) from every ``poll()`` of that window.
+2. **No backoff after a lookup that found a dead coordinator.** Until the controller fences
+   the dead broker (``broker.session.timeout.ms``), FindCoordinator names it; the connection
+   fails at once, the coordinator is marked unknown and looked up again immediately: about
+   200 FindCoordinator requests a second per member. Java backs off (``retry.backoff.ms``,
+   growing to ``retry.backoff.max.ms``) before looking again.
+
+:class:`CoordinatorLookup` keeps the backoff per consumer (it must survive across ``poll()``
+calls: each poll starts a new ``ensure_coordinator_ready_async``): after a lookup that left
+the coordinator unknown, the next waits ``retry_backoff_ms``, doubling up to
+``retry_backoff_max_ms`` (1000 ms when the client has no such setting), reset once the
+coordinator is known. Every retriable error (the metadata refresh's included) means "not
+ready yet": the call returns False when its timer runs out, as for a timeout; non-retriable
+errors (authorization) still raise.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+__all__ = ["CoordinatorLookup"]
+
+_DEFAULT_BACKOFF_MAX_MS = 1000
+
+
+class CoordinatorLookup:
+    """Per-consumer state of the coordinator lookup (see the module docstring).
+
+    Invariants: ``_next_lookup_at`` is a ``time.monotonic()`` instant; at most one lookup
+    round per backoff interval while the coordinator stays unknown; the backoff restarts from
+    ``retry_backoff_ms`` once the coordinator is known.
+    """
+
+    def __init__(self, coordinator: Any) -> None:
+        self._coordinator = coordinator
+        config = coordinator.config
+        self._base_ms = max(float(config.get("retry_backoff_ms", 100)), 1.0)
+        self._max_ms = max(
+            float(config.get("retry_backoff_max_ms", _DEFAULT_BACKOFF_MAX_MS)), self._base_ms
+        )
+        self._backoff_ms = self._base_ms
+        self._next_lookup_at = 0.0
+        #: How many FindCoordinator rounds this consumer started (read by tests).
+        self.lookups = 0
+
+    def _failed_round(self) -> None:
+        self._next_lookup_at = time.monotonic() + self._backoff_ms / 1000
+        self._backoff_ms = min(self._backoff_ms * 2, self._max_ms)
+
+    def _known(self) -> None:
+        self._backoff_ms = self._base_ms
+        self._next_lookup_at = 0.0
+
+    async def ensure_coordinator_ready_async(self, timeout_ms: int | None = None) -> bool:
+        """True once the coordinator is known and reachable; False when ``timeout_ms`` ran
+        out first. Raises only non-retriable errors."""
+        import kafka.errors as kafka_errors
+        from kafka.util import Timer
+
+        coordinator = self._coordinator
+        manager = coordinator._manager
+        timer = Timer(timeout_ms)
+        while coordinator.coordinator_unknown():
+            wait_s = self._next_lookup_at - time.monotonic()
+            if wait_s > 0:
+                if timer.timeout_ms is not None:
+                    wait_s = min(wait_s, timer.timeout_ms / 1000)
+                await manager._net.sleep(wait_s)
+                if timer.expired:
+                    return False
+                continue
+            self.lookups += 1
+            try:
+                await manager.wait_for(coordinator.lookup_coordinator(), timer.timeout_ms)
+            except kafka_errors.KafkaTimeoutError:
+                return False
+            except kafka_errors.InvalidMetadataError:
+                try:
+                    await manager.wait_for(coordinator._cluster.request_update(), timer.timeout_ms)
+                except kafka_errors.KafkaTimeoutError:
+                    return False
+                except kafka_errors.KafkaError as exc:
+                    if not exc.retriable:
+                        raise
+            except kafka_errors.KafkaError as exc:
+                if not exc.retriable:
+                    raise
+            if coordinator.coordinator_unknown():
+                self._failed_round()
+            if timer.expired:
+                return not coordinator.coordinator_unknown()
+        self._known()
+        return True
