@@ -33,9 +33,9 @@ from typing import Any
 
 from ..errors import InvariantViolation
 from .admin import create_topic, unique_name
-from .analysis import DeliveryReport, analyse_deliveries
+from .analysis import DeliveryReport, Overlap, analyse_deliveries
 from .checks import check_deliveries, check_exclusive_ownership
-from .events import Partition
+from .events import Delivery, Partition, member_key
 from .group import ConsumerGroupRunner
 from .kafka_cluster import KafkaCluster
 from .member_process import ProcessMember
@@ -92,29 +92,44 @@ class FaultFigures:
 
 class FindCoordinatorCounter(logging.Handler):
     """Counts kafka-python's "Sending group coordinator request for group G" DEBUG lines per
-    second (thread members run in this process); the peak rate per member is what the storm
-    check reads. Install with :meth:`attach`, remove with :meth:`detach`."""
+    second (thread members run in this process; process members are not counted). While
+    attached, ``kafka.coordinator`` logs at DEBUG into this handler only: its INFO and higher
+    records are passed on to the parent loggers' handlers as before, the DEBUG flood is not.
+    """
 
     def __init__(self, group_id: str) -> None:
         super().__init__(logging.DEBUG)
         self._needle = f"group coordinator request for group {group_id}"
         self.per_second: Counter[int] = Counter()
         self._logger = logging.getLogger("kafka.coordinator")
-        self._old_level = self._logger.level
+        self._saved = (self._logger.level, self._logger.propagate)
+        self._attached = False
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno == logging.DEBUG and self._needle in record.getMessage():
+        if record.levelno >= logging.INFO:
+            parent = self._logger.parent
+            if parent is not None and self._saved[1]:
+                parent.handle(record)
+        elif self._needle in record.getMessage():
             self.per_second[int(record.created)] += 1
 
     def attach(self) -> None:
-        self._logger.addHandler(self)
-        self._logger.setLevel(logging.DEBUG)
+        if not self._attached:
+            self._saved = (self._logger.level, self._logger.propagate)
+            self._logger.addHandler(self)
+            self._logger.setLevel(logging.DEBUG)
+            self._logger.propagate = False
+            self._attached = True
 
     def detach(self) -> None:
-        self._logger.removeHandler(self)
-        self._logger.setLevel(self._old_level)
+        if self._attached:
+            self._logger.removeHandler(self)
+            self._logger.setLevel(self._saved[0])
+            self._logger.propagate = self._saved[1]
+            self._attached = False
 
     def peak(self) -> int:
+        """The most lookups counted in one second."""
         return max(self.per_second.values(), default=0)
 
 
@@ -130,6 +145,7 @@ class FaultRun:
         rate_per_s: float = 200.0,
         label: str = "",
         process_members: bool = False,
+        static: bool = False,
         **member_settings: Any,
     ) -> None:
         self.cluster = cluster
@@ -146,7 +162,11 @@ class FaultRun:
         )
         self.names = [f"m{i}" for i in range(members)]
         self.process_members = process_members
+        self.static = static
         self.marks: list[FaultMark] = []
+        #: (incarnation key, pause time) of members frozen past their session: until they
+        #: learn they were expelled, their stale view may overlap the new owners.
+        self.frozen: list[tuple[str, float]] = []
         self.producer = KeyedProducer(cluster.bootstrap, self.topic)
         self.find_coordinator = FindCoordinatorCounter(self.group.group_id)
         self._rate = rate_per_s
@@ -158,7 +178,8 @@ class FaultRun:
         self.find_coordinator.attach()
         self.producer.start(self._rate)
         for name in self.names:
-            self.group.start_member(name, process=self.process_members)
+            instance_id = f"{name}-static" if self.static else None
+            self.group.start_member(name, process=self.process_members, instance_id=instance_id)
         self.group.wait_stable(timeout_s=stable_timeout_s)
 
     def mark(self, name: str) -> FaultMark:
@@ -194,13 +215,29 @@ class FaultRun:
         self.find_coordinator.detach()
         end = time.monotonic()
         events = self.group.log.events()
+        woke = {
+            key: min(
+                (e.t for e in events if e.key == key and e.t > t and e.kind in ("lost", "revoked")),
+                default=end,
+            )
+            for key, t in self.frozen
+        }
+        paused_at = dict(self.frozen)
+
+        def stale_view(overlap: Overlap) -> bool:
+            return woke.get(overlap.first.key) == overlap.first.end
+
+        def stale(d: Delivery) -> bool:
+            key = member_key(d.member, d.incarnation)
+            return key in woke and paused_at[key] <= d.t <= woke[key]
+
         overlaps = 0
         try:
-            check_exclusive_ownership(events, end)
+            check_exclusive_ownership(events, end, exempt=stale_view)
         except InvariantViolation as exc:  # counted here, reported by check_figures
             overlaps = str(exc).count(";") + 1
             notes.append(str(exc))
-        report = analyse_deliveries(acknowledged, self.group.log.deliveries(), events)
+        report = analyse_deliveries(acknowledged, self.group.log.deliveries(), events, stale=stale)
         self._closed = True
         self.producer.close()
         return FaultFigures(
@@ -326,10 +363,18 @@ def bounce_members(run: FaultRun, hard: bool, names: Iterable[str] | None = None
 
 
 def static_bounce(run: FaultRun, name: str) -> int:
-    """Restart static member ``name`` within its session; return how many revocations the
-    other members saw meanwhile (KIP-345 promises 0)."""
+    """Bounce static member ``name`` within its session (SIGKILL of a process member, as a
+    crashed pod, else a clean restart) and start it again with the same
+    ``group.instance.id``; return how many revocations the other members saw meanwhile
+    (KIP-345 promises 0)."""
     start = run.mark(f"static bounce {name}").t
-    run.group.restart_member(name)
+    handle = run.group.member(name)
+    if isinstance(handle, ProcessMember):
+        instance_id = handle.config.group_instance_id
+        handle.kill()
+        run.group.start_member(name, process=True, instance_id=instance_id)
+    else:
+        run.group.restart_member(name)
     run.group.wait_stable(timeout_s=90)
     return sum(
         1
@@ -343,7 +388,7 @@ def pause_member(run: FaultRun, name: str, pause_s: float) -> None:
     handle = run.group.member(name)
     if not isinstance(handle, ProcessMember):
         raise TypeError("pausing needs a process member")
-    run.mark(f"pause {name}")
+    run.frozen.append((member_key(name, handle.config.incarnation), run.mark(f"pause {name}").t))
     handle.pause()
     time.sleep(pause_s)
     handle.resume()
