@@ -7,19 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from faults_cluster import cluster_or_skip, record
+from faults_cluster import cluster_or_skip, record_and_check
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
-    check_figures,
-    kill_coordinator,
-    rolling_bounce,
+    broker_failover,
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
 
 pytestmark = pytest.mark.timeout(600)
-
-JAVA = "java-4.4.0"
 
 
 @pytest.fixture(scope="module")
@@ -27,14 +23,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
     yield from cluster_or_skip(tmp_path_factory)
 
 
+JAVA = "java-4.4.0"
+
+
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
 def test_broker_failover_java(cluster: KafkaCluster, strategy: str) -> None:
     label = f"Java 4.4.0 {strategy}: broker failover"
     with FaultRun(cluster, [strategy], label=label, client=JAVA) as run:
-        run.start()
-        kill_coordinator(run)
-        run.group.wait_stable(timeout_s=90)
-        rolling_bounce(run)
-        figures = run.finish()
-    record(figures)
-    check_figures(figures)
+        figures = broker_failover(run)
+    record_and_check(figures)

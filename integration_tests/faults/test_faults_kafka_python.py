@@ -11,16 +11,14 @@ import random
 from collections.abc import Iterator
 
 import pytest
-from faults_cluster import cluster_or_skip, record
+from faults_cluster import cluster_or_skip, record_and_check
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
     bounce_members,
-    check_figures,
+    broker_failover,
     churn,
-    kill_coordinator,
     pause_member,
-    rolling_bounce,
     static_bounce,
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
@@ -39,13 +37,8 @@ def test_broker_failover(cluster: KafkaCluster, strategy: str) -> None:
     raised out of poll() (the eager hooks raised ECONNREFUSED before), no FindCoordinator
     storm (~200/s per member before), committed == log end (the revoke-time commit retried)."""
     with FaultRun(cluster, [strategy], label=f"kafka-python 3 {strategy}: broker failover") as run:
-        run.start()
-        kill_coordinator(run)
-        run.group.wait_stable(timeout_s=90)
-        rolling_bounce(run)
-        figures = run.finish()
-    record(figures)
-    check_figures(figures)
+        figures = broker_failover(run)
+    record_and_check(figures)
 
 
 def test_consumer_bounces(cluster: KafkaCluster) -> None:
@@ -58,8 +51,7 @@ def test_consumer_bounces(cluster: KafkaCluster) -> None:
         bounce_members(run, hard=True, names=run.names[2:3])
         pause_member(run, run.names[3], pause_s=10.0)
         figures = run.finish()
-    record(figures)
-    check_figures(figures)
+    record_and_check(figures)
 
 
 def test_static_member_bounce(cluster: KafkaCluster) -> None:
@@ -78,8 +70,7 @@ def test_static_member_bounce(cluster: KafkaCluster) -> None:
         others_revoked = static_bounce(run, run.names[0])
         figures = run.finish()
     figures.revocations_of_others = others_revoked
-    record(figures)
-    check_figures(figures)
+    record_and_check(figures)
 
 
 def test_churn_playbook(cluster: KafkaCluster) -> None:
@@ -92,5 +83,4 @@ def test_churn_playbook(cluster: KafkaCluster) -> None:
         run.mark("churn")
         churn(run, steps=25, seed=seed, on_step=print)
         figures = run.finish()
-    record(figures)
-    check_figures(figures)
+    record_and_check(figures)

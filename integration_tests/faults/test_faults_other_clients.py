@@ -7,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from faults_cluster import cluster_or_skip, record
+from faults_cluster import cluster_or_skip, record_and_check
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
-    check_figures,
-    kill_coordinator,
-    rolling_bounce,
+    broker_failover,
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
 
@@ -29,10 +27,5 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
 def test_broker_failover(cluster: KafkaCluster, client: str) -> None:
     label = f"{client} cooperative-sticky: broker failover"
     with FaultRun(cluster, ["cooperative-sticky"], label=label, client=client) as run:
-        run.start()
-        kill_coordinator(run)
-        run.group.wait_stable(timeout_s=90)
-        rolling_bounce(run)
-        figures = run.finish()
-    record(figures)
-    check_figures(figures)
+        figures = broker_failover(run)
+    record_and_check(figures)

@@ -11,11 +11,10 @@ import random
 from collections.abc import Iterator
 
 import pytest
-from faults_cluster import cluster_or_skip, record
+from faults_cluster import cluster_or_skip, record_and_check
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
-    check_figures,
     churn,
     rolling_bounce,
 )
@@ -55,5 +54,4 @@ def test_soak(cluster: KafkaCluster, strategy: str) -> None:
         run.group.wait_stable(timeout_s=120)
         churn(run, steps=100, seed=seed, on_step=print)
         figures = run.finish(settle_timeout_s=240)
-    record(figures)
-    check_figures(figures)
+    record_and_check(figures)

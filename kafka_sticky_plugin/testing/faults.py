@@ -46,6 +46,7 @@ __all__ = [
     "FaultMark",
     "FaultRun",
     "FindCoordinatorCounter",
+    "broker_failover",
     "bounce_members",
     "check_figures",
     "churn",
@@ -334,6 +335,16 @@ def kill_coordinator(run: FaultRun, down_s: float = 5.0) -> int:
     _settle(run, down_s)
     run.cluster.restart(node)
     return node
+
+
+def broker_failover(run: FaultRun) -> FaultFigures:
+    """The tier's main scenario on a fresh run: start, SIGKILL the coordinator's broker and
+    restart it, wait for a stable group, bounce every broker (rolling), finish."""
+    run.start()
+    kill_coordinator(run)
+    run.group.wait_stable(timeout_s=90)
+    rolling_bounce(run)
+    return run.finish()
 
 
 def rolling_bounce(run: FaultRun, hard: bool = False, between_s: float = 2.0) -> None:
