@@ -7,9 +7,12 @@ What 3.0.12 does wrong (seen on a 3-broker cluster whose coordinator's broker wa
 1. **A connection failure escapes.** When the lookup fails with an ``InvalidMetadataError``
    (``KafkaConnectionError`` is one), it awaits a metadata refresh and does not catch *its*
    failure: ``KafkaConnectionError('111 ECONNREFUSED')`` comes out of ``consumer.poll()``.
-   The eager hooks meet it more than the plain client because an eager member owns nothing
-   between its revoke and its next assignment, and drives ``join_group_async`` (whose every
-   loop turn looks the coordinator up) from every ``poll()`` of that window.
+   This is the only path in 3.0.12's lookup that lets a connection failure out (read from
+   its source; issue 29 saw it 1-4 times per run from hooked eager members). Why eager hooked
+   members met it more is not established: a likely reason is that between its revoke and
+   its next assignment an eager member's every ``poll()`` drives ``join_group_async``, whose
+   every turn looks the coordinator up (the hooks keep ``need_rejoin()`` true while a join is
+   in flight). Whatever the caller, the replacement below catches it.
 2. **No backoff after a lookup that found a dead coordinator.** Until the controller fences
    the dead broker (``broker.session.timeout.ms``), FindCoordinator names it; the connection
    fails at once, the coordinator is marked unknown and looked up again immediately: about
