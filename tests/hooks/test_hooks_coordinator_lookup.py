@@ -20,16 +20,17 @@ POLL_FOR_S = 3.0
 
 
 def _count_lookups(consumer: Any) -> list[float]:
-    """Record each lookup round (the coordinator's own ``lookup_coordinator``)."""
+    """Record each FindCoordinator the consumer sends (the coordinator's own
+    ``_send_group_coordinator_request``, whoever asked for the lookup)."""
     coordinator = consumer._coordinator
-    original = coordinator.lookup_coordinator
+    original = coordinator._send_group_coordinator_request
     calls: list[float] = []
 
-    def counting() -> Any:
+    async def counting() -> Any:
         calls.append(time.monotonic())
-        return original()
+        return await original()
 
-    vars(coordinator)["lookup_coordinator"] = counting
+    vars(coordinator)["_send_group_coordinator_request"] = counting
     return calls
 
 

@@ -74,9 +74,12 @@ class V3Hooks(HooksBase):
         self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
         self._patch(coordinator, "join_group_async", self.join_group_async)
         # A broker outage must not raise out of poll(), nor storm FindCoordinator.
-        self.coordinator_lookup = CoordinatorLookup(coordinator)
-        lookup = self.coordinator_lookup.ensure_coordinator_ready_async
-        self._patch(coordinator, "ensure_coordinator_ready_async", lookup)
+        lookup = CoordinatorLookup(coordinator, coordinator.lookup_coordinator)
+        self.coordinator_lookup = lookup
+        self._patch(coordinator, "lookup_coordinator", lookup.lookup_coordinator)
+        self._patch(
+            coordinator, "ensure_coordinator_ready_async", lookup.ensure_coordinator_ready_async
+        )
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
