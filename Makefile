@@ -15,7 +15,7 @@ export BROKER_RERUNS
 export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
-.PHONY: all soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
+.PHONY: all faults soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean
 
 all: test
@@ -93,6 +93,12 @@ integration-kafka: venv
 		KAFKA_STICKY_BROKER=kafka $(PY) -m pytest integration_tests $(BROKER_RERUNS) \
 			--ignore=integration_tests/hooks --ignore=integration_tests/aiokafka $(PYTEST_ARGS); \
 	elif [ $$rc -ne 2 ]; then exit $$rc; fi
+
+## The faults tier alone (issue 29; Apache Kafka, its own 3-broker clusters, Java 4.4.0 as
+## the reference): figures in build/faults/figures.txt.
+faults: venv kafka-broker java-member
+	KAFKA_STICKY_BROKER=kafka $(PY) -m pytest -s -p no:cacheprovider integration_tests/faults \
+		$(PYTEST_ARGS)
 
 ## The faults soak (issue 29): integration_tests/faults/test_faults_soak.py on its own 3-broker
 ## Apache Kafka cluster, ten broker kill cycles, a hard rolling bounce and 100 churn steps per
