@@ -15,7 +15,7 @@ export BROKER_RERUNS
 export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
-.PHONY: all venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
+.PHONY: all faults soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	integration-kafka-base integration-kafka-tiers \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean
 
@@ -91,7 +91,9 @@ TANSU_SMOKE := $(addprefix integration_tests/,test_broker_cli.py test_broker_pro
 ## The client versions whose hook tests also run on Tansu (every version runs them on Kafka).
 TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## Tiers in integration_tests/<tier>/ that run on Apache Kafka only (several start their own
-## cluster); lane B runs them so the two lanes end together.
+## cluster); lane B runs them so the two lanes end together. The faults tier's scenarios marked
+## faults_full (consumer bounces, churn, aiokafka, confluent, the Java reference) run in
+## `make faults` only: in `make test`, kafka-python 3's broker failover and static bounce.
 KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 metrics processing security))
 KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
 KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
@@ -112,7 +114,20 @@ integration-kafka-base: venv
 	$(call KAFKA_RUN,integration_tests $(KAFKA_IGNORES) $(addprefix --ignore=,$(KAFKA_TIERS)))
 
 integration-kafka-tiers: venv
-	$(if $(KAFKA_TIERS),$(call KAFKA_RUN,$(KAFKA_TIERS)),@echo "no Kafka-only tiers")
+	$(if $(KAFKA_TIERS),$(call KAFKA_RUN,$(KAFKA_TIERS) -m "not faults_full"),@echo "no Kafka-only tiers")
+
+## The faults tier alone (issue 29; Apache Kafka, its own 3-broker clusters, Java 4.4.0 as
+## the reference): figures in build/faults/figures.txt.
+faults: venv kafka-broker java-member
+	KAFKA_STICKY_BROKER=kafka $(PY) -m pytest -s -p no:cacheprovider integration_tests/faults \
+		$(PYTEST_ARGS)
+
+## The faults soak (issue 29): integration_tests/faults/test_faults_soak.py on its own 3-broker
+## Apache Kafka cluster, ten broker kill cycles, a hard rolling bounce and 100 churn steps per
+## strategy (about half an hour on 2 cores); not part of `make test`. Figures: build/faults/.
+soak: venv kafka-broker
+	KAFKA_STICKY_BROKER=kafka KAFKA_STICKY_FAULTS_SOAK=1 $(PY) -m pytest -s -p no:cacheprovider \
+		integration_tests/faults/test_faults_soak.py $(PYTEST_ARGS)
 
 ## Apache Kafka's broker jars in build/jvm/kafka-broker (a no-op when they are there).
 kafka-broker:

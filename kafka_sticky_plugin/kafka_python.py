@@ -45,6 +45,7 @@ from .adapters.kafka_python.hooks.versions import (
     supported_clients_text,
 )
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
+from .adapters.kafka_python.revoke_commit import commit_on_revoke
 from .assignor.commit_guard import CommitGuard
 from .assignor.rebalance import RebalanceProtocol
 from .errors import CommitRefusedError, UnsupportedClientError
@@ -59,6 +60,7 @@ __all__ = [
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
+    "commit_on_revoke",
     "guard_commits",
     "install_hooks",
     "supported_clients_text",

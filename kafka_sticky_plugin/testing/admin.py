@@ -64,12 +64,15 @@ def _wait_for_count(bootstrap: str, topic: str, expected: int, timeout_s: float)
     raise TimeoutError(f"topic {topic!r} shows {seen} partitions, expected {expected}")
 
 
-def create_topic(bootstrap: str, name: str, partitions: int, timeout_s: float = 15.0) -> str:
-    """Create ``name`` with ``partitions`` partitions (replication 1); wait until visible."""
+def create_topic(
+    bootstrap: str, name: str, partitions: int, timeout_s: float = 15.0, replication: int = 1
+) -> str:
+    """Create ``name`` with ``partitions`` partitions (``replication`` replicas each); wait
+    until visible."""
     from kafka.admin import NewTopic
 
     with admin_client(bootstrap) as admin:
-        admin.create_topics([NewTopic(name, partitions, 1)])
+        admin.create_topics([NewTopic(name, partitions, replication)])
     _wait_for_count(bootstrap, name, partitions, timeout_s)
     return name
 

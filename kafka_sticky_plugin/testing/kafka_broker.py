@@ -159,6 +159,10 @@ class _Node:
     rack: str | None
     directory: Path
     process: subprocess.Popen[bytes] | None = None
+    #: False for a controller-only node (``process.roles=controller``, no client listener).
+    broker: bool = True
+    #: Settings written over :data:`FAST_GROUP_SETTINGS` (e.g. replicated internal topics).
+    overrides: dict[str, str] | None = None
 
     @property
     def data_dir(self) -> Path:
@@ -169,6 +173,8 @@ class _Node:
         return self.directory / "server.properties"
 
     def properties(self, quorum: str) -> str:
+        if not self.broker:
+            return self._controller_properties(quorum)
         roles = "broker,controller" if self.controller_port is not None else "broker"
         listeners = f"PLAINTEXT://{LOOPBACK}:{self.port}"
         if self.controller_port is not None:
@@ -184,9 +190,25 @@ class _Node:
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": str(self.data_dir),
             **FAST_GROUP_SETTINGS,
+            **(self.overrides or {}),
         }
         if self.rack is not None:
             settings["broker.rack"] = self.rack
+        return "".join(f"{key}={value}\n" for key, value in settings.items())
+
+    def _controller_properties(self, quorum: str) -> str:
+        settings = {
+            "process.roles": "controller",
+            "node.id": str(self.node_id),
+            "controller.quorum.bootstrap.servers": quorum,
+            "listeners": f"CONTROLLER://{LOOPBACK}:{self.controller_port}",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
+            "log.dirs": str(self.data_dir),
+            "num.network.threads": "1",
+            "num.io.threads": "1",
+            "background.threads": "1",
+        }
         return "".join(f"{key}={value}\n" for key, value in settings.items())
 
 

@@ -4,7 +4,9 @@
 :class:`EventSink`: every rebalance callback (with the member's assignment after it), every
 generation change, every commit, every delivered record. Offsets are committed by hand
 (``enable_auto_commit=False``): periodically from the poll loop, and for revoked partitions in
-``on_partitions_revoked`` (commit-on-revoke); never for lost partitions.
+``on_partitions_revoked`` (commit-on-revoke: with the hooks installed, through
+:func:`~kafka_sticky_plugin.kafka_python.commit_on_revoke`, which retries until the
+revocation deadline; plain members send one ``commit_async``); never for lost partitions.
 
 Why the listener commits its own tracked positions and not ``consumer.position()``:
 kafka-python 3.0.12 (cooperative mode) removes revoked partitions from the subscription
@@ -160,7 +162,15 @@ def _make_listener(
         async def on_partitions_revoked(self, revoked: Any) -> None:
             probe = still_assigned(revoked)
             offsets, parts, values = to_commit(revoked)
-            if offsets:
+            if offsets and config.install_hooks:
+                # The pattern README recommends: retried until the revocation deadline.
+                from ..kafka_python import commit_on_revoke
+
+                if await commit_on_revoke(consumer, offsets):
+                    report("committed", parts, offsets=values)
+                else:
+                    report("commit_failed", parts, detail="commit_on_revoke gave up")
+            elif offsets:
                 try:
                     await consumer.commit_async(offsets)
                 except Exception as exc:  # reported, the rebalance goes on

@@ -36,6 +36,7 @@ from .common import (
     log_partitions,
     pre_rebalance_commit_timeout_ms,
 )
+from .coordinator_lookup import CoordinatorLookup
 from .listener import rebalance_listener
 
 __all__ = ["V3Hooks"]
@@ -72,6 +73,13 @@ class V3Hooks(HooksBase):
         self._patch(coordinator, "_on_join_prepare_async", self.on_join_prepare_async)
         self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
         self._patch(coordinator, "join_group_async", self.join_group_async)
+        # A broker outage must not raise out of poll(), nor storm FindCoordinator.
+        lookup = CoordinatorLookup(coordinator, coordinator.lookup_coordinator)
+        self.coordinator_lookup = lookup
+        self._patch(coordinator, "lookup_coordinator", lookup.lookup_coordinator)
+        self._patch(
+            coordinator, "ensure_coordinator_ready_async", lookup.ensure_coordinator_ready_async
+        )
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
