@@ -14,14 +14,14 @@ What kafka-python 3.x's coordinator calls, and what each call does here:
   kafka-python's decoded subscription; both go through this package's decoders.
 - ``on_assignment(assignment, generation)`` records the member's partitions and generation.
 
-State is per instance and is only what the member needs for its next subscription:
-previous assignment, generation, rack, protocol. ``install_hooks`` gives each consumer its own
-instance (an instance passed in is copied with ``unshared_copy``), so two consumers in one
-process never share that state; without the hooks, give each consumer its own instance (one
-instance driven by two consumers raises ``ConfigurationError`` at the second assignment: see
-:mod:`kafka_sticky_plugin.assignor.shell`).
-After :meth:`on_partitions_lost` the next subscription claims nothing and reports
-generation -1, until the next ``on_assignment``.
+With ``install_hooks`` those three calls are not made: the hooks keep the member's join state
+(previous assignment, generation) and pass it, with the protocol and the consumer's
+``client_rack``, to ``join_metadata``, so the instance holds no member state and may serve
+several consumers. Without the hooks the instance is the member's memory (previous
+assignment, generation, rack, protocol): give each consumer its own instance (one instance
+driven by two consumers raises ``ConfigurationError`` at the second assignment: see
+:mod:`kafka_sticky_plugin.assignor.shell`). After :meth:`on_partitions_lost` the next
+subscription claims nothing and reports generation -1, until the next ``on_assignment``.
 """
 
 from __future__ import annotations
