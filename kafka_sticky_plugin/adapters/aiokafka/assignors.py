@@ -16,8 +16,9 @@ state and pass it to ``join_metadata`` (a class given in ``partition_assignment_
 instantiated; an instance holds no member state and may serve several consumers). Without
 the hooks the state is per instance
 (:class:`~kafka_sticky_plugin.assignor.member.MemberState`; aiokafka's own
-``StickyPartitionAssignor`` keeps it on the class, aiokafka#1175): a class raises :class:`~kafka_sticky_plugin.errors.ConfigurationError` at the first call
-(pass an instance), and one instance driven by two consumers raises at the second assignment
+``StickyPartitionAssignor`` keeps it on the class, aiokafka#1175): a class raises
+:class:`~kafka_sticky_plugin.errors.ConfigurationError` at the first call (pass an
+instance), and one instance driven by two consumers raises at the second assignment
 (:mod:`kafka_sticky_plugin.assignor.shell`).
 """
 
