@@ -36,6 +36,7 @@ from .rebalance import RebalanceProtocol, select_protocol
 __all__ = [
     "BoundAssignor",
     "HookableAssignor",
+    "JoinReadouts",
     "bind_assignor",
     "bind_assignors",
     "instantiate_assignor",
@@ -69,7 +70,8 @@ class HookableAssignor(Protocol):
 
 @dataclass(frozen=True)
 class BoundAssignor:
-    """One hookable assignor instance, with the calls the hooks make on it."""
+    """One hookable assignor instance, with the calls the hooks make on it (the member's
+    JoinGroup metadata: ``assignor.join_metadata``, straight from the hooks)."""
 
     assignor: HookableAssignor
 
@@ -80,31 +82,30 @@ class BoundAssignor:
     def protocols(self) -> list[int]:
         return [int(p) for p in self.assignor.supported_protocols()]
 
-    def subscription(
-        self,
-        topics: Iterable[str],
-        joined: JoinState,
-        protocol: int,
-        *,
-        owned: Iterable[tuple[str, int]] | None = None,
-        default_rack: str | None = None,
-    ) -> bytes:
-        """JoinGroup metadata of a member whose last join is ``joined``; ``owned``
-        (COOPERATIVE: the consumer's current assignment) replaces the claimed partitions."""
-        return bytes(
-            self.assignor.join_metadata(
-                sorted(set(topics)),
-                joined,
-                protocol=protocol,
-                owned=owned,
-                default_rack=default_rack,
-            )
-        )
-
     def read(self, members: Sequence[MemberMetadata]) -> DecodedGroup:
         """Every member decoded once (never raises for an unreadable member)."""
         group: DecodedGroup = self.assignor.read_members(members)
         return group
+
+
+class JoinReadouts:
+    """What every client's hooks handle reads out of its hooks (``_impl``, whose ``joined``
+    is the member's join state: the one the assignors are passed)."""
+
+    _impl: Any
+
+    @property
+    def joined(self) -> JoinState:
+        """This member's last completed join (assignment and generation);
+        :data:`~kafka_sticky_plugin.assignor.member.NO_JOIN` before one and after membership
+        was lost."""
+        joined: JoinState = self._impl.joined
+        return joined
+
+    @property
+    def generation(self) -> int | None:
+        """The generation of the last completed join; ``None`` before one or after a loss."""
+        return self.joined.generation
 
 
 def is_hookable(assignor: Any) -> bool:

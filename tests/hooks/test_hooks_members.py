@@ -75,11 +75,13 @@ def test_owned_partitions_are_replaced_by_the_current_assignment(
     distinct), everything else as the assignor's own subscription; no decode of our bytes."""
     bound = bind(CooperativeStickyAssignor())
     joined = JoinState.after([("a", 1)], 4)
-    cooperative = int(RebalanceProtocol.COOPERATIVE)
+    cooperative = RebalanceProtocol.COOPERATIVE
     rewritten = decode_subscription(
-        bound.subscription(["a", "b"], joined, cooperative, owned=owned)
+        bound.assignor.join_metadata(["a", "b"], joined, protocol=cooperative, owned=owned)
     )
-    original = decode_subscription(bound.subscription(["a", "b"], joined, cooperative))
+    original = decode_subscription(
+        bound.assignor.join_metadata(["a", "b"], joined, protocol=cooperative)
+    )
     assert original.owned_partitions == (("a", 1),)
     assert rewritten.owned_partitions == tuple(sorted(set(owned)))
     assert (rewritten.topics, rewritten.generation_id, rewritten.version) == (

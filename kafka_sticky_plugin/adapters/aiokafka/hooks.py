@@ -415,10 +415,10 @@ class AioHooks:
         for assignor in self.assignors:
             bound = self._bound.get(str(assignor.name))
             if bound is not None:
-                metadata = bound.subscription(
+                metadata = bound.assignor.join_metadata(
                     topic_set,
                     self.joined,
-                    int(self.protocol),
+                    protocol=self.protocol,
                     owned=owned if self.cooperative else None,
                     default_rack=self.client_rack,
                 )

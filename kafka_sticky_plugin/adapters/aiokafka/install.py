@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...assignor.member import JoinState
+from ...assignor.contract import JoinReadouts
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 from .hooks import AioHooks
@@ -21,7 +21,7 @@ _HANDLE = "_kafka_sticky_plugin_aiokafka_hooks"
 
 
 @dataclass(frozen=True)
-class AioKafkaHooks:
+class AioKafkaHooks(JoinReadouts):
     """The hooks installed on one consumer: the aiokafka ``version``, the rebalance
     ``protocol`` the group runs, and the ``assignors`` its coordinator uses (ours hold no
     member state here: an instance may be shared by several hooked consumers); :attr:`joined`
@@ -32,18 +32,6 @@ class AioKafkaHooks:
     protocol: RebalanceProtocol
     assignors: tuple[Any, ...]
     _impl: AioHooks
-
-    @property
-    def joined(self) -> JoinState:
-        """This member's last completed join (assignment and generation);
-        :data:`~kafka_sticky_plugin.assignor.member.NO_JOIN` before one and after membership
-        was lost."""
-        return self._impl.joined
-
-    @property
-    def generation(self) -> int | None:
-        """The generation of the last completed join; ``None`` before one or after a loss."""
-        return self._impl.joined.generation
 
     @property
     def owned(self) -> frozenset[Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...assignor.member import JoinState
+from ...assignor.contract import JoinReadouts
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 from .hooks.versions import ClientVersion, detect_client
@@ -23,7 +23,7 @@ _HANDLE_ATTRIBUTE = "_kafka_sticky_plugin_hooks"
 
 
 @dataclass(frozen=True)
-class CoordinatorHooks:
+class CoordinatorHooks(JoinReadouts):
     """The hooks installed on one consumer.
 
     ``client``: the detected client; ``protocol``: the rebalance protocol the group runs;
@@ -38,19 +38,6 @@ class CoordinatorHooks:
     protocol: RebalanceProtocol
     assignors: tuple[Any, ...]
     _impl: Any
-
-    @property
-    def joined(self) -> JoinState:
-        """This member's last completed join (assignment and generation);
-        :data:`~kafka_sticky_plugin.assignor.member.NO_JOIN` before one and after membership
-        was lost."""
-        joined: JoinState = self._impl.joined
-        return joined
-
-    @property
-    def generation(self) -> int | None:
-        """The generation of the last completed join; ``None`` before one or after a loss."""
-        return self.joined.generation
 
     def uninstall(self) -> None:
         """Remove the hooks from the consumer (its coordinator's class methods apply again)."""

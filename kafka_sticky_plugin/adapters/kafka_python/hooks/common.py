@@ -240,10 +240,10 @@ class HooksBase:
             # Java fills owned partitions from the consumer's *current* assignment (after
             # pre-join revocations), not from the assignor's memory: COOPERATIVE only.
             cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
-            metadata = bound.subscription(
+            metadata = bound.assignor.join_metadata(
                 topic_set,
                 self.joined,
-                int(self.protocol),
+                protocol=self.protocol,
                 owned=owned if cooperative else None,
                 default_rack=self.client_rack,
             )
