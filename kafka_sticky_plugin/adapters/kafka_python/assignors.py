@@ -89,10 +89,11 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
 
     Under the EAGER protocol (``[range, cooperative-sticky]``, the first bounce of the KIP-429
     upgrade) a member has revoked everything before it joins, so it must claim nothing. The
-    assignor cannot see its coordinator: the coordinator hooks tell it the chosen protocol
-    (:meth:`use_rebalance_protocol`); without them pass ``rebalance_protocol=EAGER`` when it
-    is configured next to an EAGER-only assignor. The default is COOPERATIVE, which is what
-    kafka-python picks when this is the only configured assignor.
+    assignor cannot see its coordinator: the coordinator hooks pass it the chosen protocol
+    with every JoinGroup; without them pass ``rebalance_protocol=EAGER`` (or call
+    :meth:`use_rebalance_protocol`) when it is configured next to an EAGER-only assignor. The
+    default is COOPERATIVE, which is what kafka-python picks when this is the only configured
+    assignor.
     """
 
     name = COOPERATIVE_STICKY
