@@ -357,7 +357,7 @@ class AioHooks:
         decision = decide_prepare(
             owned, {tp: tp.topic in topics for tp in owned}, self.protocol, lost
         )
-        if decision.reset_assignors:
+        if decision.forget_join:
             self.forget_join()
         if lost:
             if decision.lost:

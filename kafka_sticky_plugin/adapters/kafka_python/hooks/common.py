@@ -153,7 +153,7 @@ class HooksBase:
     def reset_generation(self, *args: Any, **kwargs: Any) -> None:
         """The client's reset, then: if this happened during a rebalance whose pre-join step
         already ran while partitions are still held, run that step again, so that the lost
-        partitions reach ``on_partitions_lost`` and the assignors forget them (the client
+        partitions reach ``on_partitions_lost`` and the join state forgets them (the client
         would otherwise rejoin without telling anyone, still claiming them)."""
         coordinator = self._coordinator
         self.original(coordinator, "reset_generation")(*args, **kwargs)

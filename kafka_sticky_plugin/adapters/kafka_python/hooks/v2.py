@@ -129,7 +129,7 @@ class V2Hooks(HooksBase):
             log_partitions(self.group_id, "membership lost; lost", decision.lost)
             if listener is not None:
                 call_sync(listener, lost_method_name(listener), decision.lost, self.group_id)
-        if decision.reset_assignors:
+        if decision.forget_join:
             self.forget_join()
             self._set_assignment_keeping_state(())
         if decision.commit:

@@ -118,7 +118,7 @@ class V3Hooks(HooksBase):
         reset = membership_lost(generation, member_id)
         decision = self.prepare_decision(reset)
         error: BaseException | None = None
-        if decision.reset_assignors:
+        if decision.forget_join:
             self.forget_join()
         if decision.lost:
             log_partitions(self.group_id, "membership lost; lost", decision.lost)
