@@ -1,12 +1,12 @@
 """One assignor instance given to two consumers (one settings dict for both), on the real
-broker: with ``install_hooks`` each consumer drives its own copy, so when a third member joins
-the first two keep what balance allows (2 of their 3 partitions each), as with separate
-instances. Eager ``StickyAssignor``: a member's claims come from its assignor's memory, so a
-shared instance made both claim the same partitions (measured without the copy: each kept 1
-of 3, twice in two runs). Under the cooperative protocol the hooks send the consumer's own
-assignment as its claims, so sharing hurt less there.
+broker: with ``install_hooks`` each consumer's hooks own its join state and pass it to the
+shared instance (which holds none on that path), so when a third member joins the first two
+keep what balance allows (2 of their 3 partitions each), as with separate instances. Eager
+``StickyAssignor`` was the case that broke when a member's claims came from its assignor's
+memory: a shared instance made both claim the same partitions (measured then: each kept 1
+of 3, twice in two runs).
 
-Without the hooks nothing can copy the instance (issue 24 measured partition 4 owned by two
+Without the hooks the instance is the member's memory (issue 24 measured partition 4 owned by two
 members for ~8 s): the second consumer's assignment through the shared instance is refused
 with ``ConfigurationError`` raised from ``poll``.
 """
@@ -121,7 +121,7 @@ def test_two_consumers_sharing_one_instance_stay_sticky_when_a_third_joins(
     kept = [len(after[i] & before[i]) for i in range(2)]
     print(f"before {before}, after {after}, kept {kept} of 2 each")
     assert kept == [2, 2], "a member gave up a partition balance did not require"
-    assert shared.previous_assignment == (), "the shared instance itself was driven"
+    assert shared.previous_assignment == (), "the shared instance kept member state"
 
 
 @pytest.mark.timeout(120)

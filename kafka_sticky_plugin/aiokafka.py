@@ -14,11 +14,12 @@ After ``start()`` it raises :class:`~kafka_sticky_plugin.errors.ConfigurationErr
 
 A face only (the install logic is :mod:`kafka_sticky_plugin.adapters.aiokafka.install`).
 What the hooks give the consumer (details in
-:mod:`kafka_sticky_plugin.adapters.aiokafka.hooks`): one assignor instance per consumer,
-subscription v3 out and v0-v3 read by the leader (owned partitions, generation, rack), the
-generation in ``on_assignment``, the cooperative protocol (KIP-429) when every configured
-assignor supports it, ``on_partitions_lost`` (awaited when it is a coroutine function; a
-listener without it gets ``on_partitions_revoked``, as in Java) on session loss, fencing and
+:mod:`kafka_sticky_plugin.adapters.aiokafka.hooks`): the member's join state kept by the
+hooks and passed to the assignors (none shared between consumers), subscription v3 out and
+v0-v3 read by the leader (owned partitions, generation, rack), the cooperative protocol
+(KIP-429) when every configured assignor supports it, ``on_partitions_lost`` (awaited when
+it is a coroutine function; a listener without it gets ``on_partitions_revoked``, as in
+Java) on session loss, fencing and
 poll-interval expiry, with no commit of lost partitions and no stale claim at the next join,
 and KIP-70 subscription changes. Importing this module requires aiokafka (without it:
 :class:`~kafka_sticky_plugin.errors.MissingExtraError` naming the ``[aiokafka]`` extra).

@@ -32,7 +32,7 @@ def test_prepare_partitions_the_owned_set(
     assert frozenset().union(*parts) == owned
     assert sum(len(p) for p in parts) == len(owned)
     assert decision.commit is (not lost)
-    assert decision.reset_assignors is lost
+    assert decision.forget_join is lost
     if lost:
         assert decision.lost == owned
     elif protocol is RebalanceProtocol.EAGER:

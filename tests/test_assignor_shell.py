@@ -15,6 +15,7 @@ import pytest
 
 from kafka_sticky_plugin.adapters.aiokafka import assignors as aio
 from kafka_sticky_plugin.adapters.kafka_python import assignors as kp
+from kafka_sticky_plugin.assignor.member import NO_JOIN, JoinState
 from kafka_sticky_plugin.codec import Assignment, decode_subscription, encode_assignment
 from kafka_sticky_plugin.errors import ConfigurationError
 
@@ -61,8 +62,9 @@ def test_one_member_with_join_retries_is_never_refused(cls: Any) -> None:
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: f"{c.__module__.split('.')[-2]}-{c.name}")
-def test_the_hooks_path_records_without_metadata_calls(cls: Any) -> None:
-    """The hooks send ``subscription_bytes`` and record assignments: no plain-path check."""
+def test_a_driver_without_metadata_calls_is_not_checked(cls: Any) -> None:
+    """A driver of its own that sends ``subscription_bytes`` and records assignments (never
+    ``metadata``) is not the plain path: no shared-instance check."""
     mine = cls()
     for generation in range(1, 4):
         mine.subscription_bytes({"t"})
@@ -72,18 +74,26 @@ def test_the_hooks_path_records_without_metadata_calls(cls: Any) -> None:
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: f"{c.__module__.split('.')[-2]}-{c.name}")
-def test_unshared_copy_starts_clean(cls: Any) -> None:
-    """The copy install_hooks makes of a refused instance is a fresh member."""
+def test_join_metadata_reads_only_what_it_is_given(cls: Any) -> None:
+    """The hooks' call: an instance refused on the plain path (shared) and holding another
+    member's state still writes any caller's join state, and is changed by none of it."""
     shared = cls(rack_id="r1")
     shared.metadata({"t"})
     shared.on_assignment(_assignment(0), 1)
     with pytest.raises(ConfigurationError):
         shared.on_assignment(_assignment(1), 1)
-    twin = shared.unshared_copy()
-    assert twin.rack_id == "r1" and twin.previous_assignment == ()
-    twin.metadata({"t"})
-    twin.on_assignment(_assignment(1), 2)
-    assert twin.previous_assignment == (("t", 1),)
+    for generation, partition in ((5, 2), (6, 3)):
+        raw = shared.join_metadata(
+            {"t"},
+            JoinState.after([("t", partition)], generation),
+            protocol=shared.rebalance_protocol,
+        )
+        sent = decode_subscription(raw)
+        assert (sent.owned_partitions, sent.generation_id) == ((("t", partition),), generation)
+        assert sent.rack_id == "r1"
+    fresh = decode_subscription(shared.join_metadata({"t"}, NO_JOIN, protocol=0, default_rack="r2"))
+    assert (fresh.owned_partitions, fresh.generation_id, fresh.rack_id) == ((), -1, "r1")
+    assert shared.previous_assignment == (("t", 0),) and shared.generation == 1
 
 
 @pytest.mark.parametrize("module", [kp, aio], ids=["kafka_python", "aiokafka"])

@@ -104,7 +104,7 @@ class AioMember:
             return [e.kind for e in self.events]
 
     def generation(self) -> int | None:
-        return None if self.handle is None else self.handle.assignors[-1].generation
+        return None if self.handle is None else self.handle.generation
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> AioMember:

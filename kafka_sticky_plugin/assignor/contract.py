@@ -1,24 +1,22 @@
 """What the hooks need from one of the plugin's assignors, in one place.
 
 The hooks drive an assignor through :class:`BoundAssignor`, never through client-specific
-protocol classes, so the same assignor instance works on kafka-python 2.x (whose
-``AbstractPartitionAssignor`` has classmethod-style ``metadata`` and a one-argument
-``on_assignment``) and on 3.x. An object is *hookable* when it provides:
+protocol classes (``metadata``, ``on_assignment``: the plain path's calls, which keep the
+member's state in the assignor), so the same assignor instance works on kafka-python 2.x and
+3.x and on aiokafka. An object is *hookable* when it provides:
 
 - ``name`` (str) and ``supported_protocols()`` (protocol ids, see :mod:`.protocols`);
-- ``subscription_bytes(topics, owned=None) -> bytes``: its JoinGroup metadata (generation,
-  and owned partitions unless ``owned`` is given, come from its own per-instance state), pure
-  apart from reading that state;
+- ``join_metadata(topics, joined, *, protocol, owned=None, default_rack=None) -> bytes``:
+  its JoinGroup metadata for a member whose last join is ``joined`` (a
+  :class:`~kafka_sticky_plugin.assignor.member.JoinState`) in a group running ``protocol``;
+  pure: the hooks own the member's join state and pass it (as franz-go passes a balancer the
+  member's ``currentAssignment`` and ``generation``), so a hooked assignor holds no member
+  state and one instance may serve several consumers;
 - ``read_members(members) -> DecodedGroup``: the leader path, given every member's raw
   JoinGroup metadata (any consumer-protocol version) as ``MemberMetadata``: each member is
   decoded once; the result names the group's topics and assigns them
   (``.assign(partitions_per_topic, partition_racks=...) -> {member_id: bytes}``); an
-  unreadable member never raises, it gets an empty assignment;
-- ``on_assignment(assignment, generation)``: the member's decoded assignment
-  (:class:`kafka_sticky_plugin.codec.consumer_protocol.Assignment`) and the group generation;
-- ``on_partitions_lost()``: forget owned partitions and generation after membership was
-  lost, so the next subscription claims nothing with generation -1;
-- optionally ``use_rebalance_protocol(protocol_id)``: told the protocol the hooks selected.
+  unreadable member never raises, it gets an empty assignment.
 
 Anything else (kafka-python's own range/roundrobin assignors) is *foreign*: the hooks let
 the client handle it as it always did.
@@ -30,14 +28,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..codec.consumer_protocol import Assignment
 from ..errors import ConfigurationError
 from .leader import DecodedGroup, MemberMetadata
+from .member import JoinState
 from .rebalance import RebalanceProtocol, select_protocol
 
 __all__ = [
     "BoundAssignor",
     "HookableAssignor",
+    "JoinReadouts",
     "bind_assignor",
     "bind_assignors",
     "instantiate_assignor",
@@ -45,7 +44,7 @@ __all__ = [
     "protocols_of",
 ]
 
-_REQUIRED = ("subscription_bytes", "read_members", "on_assignment", "on_partitions_lost")
+_REQUIRED = ("join_metadata", "read_members", "supported_protocols")
 
 
 class HookableAssignor(Protocol):
@@ -56,20 +55,23 @@ class HookableAssignor(Protocol):
 
     def supported_protocols(self) -> Sequence[int]: ...
 
-    def subscription_bytes(
-        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
+    def join_metadata(
+        self,
+        topics: Iterable[str],
+        joined: JoinState,
+        *,
+        protocol: int,
+        owned: Iterable[tuple[str, int]] | None = None,
+        default_rack: str | None = None,
     ) -> bytes: ...
 
     def read_members(self, members: Iterable[MemberMetadata]) -> DecodedGroup: ...
 
-    def on_assignment(self, assignment: Any, generation: int | None = None) -> None: ...
-
-    def on_partitions_lost(self) -> None: ...
-
 
 @dataclass(frozen=True)
 class BoundAssignor:
-    """One hookable assignor instance, with the calls the hooks make on it."""
+    """One hookable assignor instance, with the calls the hooks make on it (the member's
+    JoinGroup metadata: ``assignor.join_metadata``, straight from the hooks)."""
 
     assignor: HookableAssignor
 
@@ -80,35 +82,35 @@ class BoundAssignor:
     def protocols(self) -> list[int]:
         return [int(p) for p in self.assignor.supported_protocols()]
 
-    def subscription(
-        self, topics: Iterable[str], owned: Iterable[tuple[str, int]] | None = None
-    ) -> bytes:
-        """JoinGroup metadata; ``owned`` (COOPERATIVE: the consumer's current assignment)
-        replaces the partitions the assignor would claim from its own memory."""
-        return bytes(self.assignor.subscription_bytes(sorted(set(topics)), owned))
-
     def read(self, members: Sequence[MemberMetadata]) -> DecodedGroup:
         """Every member decoded once (never raises for an unreadable member)."""
         group: DecodedGroup = self.assignor.read_members(members)
         return group
 
-    def on_assignment(self, assignment: Assignment, generation: int) -> None:
-        self.assignor.on_assignment(assignment, generation)
 
-    def reset_owned(self) -> None:
-        self.assignor.on_partitions_lost()
+class JoinReadouts:
+    """What every client's hooks handle reads out of its hooks (``_impl``, whose ``joined``
+    is the member's join state: the one the assignors are passed)."""
 
-    def use_protocol(self, protocol: int) -> None:
-        select = getattr(self.assignor, "use_rebalance_protocol", None)
-        if callable(select):
-            select(protocol)
+    _impl: Any
+
+    @property
+    def joined(self) -> JoinState:
+        """This member's last completed join (assignment and generation);
+        :data:`~kafka_sticky_plugin.assignor.member.NO_JOIN` before one and after membership
+        was lost."""
+        joined: JoinState = self._impl.joined
+        return joined
+
+    @property
+    def generation(self) -> int | None:
+        """The generation of the last completed join; ``None`` before one or after a loss."""
+        return self.joined.generation
 
 
 def is_hookable(assignor: Any) -> bool:
     """True when ``assignor`` (an instance) offers every call :class:`BoundAssignor` makes."""
-    return all(callable(getattr(assignor, name, None)) for name in _REQUIRED) and callable(
-        getattr(assignor, "supported_protocols", None)
-    )
+    return all(callable(getattr(assignor, name, None)) for name in _REQUIRED)
 
 
 def bind_assignor(assignor: Any) -> BoundAssignor | None:
@@ -117,15 +119,11 @@ def bind_assignor(assignor: Any) -> BoundAssignor | None:
 
 
 def instantiate_assignor(assignor: Any) -> Any:
-    """One consumer's own instance of a configured assignor: our classes are instantiated and
-    our instances copied (their configuration, never their member state: ``unshared_copy``),
-    so consumers configured with one shared class or instance never share a previous
-    assignment or generation; foreign assignors stay as configured."""
-    if isinstance(assignor, type):
-        return assignor() if is_hookable(assignor) else assignor
-    unshared_copy = getattr(assignor, "unshared_copy", None)
-    if is_hookable(assignor) and callable(unshared_copy):
-        return unshared_copy()
+    """The instance a hooked consumer uses for a configured assignor: our classes are
+    instantiated; instances (ours, which hold no member state on the hooks path, and foreign
+    ones) and foreign classes stay as configured."""
+    if isinstance(assignor, type) and is_hookable(assignor):
+        return assignor()
     return assignor
 
 
@@ -141,8 +139,9 @@ def protocols_of(assignor: Any) -> list[int]:
 def bind_assignors(
     assignors: Sequence[Any], ours: str
 ) -> tuple[dict[str, BoundAssignor], RebalanceProtocol]:
-    """Bind every hookable assignor of a consumer's configured list (by name), select the
-    group protocol once by KIP-429's rule over the whole list, and tell each bound assignor.
+    """Bind every hookable assignor of a consumer's configured list (by name) and select the
+    group protocol once by KIP-429's rule over the whole list (the hooks pass it to every
+    ``join_metadata`` call).
 
     ``ours`` names the classes a user of this client should configure (for the error). A list
     with none of ours raises :class:`ConfigurationError`: the hooks would have nothing to drive.
@@ -158,6 +157,4 @@ def bind_assignors(
             f"kafka-sticky-plugin's ({ours}); the hooks have nothing to drive"
         )
     protocol = select_protocol([(str(a.name), protocols_of(a)) for a in assignors])
-    for one in bound.values():
-        one.use_protocol(int(protocol))
     return bound, protocol

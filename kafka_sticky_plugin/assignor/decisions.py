@@ -52,7 +52,7 @@ def membership_lost(generation_id: int, member_id: str | None) -> bool:
 class PrepareDecision(Generic[P]):
     """What to do before (re-)joining.
 
-    ``lost``: partitions to hand to ``on_partitions_lost`` (no commit, assignors reset).
+    ``lost``: partitions to hand to ``on_partitions_lost`` (no commit, join state forgotten).
     ``revoked``: partitions to hand to ``on_partitions_revoked`` before they leave.
     ``kept``: partitions that stay assigned across the JoinGroup.
     ``commit``: whether the auto-commit may run (never for lost partitions).
@@ -62,7 +62,7 @@ class PrepareDecision(Generic[P]):
     revoked: frozenset[P]
     kept: frozenset[P]
     commit: bool
-    reset_assignors: bool
+    forget_join: bool
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,11 @@ def decide_prepare(
     owned_set = frozenset(owned)
     empty: frozenset[P] = frozenset()
     if lost:
-        return PrepareDecision(owned_set, empty, empty, commit=False, reset_assignors=True)
+        return PrepareDecision(owned_set, empty, empty, commit=False, forget_join=True)
     if protocol is RebalanceProtocol.EAGER:
-        return PrepareDecision(empty, owned_set, empty, commit=True, reset_assignors=False)
+        return PrepareDecision(empty, owned_set, empty, commit=True, forget_join=False)
     revoked = frozenset(p for p in owned_set if not subscribed_topic_of.get(p, False))
-    return PrepareDecision(empty, revoked, owned_set - revoked, commit=True, reset_assignors=False)
+    return PrepareDecision(empty, revoked, owned_set - revoked, commit=True, forget_join=False)
 
 
 def decide_complete(

@@ -1,10 +1,15 @@
-"""The member side of one of the package's assignors: what a member remembers between
-rebalances and the JoinGroup subscription it sends. No client, no I/O.
+"""The member side of one of the package's assignors: the JoinGroup subscription a member
+sends, from what it remembers of its last join. No client, no I/O.
 
-State (per instance: two consumers never share it): the previous assignment and its
-generation (from the last completed join), the rack, and the rebalance protocol the member's
-coordinator runs. After :meth:`MemberState.forget` (membership lost) the next subscription
-claims nothing and reports generation -1 until the next :meth:`MemberState.record`.
+What a member remembers of its last completed join is a :class:`JoinState` (its assignment
+and generation; :data:`NO_JOIN` before one and after membership was lost). Whoever drives
+the member owns that state and passes it in, as franz-go's ``JoinGroupMetadata(interests,
+currentAssignment, generation)`` does: with the coordinator hooks that is the hooks (one
+state per consumer, so one assignor instance can serve several consumers), and
+:func:`member_subscription` is the pure function of it. Only the plain path (the client calls
+the assignor's ``metadata``/``on_assignment`` itself) keeps the state in the assignor, in a
+:class:`MemberState`; after :meth:`MemberState.forget` the next subscription claims nothing
+and reports generation -1 until the next :meth:`MemberState.record`.
 
 What a member sends (consumer protocol v3, Java's user data per strategy):
 
@@ -19,6 +24,7 @@ What a member sends (consumer protocol v3, Java's user data per strategy):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ..codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
@@ -29,19 +35,78 @@ from ..errors import ConfigurationError
 from .rebalance import RebalanceProtocol
 from .strategies import Strategy, strategy_named
 
-__all__ = ["MemberState"]
+__all__ = ["NO_JOIN", "JoinState", "MemberState", "checked_protocol", "member_subscription"]
 
 Partition = tuple[str, int]
 
 
-class MemberState:
-    """One member's assignor state for strategy ``strategy`` (see the module docstring).
+@dataclass(frozen=True)
+class JoinState:
+    """A member's last completed join: its assignment and the generation it belongs to.
 
-    Invariants: ``previous_assignment`` is sorted and distinct; ``generation`` is ``None`` or
-    >= 0; ``rebalance_protocol`` is one of the strategy's protocols.
+    Invariants: ``partitions`` is sorted and distinct; ``generation`` is ``None`` (no join,
+    or membership lost: reported as -1) or >= 0. Build one with :meth:`after`.
     """
 
-    __slots__ = ("_generation", "_previous", "_protocol", "_rack_id", "_strategy")
+    partitions: tuple[Partition, ...] = ()
+    generation: int | None = None
+
+    @classmethod
+    def after(cls, partitions: Iterable[Partition], generation: int | None) -> JoinState:
+        """The state after a join that assigned ``partitions`` in ``generation`` (a missing
+        or negative generation is recorded as ``None``)."""
+        valid = isinstance(generation, int) and not isinstance(generation, bool)
+        return cls(
+            tuple(sorted(set(partitions))),
+            generation if valid and generation is not None and generation >= 0 else None,
+        )
+
+
+NO_JOIN = JoinState()
+"""No completed join (or membership lost): the next subscription claims nothing, generation -1."""
+
+
+def member_subscription(
+    strategy: Strategy,
+    topics: Iterable[str],
+    joined: JoinState,
+    *,
+    protocol: RebalanceProtocol,
+    rack_id: str | None,
+    owned: Iterable[Partition] | None = None,
+) -> Subscription:
+    """The subscription a member of ``strategy`` sends after the join ``joined`` (pure).
+
+    Owned partitions: ``owned`` when given (the hooks pass the consumer's current assignment
+    under COOPERATIVE, as Java does); otherwise none for a cooperative strategy under EAGER
+    (such a member revoked everything before joining), else ``joined.partitions``. User data
+    is the strategy's, written from ``joined`` by the registry's ``Strategy.write_user_data``.
+    """
+    if owned is not None:
+        claimed = tuple(sorted(set(owned)))
+    elif strategy.cooperative and protocol is RebalanceProtocol.EAGER:
+        claimed = ()
+    else:
+        claimed = joined.partitions
+    return Subscription(
+        version=CONSUMER_PROTOCOL_LATEST_VERSION,
+        topics=tuple(sorted(set(topics))),
+        user_data=strategy.write_user_data(joined.partitions, joined.generation),
+        owned_partitions=claimed,
+        generation_id=-1 if joined.generation is None else joined.generation,
+        rack_id=rack_id,
+    )
+
+
+class MemberState:
+    """One member's own memory for strategy ``strategy``: the plain path's state (the
+    hooks keep a :class:`JoinState` per consumer instead; see the module docstring).
+
+    Invariants: ``joined`` is the last :meth:`record` (:data:`NO_JOIN` before one and after
+    :meth:`forget`); ``rebalance_protocol`` is one of the strategy's protocols.
+    """
+
+    __slots__ = ("_joined", "_protocol", "_rack_id", "_strategy")
 
     def __init__(
         self,
@@ -54,8 +119,7 @@ class MemberState:
             raise ConfigurationError(f"rack_id must be a str or None, got {rack_id!r}")
         self._strategy: Strategy = strategy_named(strategy)
         self._rack_id = rack_id
-        self._previous: tuple[Partition, ...] = ()
-        self._generation: int | None = None
+        self._joined = NO_JOIN
         self._protocol = self._strategy.protocols[0]
         if rebalance_protocol is not None:
             self.use_rebalance_protocol(rebalance_protocol)
@@ -69,20 +133,20 @@ class MemberState:
         """The rack this member reports in subscription v3 (``None``: none)."""
         return self._rack_id
 
-    def adopt_default_rack(self, rack_id: str) -> None:
-        """Report ``rack_id`` unless a rack was given to the constructor."""
-        if self._rack_id is None and rack_id:
-            self._rack_id = rack_id
+    @property
+    def joined(self) -> JoinState:
+        """The last :meth:`record`; :data:`NO_JOIN` before one or after :meth:`forget`."""
+        return self._joined
 
     @property
     def previous_assignment(self) -> tuple[Partition, ...]:
         """The partitions of the last :meth:`record`, sorted; empty after :meth:`forget`."""
-        return self._previous
+        return self._joined.partitions
 
     @property
     def generation(self) -> int | None:
         """The generation of the last :meth:`record`; ``None`` before one or after a loss."""
-        return self._generation
+        return self._joined.generation
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:
@@ -92,64 +156,27 @@ class MemberState:
     def use_rebalance_protocol(self, protocol: RebalanceProtocol | int) -> None:
         """Record the protocol the coordinator selected; one the strategy does not support
         raises :class:`ConfigurationError`."""
-        try:
-            chosen = RebalanceProtocol(protocol)
-        except ValueError:
-            raise ConfigurationError(f"unknown rebalance protocol {protocol!r}") from None
-        if chosen not in self._strategy.protocols:
-            raise ConfigurationError(
-                f"{self._strategy.name} does not support the {chosen.name} rebalance protocol"
-            )
-        self._protocol = chosen
+        self._protocol = checked_protocol(self._strategy, protocol)
 
     def record(self, partitions: Iterable[Partition], generation: int | None) -> None:
-        """A completed join: the member's partitions and the generation (a missing or
-        negative one is recorded as ``None``)."""
-        self._previous = tuple(sorted(set(partitions)))
-        if isinstance(generation, bool) or not isinstance(generation, int) or generation < 0:
-            self._generation = None
-        else:
-            self._generation = generation
-
-    def fresh_copy(self) -> MemberState:
-        """The same configuration (strategy, rack, protocol) with no history: what a second
-        consumer configured from the same assignor instance starts with."""
-        twin = MemberState(self._strategy.name, rack_id=self._rack_id)
-        twin._protocol = self._protocol
-        return twin
+        """A completed join: :meth:`JoinState.after` ``(partitions, generation)``."""
+        self._joined = JoinState.after(partitions, generation)
 
     def forget(self) -> None:
         """Membership was lost: no previous assignment, no generation."""
-        self._previous = ()
-        self._generation = None
-
-    def claimed_partitions(self) -> tuple[Partition, ...]:
-        """The owned partitions the next subscription reports (none under EAGER for a
-        cooperative strategy: such a member revoked everything before joining)."""
-        if self._strategy.cooperative and self._protocol is RebalanceProtocol.EAGER:
-            return ()
-        return self._previous
-
-    def user_data(self) -> bytes | None:
-        """The strategy's user data in Java's format (see the module docstring; written by
-        the registry's ``Strategy.write_user_data``)."""
-        return self._strategy.write_user_data(self._previous, self._generation)
+        self._joined = NO_JOIN
 
     def subscription(
         self, topics: Iterable[str], owned: Iterable[Partition] | None = None
     ) -> Subscription:
-        """The subscription this member sends now (pure: reads state, changes nothing).
-
-        ``owned``, when given, replaces :meth:`claimed_partitions` (the coordinator hooks pass
-        the consumer's current assignment under COOPERATIVE, as Java does)."""
-        claimed = self.claimed_partitions() if owned is None else tuple(sorted(set(owned)))
-        return Subscription(
-            version=CONSUMER_PROTOCOL_LATEST_VERSION,
-            topics=tuple(sorted(set(topics))),
-            user_data=self.user_data(),
-            owned_partitions=claimed,
-            generation_id=-1 if self._generation is None else self._generation,
+        """:func:`member_subscription` of this member's own state (pure: changes nothing)."""
+        return member_subscription(
+            self._strategy,
+            topics,
+            self._joined,
+            protocol=self._protocol,
             rack_id=self._rack_id,
+            owned=owned,
         )
 
     def subscription_bytes(
@@ -157,3 +184,17 @@ class MemberState:
     ) -> bytes:
         """:meth:`subscription` as consumer-protocol v3 bytes."""
         return encode_subscription(self.subscription(topics, owned))
+
+
+def checked_protocol(strategy: Strategy, protocol: RebalanceProtocol | int) -> RebalanceProtocol:
+    """``protocol`` as a :class:`RebalanceProtocol` that ``strategy`` supports; anything else
+    raises :class:`ConfigurationError`."""
+    try:
+        chosen = RebalanceProtocol(protocol)
+    except ValueError:
+        raise ConfigurationError(f"unknown rebalance protocol {protocol!r}") from None
+    if chosen not in strategy.protocols:
+        raise ConfigurationError(
+            f"{strategy.name} does not support the {chosen.name} rebalance protocol"
+        )
+    return chosen

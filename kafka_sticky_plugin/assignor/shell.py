@@ -12,26 +12,27 @@ only what its client's shape demands:
   :class:`~kafka_sticky_plugin.codec.Subscription`;
 - ``assign(cluster, members)`` in the client's signature, built on :meth:`assign_cluster`.
 
-Invariant (issue 24): one instance is one member's memory. On the plain path (the client
-calls ``metadata``/``on_assignment`` itself, no hooks) a member always sends ``metadata``
-before each ``on_assignment``; two ``on_assignment`` calls without a ``metadata`` between them
-mean two consumers share this instance, whose claims would then mix and could give one
-partition two owners. The shell refuses that at once with
+Two paths (issue 22). With the coordinator hooks the caller owns the member's join state and
+passes it to :meth:`AssignorShell.join_metadata`: the instance holds no member state then and
+may serve several consumers. On the plain path (the client calls ``metadata``/
+``on_assignment`` itself, no hooks) the instance is one member's memory (issue 24): a member
+always sends ``metadata`` before each ``on_assignment``; two ``on_assignment`` calls without
+a ``metadata`` between them mean two consumers share this instance, whose claims would then
+mix and could give one partition two owners. The shell refuses that at once with
 :class:`~kafka_sticky_plugin.errors.ConfigurationError`, and keeps refusing on every later
 call (the instance's memory can no longer be trusted).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..codec import Subscription
+from ..codec import Subscription, encode_subscription
 from ..errors import ConfigurationError
 from .contract import HookableAssignor
 from .leader import DecodedGroup, MemberMetadata, PartitionRacks, assign_group, read_group
-from .member import MemberState
+from .member import JoinState, MemberState, checked_protocol, member_subscription
 from .racks import partition_counts, replica_racks
 from .rebalance import RebalanceProtocol
 
@@ -73,21 +74,40 @@ class AssignorShell:
     def _to_subscription(metadata: Any) -> Subscription:
         raise NotImplementedError  # pragma: no cover - every adapter overrides it
 
-    # -- member side -------------------------------------------------------------------
-    def unshared_copy(self) -> Any:
-        """A new instance with this one's configuration (rack, protocol) and no member state:
-        what ``install_hooks`` gives each consumer configured with this instance."""
-        twin = copy.copy(self)
-        twin._member = self._member.fresh_copy()
-        twin._plain_join_pending = None
-        twin._shared = False
-        return twin
+    # -- member side: the hooks' call (the caller owns the join state) --------------------
+    def join_metadata(
+        self,
+        topics: Iterable[str],
+        joined: JoinState,
+        *,
+        protocol: RebalanceProtocol | int,
+        owned: Iterable[Partition] | None = None,
+        default_rack: str | None = None,
+    ) -> bytes:
+        """The JoinGroup metadata (consumer-protocol v3 bytes) of a member whose last join is
+        ``joined``, in a group running ``protocol``. Stable API for the coordinator hooks.
 
-    def adopt_default_rack(self, rack_id: str) -> None:
-        """Report ``rack_id`` (the consumer's ``client_rack``, set by ``install_hooks``) unless
-        a rack was given to the constructor."""
-        self._member.adopt_default_rack(rack_id)
+        Pure: reads no member state of this instance and changes none (the caller owns the
+        join state, as franz-go's balancers are given ``currentAssignment`` and
+        ``generation``), so one instance can serve any number of hooked consumers. ``owned``
+        replaces the claimed partitions (the hooks pass the consumer's current assignment
+        under COOPERATIVE); ``default_rack`` (the consumer's ``client_rack``) is reported
+        unless this assignor was given a ``rack_id``. See
+        :func:`~kafka_sticky_plugin.assignor.member.member_subscription`.
+        """
+        strategy = self._member.strategy
+        return encode_subscription(
+            member_subscription(
+                strategy,
+                topics,
+                joined,
+                protocol=checked_protocol(strategy, protocol),
+                rack_id=self.rack_id or default_rack or None,
+                owned=owned,
+            )
+        )
 
+    # -- member side: the plain path (the assignor keeps the join state) ------------------
     @property
     def rack_id(self) -> str | None:
         """The rack this member reports in subscription v3 (``None``: none)."""
@@ -153,8 +173,8 @@ class AssignorShell:
     ) -> bytes:
         """The JoinGroup metadata this member sends now, as consumer-protocol v3 bytes.
 
-        Stable API for the coordinator hooks: sorted topics, the owned partitions and
-        generation recorded by :meth:`on_assignment` (none and -1 after
+        The plain path's (the hooks call :meth:`join_metadata`): sorted topics, the owned
+        partitions and generation recorded by :meth:`on_assignment` (none and -1 after
         :meth:`on_partitions_lost`), the rack, and the strategy's user data in Java's format.
         ``owned`` replaces the claimed partitions (see :meth:`subscription`). Pure.
         """

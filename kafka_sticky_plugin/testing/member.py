@@ -107,26 +107,26 @@ def _make_listener(
         except Exception as exc:  # reported as unknown
             return f"still_assigned=unknown ({exc!r})"
 
-    def after_revoke(revoked: Any, probe: str) -> None:
-        parts = _partitions(revoked)
-        for tp in revoked:
+    def moved(kind: str, tps: Any, **extra: Any) -> None:
+        """Partitions revoked, assigned or lost: their positions are forgotten, ``owned``
+        gains (assigned) or loses them, and one event is reported."""
+        parts = _partitions(tps)
+        for tp in tps:
             positions.pop(tp, None)
-        owned.difference_update(parts)
-        report("revoked", parts, detail=probe)
+        if kind == "assigned":
+            owned.update(parts)
+        else:
+            owned.difference_update(parts)
+        report(kind, parts, **extra)
+
+    def after_revoke(revoked: Any, probe: str) -> None:
+        moved("revoked", revoked, detail=probe)
 
     def assigned_(assigned: Any) -> None:
-        parts = _partitions(assigned)
-        for tp in assigned:
-            positions.pop(tp, None)
-        owned.update(parts)
-        report("assigned", parts)
+        moved("assigned", assigned)
 
     def lost_(lost: Any) -> None:
-        parts = _partitions(lost)
-        for tp in lost:
-            positions.pop(tp, None)
-        owned.difference_update(parts)
-        report("lost", parts)
+        moved("lost", lost)
 
     try:
         from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener

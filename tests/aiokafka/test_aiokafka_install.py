@@ -10,7 +10,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
-from aio_support import consumer, coordinator_for
+from aio_support import close, consumer, coordinator_for
 from aiokafka import AIOKafkaConsumer
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -23,7 +23,11 @@ from kafka_sticky_plugin.aiokafka import (
     StickyAssignor,
     install_hooks,
 )
-from kafka_sticky_plugin.codec import decode_subscription
+from kafka_sticky_plugin.codec import (
+    Assignment,
+    decode_subscription,
+    encode_assignment,
+)
 from kafka_sticky_plugin.errors import ConfigurationError
 
 HAS_CLIENT_RACK = "client_rack" in inspect.signature(AIOKafkaConsumer.__init__).parameters
@@ -33,20 +37,26 @@ def run(coro: Coroutine[Any, Any, None]) -> None:
     asyncio.run(coro)
 
 
-def test_each_consumer_gets_its_own_assignor_state() -> None:
-    """aiokafka#1175 fixed: two consumers configured with the same class never share state."""
+def _assignment(*pairs: tuple[str, int]) -> bytes:
+    return encode_assignment(Assignment(version=3, partitions=tuple(sorted(pairs))))
+
+
+def test_each_consumer_claims_from_its_own_join_state() -> None:
+    """aiokafka#1175 fixed: two consumers configured with the same class never share state
+    (each hooked consumer's hooks own its join state; the assignors hold none)."""
 
     async def scenario() -> None:
         a = consumer("t", partition_assignment_strategy=[StickyAssignor])
         b = consumer("t", partition_assignment_strategy=[StickyAssignor])
         ha, hb = install_hooks(a), install_hooks(b)
-        assert ha.assignors[0] is not hb.assignors[0]
-        ha.assignors[0].on_assignment(ConsumerProtocolMemberAssignment(0, [("t", [0, 1])], b""), 4)
-        claim_a = decode_subscription(ha.assignors[0].metadata({"t"}))
-        claim_b = decode_subscription(hb.assignors[0].metadata({"t"}))
+        coordinator = await coordinator_for(a)
+        coordinator.generation, coordinator.member_id = 4, "m-1"
+        await coordinator._on_join_complete(4, "m-1", "sticky", _assignment(("t", 0), ("t", 1)))
+        claim_a = decode_subscription(ha._impl.group_protocols({"t"})[0][1])
+        claim_b = decode_subscription(hb._impl.group_protocols({"t"})[0][1])
         assert claim_a.owned_partitions == (("t", 0), ("t", 1)) and claim_a.generation_id == 4
         assert claim_b.owned_partitions == () and claim_b.generation_id == -1
-        await a.stop()
+        await close(a)
         await b.stop()
 
     run(scenario())
@@ -64,21 +74,27 @@ def test_aiokafka_sticky_shares_state_between_consumers() -> None:
         StickyPartitionAssignor.member_assignment = None
 
 
-def test_an_instance_shared_by_two_consumers_is_copied_per_consumer() -> None:
-    """A settings dict shared by two consumers: each gets a copy of the configured instance
-    (rack kept, no member state), the instance itself stays a template."""
+def test_an_instance_shared_by_two_hooked_consumers_serves_both() -> None:
+    """A settings dict shared by two consumers: both use the configured instance as it is
+    (it holds no member state on the hooks path); each claims only its own join, with the
+    instance's rack."""
 
     async def scenario() -> None:
         shared = CooperativeStickyAssignor(rack_id="r9")
         a = consumer("t", partition_assignment_strategy=[shared])
         b = consumer("t", partition_assignment_strategy=[shared])
         ha, hb = install_hooks(a), install_hooks(b)
-        mine, theirs = ha.assignors[0], hb.assignors[0]
-        assert len({id(shared), id(mine), id(theirs)}) == 3
+        assert ha.assignors == hb.assignors == (shared,)
+        coordinator = await coordinator_for(a)
+        coordinator.generation, coordinator.member_id = 2, "m-1"
+        await coordinator._on_join_complete(2, "m-1", "cooperative-sticky", _assignment(("t", 3)))
+        mine = decode_subscription(ha._impl.group_protocols({"t"})[0][1])
+        theirs = decode_subscription(hb._impl.group_protocols({"t"})[0][1])
+        assert (mine.owned_partitions, mine.generation_id) == ((("t", 3),), 2)
+        assert (theirs.owned_partitions, theirs.generation_id) == ((), -1)
         assert mine.rack_id == theirs.rack_id == "r9"
-        mine.on_assignment(ConsumerProtocolMemberAssignment(0, [("t", [3])], b""), 2)
-        assert theirs.previous_assignment == () and shared.previous_assignment == ()
-        await a.stop()
+        assert shared.previous_assignment == () and shared.generation is None
+        await close(a)
         await b.stop()
 
     run(scenario())
@@ -98,9 +114,6 @@ def test_protocol_selection(strategy: list[object], expected: RebalanceProtocol)
         c = consumer("t", partition_assignment_strategy=strategy)
         handle = install_hooks(c)
         assert handle.protocol is expected
-        for assignor in handle.assignors:
-            if isinstance(assignor, CooperativeStickyAssignor):
-                assert assignor.rebalance_protocol is expected
         await c.stop()
 
     run(scenario())
@@ -143,7 +156,8 @@ def test_start_creates_a_hooked_coordinator() -> None:
         subscription = decode_subscription(handle._impl.group_protocols({"t"})[0][1])
         assert subscription.version == 3
         if HAS_CLIENT_RACK:  # aiokafka 0.14 added client_rack
-            assert handle.assignors[0].rack_id == subscription.rack_id == "r1"
+            assert subscription.rack_id == "r1"
+            assert handle.assignors[0].rack_id is None, "passed by the hooks, never stored"
         await c.stop()
 
     run(scenario())

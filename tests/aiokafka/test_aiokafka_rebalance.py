@@ -57,12 +57,12 @@ async def joined(coordinator: Any, generation: int, *pairs: tuple[str, int], pro
     await coordinator._on_join_complete(generation, "m-1", protocol, assignment_bytes(*pairs))
 
 
-def test_generation_reaches_on_assignment_and_the_next_subscription() -> None:
+def test_generation_reaches_the_join_state_and_the_next_subscription() -> None:
     async def scenario() -> None:
         c, coordinator, handle = await hooked([StickyAssignor], Recorder())
         await joined(coordinator, 7, (T, 0), (T, 1), protocol="sticky")
-        assignor = handle.assignors[0]
-        assert assignor.generation == 7
+        assert handle.generation == 7 and handle.joined.partitions == ((T, 0), (T, 1))
+        assert handle.assignors[0].generation is None, "the assignor holds no member state"
         sent = decode_subscription(handle._impl.group_protocols({T})[0][1])
         assert sent.generation_id == 7 and sent.owned_partitions == ((T, 0), (T, 1))
         await close(c)
@@ -104,7 +104,7 @@ def test_lost_membership_calls_lost_commits_nothing_and_claims_nothing(with_lost
         expected = "lost" if with_lost else "revoked"
         assert listener.calls[-1] == (expected, [(T, 0), (T, 2)])
         assert c.assignment() == set() and handle.owned == frozenset()
-        assert handle.assignors[0].generation is None
+        assert handle.generation is None
         sent = decode_subscription(handle._impl.group_protocols({T})[0][1])
         assert sent.owned_partitions == () and sent.generation_id == -1
         await close(c)
@@ -304,7 +304,7 @@ def test_a_session_without_heartbeat_is_lost_before_records_are_handed_out() -> 
         await impl.check_session()
         assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
         assert handle.owned == frozenset() and coordinator.generation == -1
-        assert handle.assignors[0].generation is None
+        assert handle.generation is None
         await close(c)
 
     asyncio.run(scenario())

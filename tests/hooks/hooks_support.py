@@ -65,6 +65,14 @@ def join_complete(
         coordinator._on_join_complete(generation, "member-1", protocol, data)
 
 
+def sent_subscription(consumer: Any, protocol: str) -> Any:
+    """The subscription the hooked consumer's next JoinGroup sends for ``protocol`` (its
+    subscribed topics, the hooks' join state), decoded."""
+    from kafka_sticky_plugin.codec import decode_subscription
+
+    return decode_subscription(bytes(dict(consumer._coordinator.group_protocols())[protocol]))
+
+
 def join_prepare(consumer: Any, generation: int, member_id: str) -> None:
     """Run the coordinator's pre-JoinGroup step for the given generation and member id."""
     coordinator = consumer._coordinator

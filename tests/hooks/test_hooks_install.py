@@ -62,11 +62,18 @@ def test_protocol_selection_on_a_real_consumer(
     assert handle.protocol is expected
 
 
-def test_eager_selection_tells_cooperative_assignor_to_claim_nothing(consumers: Any) -> None:
-    """Under EAGER the cooperative assignor is switched to EAGER (first upgrade bounce)."""
-    handle = install_hooks(consumers([StickyAssignor, CooperativeStickyAssignor]))
-    cooperative = [a for a in handle.assignors if isinstance(a, CooperativeStickyAssignor)]
-    assert [int(a.rebalance_protocol) for a in cooperative] == [int(RebalanceProtocol.EAGER)]
+def test_eager_selection_makes_cooperative_assignor_claim_nothing(consumers: Any) -> None:
+    """Under EAGER (first upgrade bounce) the cooperative assignor's JoinGroup metadata claims
+    nothing after a join, while the sticky one claims its previous assignment."""
+    from hooks_support import join_complete, sent_subscription
+
+    consumer = consumers([StickyAssignor, CooperativeStickyAssignor])
+    handle = install_hooks(consumer)
+    assert handle.protocol is RebalanceProtocol.EAGER
+    consumer.subscribe(["t"])
+    join_complete(consumer, 2, "sticky", [("t", 0)])
+    assert sent_subscription(consumer, "cooperative-sticky").owned_partitions == ()
+    assert sent_subscription(consumer, "sticky").owned_partitions == (("t", 0),)
 
 
 def test_two_consumers_do_not_share_state_or_patches(consumers: Any) -> None:
@@ -76,7 +83,7 @@ def test_two_consumers_do_not_share_state_or_patches(consumers: Any) -> None:
     plain = consumers([CooperativeStickyAssignor])
     handle_1 = install_hooks(first)
     handle_2 = install_hooks(second)
-    assert handle_1.assignors[0] is not handle_2.assignors[0]
+    assert handle_1.assignors[0] is not handle_2.assignors[0], "a class: one instance each"
     name = "_on_join_complete_async" if IS_V3 else "_on_join_complete"
     assert name in vars(first._coordinator)
     assert name in vars(second._coordinator)
@@ -124,63 +131,67 @@ def test_client_rack_becomes_the_assignors_rack_unless_one_was_given() -> None:
     """KIP-881: with the hooks, our assignors report the consumer's client_rack (3.x has that
     setting) unless the application gave the assignor a rack; without it nothing changes."""
     import pytest
-    from hooks_support import IS_V3, make_consumer
+    from hooks_support import IS_V3, make_consumer, sent_subscription
 
     from kafka_sticky_plugin import StickyAssignor
-    from kafka_sticky_plugin.codec import decode_subscription
     from kafka_sticky_plugin.hooks import install_hooks
 
     if not IS_V3:
         pytest.skip("kafka-python 2.x has no client_rack setting")
-    consumer = make_consumer([StickyAssignor], client_rack="eu-1a")
-    handle = install_hooks(consumer)
-    (ours,) = [a for a in handle.assignors if isinstance(a, StickyAssignor)]
-    assert decode_subscription(ours.metadata(["t"])).rack_id == "eu-1a"
+    shared = StickyAssignor()
+    consumer = make_consumer([shared], client_rack="eu-1a")
+    install_hooks(consumer)
+    consumer.subscribe(["t"])
+    assert sent_subscription(consumer, "sticky").rack_id == "eu-1a"
+    assert shared.rack_id is None, "the consumer's rack is passed, never stored in the assignor"
     consumer.close()
     explicit = make_consumer([StickyAssignor(rack_id="eu-1b")], client_rack="eu-1a")
-    handle = install_hooks(explicit)
-    (ours,) = [a for a in handle.assignors if isinstance(a, StickyAssignor)]
-    assert decode_subscription(ours.metadata(["t"])).rack_id == "eu-1b"
+    install_hooks(explicit)
+    explicit.subscribe(["t"])
+    assert sent_subscription(explicit, "sticky").rack_id == "eu-1b"
     explicit.close()
 
 
-def test_an_instance_shared_by_two_consumers_becomes_one_copy_each(consumers: Any) -> None:
-    """One configured instance passed to two consumers: each consumer gets its own copy with
-    the instance's configuration, so each claims only what it was given (the instance itself
-    is a template and is never driven)."""
-    from hooks_support import join_complete
-
-    from kafka_sticky_plugin.codec import decode_subscription
+def test_an_instance_shared_by_two_hooked_consumers_serves_both(consumers: Any) -> None:
+    """One configured instance passed to two hooked consumers is used by both as it is: it
+    holds no member state on the hooks path (each consumer's hooks own their join state and
+    pass it), so each consumer claims only what it was given, in its own generation."""
+    from hooks_support import join_complete, sent_subscription
 
     shared = CooperativeStickyAssignor(rack_id="eu-1a")
     first = consumers([shared])
     second = consumers([shared])
-    (ours_1,) = install_hooks(first).assignors
-    (ours_2,) = install_hooks(second).assignors
-    assert ours_1 is not shared and ours_2 is not shared and ours_1 is not ours_2
-    assert ours_1.rack_id == ours_2.rack_id == "eu-1a"
+    handle_1 = install_hooks(first)
+    handle_2 = install_hooks(second)
+    assert handle_1.assignors == handle_2.assignors == (shared,)
     for consumer in (first, second):
         consumer.subscribe(["t"])
     join_complete(first, 1, "cooperative-sticky", [("t", 0), ("t", 1)])
-    join_complete(second, 1, "cooperative-sticky", [("t", 2), ("t", 3)])
-    claims_1 = decode_subscription(ours_1.metadata(["t"])).owned_partitions
-    claims_2 = decode_subscription(ours_2.metadata(["t"])).owned_partitions
-    assert list(claims_1) == [("t", 0), ("t", 1)]
-    assert list(claims_2) == [("t", 2), ("t", 3)]
+    join_complete(second, 2, "cooperative-sticky", [("t", 2), ("t", 3)])
+    sent_1 = sent_subscription(first, "cooperative-sticky")
+    sent_2 = sent_subscription(second, "cooperative-sticky")
+    assert (sent_1.owned_partitions, sent_1.generation_id) == ((("t", 0), ("t", 1)), 1)
+    assert (sent_2.owned_partitions, sent_2.generation_id) == ((("t", 2), ("t", 3)), 2)
+    assert sent_1.rack_id == sent_2.rack_id == "eu-1a"
+    assert (handle_1.generation, handle_2.generation) == (1, 2)
     assert shared.previous_assignment == () and shared.generation is None
 
 
-def test_a_copy_starts_without_the_state_of_the_instance_it_was_made_from(
-    consumers: Any,
-) -> None:
-    """An instance that already holds an assignment (used before) is copied without it: a new
-    consumer must not claim another member's partitions."""
+def test_a_used_instance_lends_no_state_to_a_hooked_consumer(consumers: Any) -> None:
+    """An instance that already holds an assignment from the plain path (used before) gives
+    none of it to a hooked consumer: its first JoinGroup claims nothing, generation -1."""
+    from hooks_support import sent_subscription
+
     from kafka_sticky_plugin.codec import Assignment
 
     used = StickyAssignor()
     used.on_assignment(Assignment(version=3, partitions=(("t", 0),)), 4)
-    (ours,) = install_hooks(consumers([used])).assignors
-    assert ours.previous_assignment == () and ours.generation is None
+    consumer = consumers([used])
+    handle = install_hooks(consumer)
+    consumer.subscribe(["t"])
+    sent = sent_subscription(consumer, "sticky")
+    assert (sent.owned_partitions, sent.generation_id) == ((), -1)
+    assert handle.generation is None and handle.joined.partitions == ()
     assert used.previous_assignment == (("t", 0),) and used.generation == 4
 
 

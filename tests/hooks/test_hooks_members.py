@@ -16,8 +16,9 @@ from kafka_sticky_plugin.assignor.contract import (
     bind_assignor,
 )
 from kafka_sticky_plugin.assignor.leader import MemberMetadata
+from kafka_sticky_plugin.assignor.member import JoinState
+from kafka_sticky_plugin.assignor.rebalance import RebalanceProtocol
 from kafka_sticky_plugin.codec.consumer_protocol import (
-    Assignment,
     decode_subscription,
     encode_subscription,
     subscription_of,
@@ -72,11 +73,15 @@ def test_owned_partitions_are_replaced_by_the_current_assignment(
 ) -> None:
     """Given the consumer's current assignment, the subscription claims exactly it (sorted,
     distinct), everything else as the assignor's own subscription; no decode of our bytes."""
-    assignor = CooperativeStickyAssignor()
-    assignor.on_assignment(Assignment(3, (("a", 1),)), 4)
-    bound = bind(assignor)
-    rewritten = decode_subscription(bound.subscription(["a", "b"], owned))
-    original = decode_subscription(bound.subscription(["a", "b"]))
+    bound = bind(CooperativeStickyAssignor())
+    joined = JoinState.after([("a", 1)], 4)
+    cooperative = RebalanceProtocol.COOPERATIVE
+    rewritten = decode_subscription(
+        bound.assignor.join_metadata(["a", "b"], joined, protocol=cooperative, owned=owned)
+    )
+    original = decode_subscription(
+        bound.assignor.join_metadata(["a", "b"], joined, protocol=cooperative)
+    )
     assert original.owned_partitions == (("a", 1),)
     assert rewritten.owned_partitions == tuple(sorted(set(owned)))
     assert (rewritten.topics, rewritten.generation_id, rewritten.version) == (

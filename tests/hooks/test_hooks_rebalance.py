@@ -224,8 +224,8 @@ def test_eager_revokes_everything_then_assigns_everything() -> None:
             ("revoked", tps(("t1", 0), ("t1", 1))),
             ("assigned", tps(("t1", 1), ("t1", 2))),
         ]
-        assert handle.assignors[0].generation == 3
-        assert handle.assignors[0].previous_assignment == (("t1", 1), ("t1", 2))
+        assert handle.generation == 3
+        assert handle.joined.partitions == (("t1", 1), ("t1", 2))
     finally:
         consumer.close()
 

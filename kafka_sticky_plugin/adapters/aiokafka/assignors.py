@@ -11,12 +11,14 @@ aiokafka's coordinator calls an assignor three ways, and each works here:
 - ``on_assignment(assignment)``: aiokafka passes no generation, so without the hooks the
   member reports generation -1 (aiokafka#1176); the hooks pass it.
 
-State is per instance (:class:`~kafka_sticky_plugin.assignor.member.MemberState`): two
-consumers in one process never share it (aiokafka's own ``StickyPartitionAssignor`` keeps it on
-the class, aiokafka#1175). :func:`kafka_sticky_plugin.aiokafka.install_hooks` turns a class
-given in ``partition_assignment_strategy`` into one instance per consumer; without the hooks
-a class raises :class:`~kafka_sticky_plugin.errors.ConfigurationError` at the first call
-(pass an instance), and one instance driven by two consumers raises at the second assignment
+With :func:`kafka_sticky_plugin.aiokafka.install_hooks` the hooks keep each member's join
+state and pass it to ``join_metadata`` (a class given in ``partition_assignment_strategy`` is
+instantiated; an instance holds no member state and may serve several consumers). Without
+the hooks the state is per instance
+(:class:`~kafka_sticky_plugin.assignor.member.MemberState`; aiokafka's own
+``StickyPartitionAssignor`` keeps it on the class, aiokafka#1175): a class raises
+:class:`~kafka_sticky_plugin.errors.ConfigurationError` at the first call (pass an
+instance), and one instance driven by two consumers raises at the second assignment
 (:mod:`kafka_sticky_plugin.assignor.shell`).
 """
 

@@ -22,8 +22,9 @@ replace four of those methods on *one coordinator instance* (never the class):
 - ``_on_join_complete``: the assignment decoded by our codec; COOPERATIVE: partitions that
   leave are revoked while still assigned (their positions can be committed), kept partitions
   keep their fetch positions, ``on_partitions_assigned`` gets the added ones and a follow-up
-  rebalance is requested when something was revoked; the generation reaches
-  ``on_assignment``.
+  rebalance is requested when something was revoked; the assignment and generation become
+  the member's join state (:attr:`AioHooks.joined`, which our assignors are passed: they
+  hold none).
 
 Also patched: ``_maybe_leave_group`` (``stop()``) leaves in generation 0 too, which aiokafka
 skips (see :meth:`AioHooks._maybe_leave_group`); the heartbeat and ``commit_offsets`` (see
@@ -54,6 +55,7 @@ from ...assignor.decisions import (
     membership_lost,
 )
 from ...assignor.leader import MemberMetadata
+from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
@@ -88,8 +90,10 @@ class AioHooks:
 
     Invariants: ``assignors`` are the instances the coordinator uses, in preference order, at
     least one of them ours; ``protocol`` is chosen once by KIP-429's rule; ``owned`` is what
-    this member owns in the group's eyes (empty after a loss or an EAGER revocation), and
-    ``_held`` is the aiokafka ``Assignment`` whose per-partition state holds their positions.
+    this member owns in the group's eyes (empty after a loss or an EAGER revocation);
+    ``joined`` is its last completed join (``NO_JOIN`` before one and after a loss), the one
+    join state its JoinGroup metadata is written from (the assignors hold none); ``_held`` is
+    the aiokafka ``Assignment`` whose per-partition state holds the owned positions.
     """
 
     def __init__(self, consumer: Any) -> None:
@@ -102,10 +106,9 @@ class AioHooks:
             "StickyAssignor, CooperativeStickyAssignor from kafka_sticky_plugin.aiokafka",
         )
         rack = getattr(consumer, "_client_rack", None)
-        for bound in self._bound.values():
-            adopt = getattr(bound.assignor, "adopt_default_rack", None)
-            if rack and isinstance(rack, str) and callable(adopt):
-                adopt(rack)
+        #: KIP-881: the consumer's ``client_rack``, reported by our assignors given no rack
+        self.client_rack: str | None = rack if isinstance(rack, str) and rack else None
+        self.joined: JoinState = NO_JOIN
         consumer._partition_assignment_strategy = tuple(self.assignors)
         self.owned: frozenset[Any] = frozenset()
         self._held: Any = None
@@ -146,10 +149,9 @@ class AioHooks:
     def cooperative(self) -> bool:
         return self.protocol is RebalanceProtocol.COOPERATIVE
 
-    def reset_assignors(self) -> None:
-        """Membership lost: every assignor forgets (next claim: nothing, generation -1)."""
-        for bound in self._bound.values():
-            bound.reset_owned()
+    def forget_join(self) -> None:
+        """Membership lost: the member forgets its last join (next claim: nothing, -1)."""
+        self.joined = NO_JOIN
 
     # -- steps shared by the patched methods ----------------------------------------------
     async def _commit_held(self) -> None:
@@ -184,7 +186,7 @@ class AioHooks:
         lost = set(partitions)
         self.owned = frozenset()
         self._held = self._held_by = None
-        self.reset_assignors()
+        self.forget_join()
         log.info("group %s: membership lost; partitions lost: %s", self.group_id, sorted(lost))
         listener = self._subscription.listener
         await call_listener(listener, lost_method_name(listener), lost, self.group_id)
@@ -355,8 +357,8 @@ class AioHooks:
         decision = decide_prepare(
             owned, {tp: tp.topic in topics for tp in owned}, self.protocol, lost
         )
-        if decision.reset_assignors:
-            self.reset_assignors()
+        if decision.forget_join:
+            self.forget_join()
         if lost:
             if decision.lost:
                 await self._lose(decision.lost)
@@ -388,7 +390,7 @@ class AioHooks:
             if self.owned:
                 await self._lose(self.owned)
             else:
-                self.reset_assignors()
+                self.forget_join()
         if self.cooperative:
             await self._follow_subscription()
         result = await self._join_and_sync(subscription)
@@ -413,8 +415,14 @@ class AioHooks:
         for assignor in self.assignors:
             bound = self._bound.get(str(assignor.name))
             if bound is not None:
-                claim = owned if self.cooperative else None
-                protocols.append((bound.name, bound.subscription(topic_set, claim)))
+                metadata = bound.assignor.join_metadata(
+                    topic_set,
+                    self.joined,
+                    protocol=self.protocol,
+                    owned=owned if self.cooperative else None,
+                    default_rack=self.client_rack,
+                )
+                protocols.append((bound.name, metadata))
                 continue
             metadata = assignor.metadata(topic_set)
             protocols.append(
@@ -584,7 +592,7 @@ class AioHooks:
         self.owned = frozenset(assigned)
         self._held, self._held_by = state.subscription.assignment, state.subscription
         self._heartbeat_ok_at = time.monotonic()  # a completed SyncGroup proves the session
-        bound.on_assignment(assignment, generation)
+        self.joined = JoinState.after(assignment.partitions, generation)
         await coordinator._stop_commit_offsets_refresh_task()
         coordinator.start_commit_offsets_refresh_task(self._held)
         log_assigned(log, self.group_id, generation, assigned, decision)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...assignor.contract import JoinReadouts
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 from .hooks import AioHooks
@@ -20,10 +21,12 @@ _HANDLE = "_kafka_sticky_plugin_aiokafka_hooks"
 
 
 @dataclass(frozen=True)
-class AioKafkaHooks:
+class AioKafkaHooks(JoinReadouts):
     """The hooks installed on one consumer: the aiokafka ``version``, the rebalance
-    ``protocol`` the group runs, and the ``assignors`` its coordinator uses (ours are one
-    instance per consumer)."""
+    ``protocol`` the group runs, and the ``assignors`` its coordinator uses (ours hold no
+    member state here: an instance may be shared by several hooked consumers); :attr:`joined`
+    (and its :attr:`generation`) is this member's last completed join, the one state its
+    JoinGroup metadata is written from."""
 
     version: str
     protocol: RebalanceProtocol

@@ -14,14 +14,14 @@ What kafka-python 3.x's coordinator calls, and what each call does here:
   kafka-python's decoded subscription; both go through this package's decoders.
 - ``on_assignment(assignment, generation)`` records the member's partitions and generation.
 
-State is per instance and is only what the member needs for its next subscription:
-previous assignment, generation, rack, protocol. ``install_hooks`` gives each consumer its own
-instance (an instance passed in is copied with ``unshared_copy``), so two consumers in one
-process never share that state; without the hooks, give each consumer its own instance (one
-instance driven by two consumers raises ``ConfigurationError`` at the second assignment: see
-:mod:`kafka_sticky_plugin.assignor.shell`).
-After :meth:`on_partitions_lost` the next subscription claims nothing and reports
-generation -1, until the next ``on_assignment``.
+With ``install_hooks`` those three calls are not made: the hooks keep the member's join state
+(previous assignment, generation) and pass it, with the protocol and the consumer's
+``client_rack``, to ``join_metadata``, so the instance holds no member state and may serve
+several consumers. Without the hooks the instance is the member's memory (previous
+assignment, generation, rack, protocol): give each consumer its own instance (one instance
+driven by two consumers raises ``ConfigurationError`` at the second assignment: see
+:mod:`kafka_sticky_plugin.assignor.shell`). After :meth:`on_partitions_lost` the next
+subscription claims nothing and reports generation -1, until the next ``on_assignment``.
 """
 
 from __future__ import annotations
@@ -89,10 +89,11 @@ class CooperativeStickyAssignor(_StickyFamilyAssignor):
 
     Under the EAGER protocol (``[range, cooperative-sticky]``, the first bounce of the KIP-429
     upgrade) a member has revoked everything before it joins, so it must claim nothing. The
-    assignor cannot see its coordinator: the coordinator hooks tell it the chosen protocol
-    (:meth:`use_rebalance_protocol`); without them pass ``rebalance_protocol=EAGER`` when it
-    is configured next to an EAGER-only assignor. The default is COOPERATIVE, which is what
-    kafka-python picks when this is the only configured assignor.
+    assignor cannot see its coordinator: the coordinator hooks pass it the chosen protocol
+    with every JoinGroup; without them pass ``rebalance_protocol=EAGER`` (or call
+    :meth:`use_rebalance_protocol`) when it is configured next to an EAGER-only assignor. The
+    default is COOPERATIVE, which is what kafka-python picks when this is the only configured
+    assignor.
     """
 
     name = COOPERATIVE_STICKY

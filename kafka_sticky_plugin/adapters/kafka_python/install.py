@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...assignor.contract import JoinReadouts
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 from .hooks.versions import ClientVersion, detect_client
@@ -22,12 +23,15 @@ _HANDLE_ATTRIBUTE = "_kafka_sticky_plugin_hooks"
 
 
 @dataclass(frozen=True)
-class CoordinatorHooks:
+class CoordinatorHooks(JoinReadouts):
     """The hooks installed on one consumer.
 
     ``client``: the detected client; ``protocol``: the rebalance protocol the group runs;
-    ``assignors``: the assignor instances the coordinator uses (ours are one instance per
-    consumer). :meth:`uninstall` restores the client's own behaviour.
+    ``assignors``: the assignor instances the coordinator uses (ours hold no member state
+    here: an instance may be shared by several hooked consumers); :attr:`joined` (and its
+    :attr:`generation`): this member's last completed join, the one state its JoinGroup
+    metadata is written from. :meth:`uninstall` restores the client's own
+    behaviour.
     """
 
     client: ClientVersion
@@ -75,22 +79,8 @@ def install_hooks(consumer: Any) -> CoordinatorHooks:
 
         impl = V2Hooks(consumer)
     impl.install()
-    _adopt_client_rack(consumer, impl.assignors)
     handle = CoordinatorHooks(
         client=client, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
     )
     setattr(consumer, _HANDLE_ATTRIBUTE, handle)
     return handle
-
-
-def _adopt_client_rack(consumer: Any, assignors: Any) -> None:
-    """KIP-881: our assignors given no ``rack_id`` report the consumer's ``client_rack``
-    (kafka-python 3.x has that setting; 2.x has none, so nothing changes there)."""
-    config = getattr(consumer, "config", None)
-    rack = config.get("client_rack") if isinstance(config, dict) else None
-    if not rack or not isinstance(rack, str):
-        return
-    for assignor in assignors:
-        adopt = getattr(assignor, "adopt_default_rack", None)
-        if adopt is not None:
-            adopt(rack)

@@ -21,6 +21,7 @@ from ....assignor.decisions import (
     drop_unsubscribed,
     log_assigned,
 )
+from ....assignor.member import NO_JOIN, JoinState
 from ....assignor.racks import replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
@@ -97,8 +98,11 @@ class HooksBase:
 
     Invariants: ``assignors`` lists the instances the coordinator uses, in the configured
     (preference) order; at least one of them is ours; ``protocol`` is selected once, at
-    install, by KIP-429's rule; ``_patched`` names exactly the attributes set on the
-    coordinator instance, so ``uninstall`` restores the class behaviour.
+    install, by KIP-429's rule; ``joined`` is this member's last completed join
+    (:data:`~kafka_sticky_plugin.assignor.member.NO_JOIN` before one and after membership was
+    lost), the one join state every JoinGroup metadata is written from (the assignors hold
+    none); ``_patched`` names exactly the attributes set on the coordinator instance, so
+    ``uninstall`` restores the class behaviour.
     """
 
     family = "base"
@@ -111,6 +115,12 @@ class HooksBase:
         self._bound, self.protocol = bind_assignors(
             self.assignors, "StickyAssignor, CooperativeStickyAssignor"
         )
+        self.joined: JoinState = NO_JOIN
+        config = getattr(consumer, "config", None)
+        rack = config.get("client_rack") if isinstance(config, dict) else None
+        #: KIP-881: the consumer's ``client_rack`` (3.x; 2.x has none), reported by our
+        #: assignors that were given no ``rack_id``
+        self.client_rack: str | None = rack if isinstance(rack, str) and rack else None
         self._patched: dict[str, Callable[..., Any]] = {}
         self._originals: dict[str, Callable[..., Any]] = {}
 
@@ -143,7 +153,7 @@ class HooksBase:
     def reset_generation(self, *args: Any, **kwargs: Any) -> None:
         """The client's reset, then: if this happened during a rebalance whose pre-join step
         already ran while partitions are still held, run that step again, so that the lost
-        partitions reach ``on_partitions_lost`` and the assignors forget them (the client
+        partitions reach ``on_partitions_lost`` and the join state forgets them (the client
         would otherwise rejoin without telling anyone, still claiming them)."""
         coordinator = self._coordinator
         self.original(coordinator, "reset_generation")(*args, **kwargs)
@@ -178,10 +188,13 @@ class HooksBase:
     def bound(self, protocol_name: str | None) -> BoundAssignor | None:
         return self._bound.get(str(protocol_name))
 
-    def reset_assignors(self) -> None:
-        """Lost membership: every assignor forgets what it owned (next claim: nothing, -1)."""
-        for bound in self._bound.values():
-            bound.reset_owned()
+    def forget_join(self) -> None:
+        """Lost membership: the member forgets its last join (next claim: nothing, -1)."""
+        self.joined = NO_JOIN
+
+    def record_join(self, assignment: Assignment, generation: int) -> None:
+        """A completed join: its whole assignment and generation become :attr:`joined`."""
+        self.joined = JoinState.after(assignment.partitions, generation)
 
     def _owned_pairs(self) -> list[tuple[str, int]]:
         return [(tp.topic, tp.partition) for tp in self._subscription.assigned_partitions()]
@@ -227,9 +240,14 @@ class HooksBase:
             # Java fills owned partitions from the consumer's *current* assignment (after
             # pre-join revocations), not from the assignor's memory: COOPERATIVE only.
             cooperative = self.protocol is RebalanceProtocol.COOPERATIVE
-            protocols.append(
-                (bound.name, bound.subscription(topic_set, owned if cooperative else None))
+            metadata = bound.assignor.join_metadata(
+                topic_set,
+                self.joined,
+                protocol=self.protocol,
+                owned=owned if cooperative else None,
+                default_rack=self.client_rack,
             )
+            protocols.append((bound.name, metadata))
         return protocols
 
     def leader_assign(self, bound: BoundAssignor, members: Any) -> dict[str, bytes]:

@@ -8,10 +8,10 @@ other), the methods where a rebalance is decided:
   owned partitions = the current assignment under COOPERATIVE);
 - ``_on_join_prepare``: lost membership (no generation or member id) calls
   ``on_partitions_lost`` (``on_partitions_revoked`` if the listener lacks it), skips the
-  auto-commit and resets the assignors' owned state; otherwise commit, then revoke
+  auto-commit and forgets the member's join state; otherwise commit, then revoke
   everything (EAGER) or only the partitions of dropped topics (COOPERATIVE, KIP-70);
 - ``_perform_assignment``: the leader decodes every member's raw metadata with our codec;
-- ``_on_join_complete``: generation to ``on_assignment(assignment, generation)``; under
+- ``_on_join_complete``: the assignment and generation become the member's join state; under
   COOPERATIVE revoke-before-remove, keep fetch state of retained partitions, always call
   ``on_partitions_assigned`` with the added ones, rejoin when anything was revoked;
 
@@ -129,8 +129,8 @@ class V2Hooks(HooksBase):
             log_partitions(self.group_id, "membership lost; lost", decision.lost)
             if listener is not None:
                 call_sync(listener, lost_method_name(listener), decision.lost, self.group_id)
-        if decision.reset_assignors:
-            self.reset_assignors()
+        if decision.forget_join:
+            self.forget_join()
             self._set_assignment_keeping_state(())
         if decision.commit:
             self._auto_commit_sync(timeout_ms)
@@ -174,7 +174,7 @@ class V2Hooks(HooksBase):
             self._set_assignment_keeping_state(assigned)
         else:
             sub.assign_from_subscribed(sorted(assigned))
-        bound.on_assignment(assignment, generation)
+        self.record_join(assignment, generation)
         coordinator.next_auto_commit_deadline = time.time() + coordinator.auto_commit_interval
         self.log_assigned(generation, assigned, decision)
         if listener is not None:

@@ -8,8 +8,9 @@ three places, which these hooks fix on *one coordinator instance* (never the cla
    listener cannot commit their offsets (``consumer.position`` / ``commit`` on them fail).
    Here the callback runs while they are still assigned, then they leave.
 2. **Lost-state claims.** After ``on_partitions_lost`` the assignor's memory still holds
-   the lost partitions and generation, so the next JoinGroup claims them again. Here every
-   assignor is reset (``on_partitions_lost()``) whenever membership is lost.
+   the lost partitions and generation, so the next JoinGroup claims them again. Here the
+   hooks own the member's join state (the assignors hold none) and forget it whenever
+   membership is lost.
 3. **Discarded join results.** ``join_group_async`` keeps the in-flight JoinGroup/SyncGroup
    task across ``poll`` calls, but if that task *finishes* between two polls the next poll
    sees ``is_done`` and starts a new JoinGroup, throwing the finished assignment away; a
@@ -17,7 +18,7 @@ three places, which these hooks fix on *one coordinator instance* (never the cla
    that finished successfully is completed instead of replaced.
 
 Also: ``on_partitions_assigned`` is called with the added partitions even when none were
-added (Java does; 3.0 skips it), the generation reaches ``on_assignment``, and the leader
+added (Java does; 3.0 skips it), the generation reaches the member's join state, and the leader
 decodes every member's raw metadata with our codec (v0-v3).
 """
 
@@ -119,14 +120,14 @@ class V3Hooks(HooksBase):
     async def on_join_prepare_async(
         self, generation: int, member_id: str, timeout_ms: int | None = None
     ) -> None:
-        """Before JoinGroup: lost (no commit, assignors reset), or commit then revoke."""
+        """Before JoinGroup: lost (no commit, join state forgotten), or commit then revoke."""
         coordinator = self._coordinator
         sub = self._subscription
         reset = membership_lost(generation, member_id)
         decision = self.prepare_decision(reset)
         error: BaseException | None = None
-        if decision.reset_assignors:
-            self.reset_assignors()
+        if decision.forget_join:
+            self.forget_join()
         if decision.lost:
             log_partitions(self.group_id, "membership lost; lost", decision.lost)
             sub.mark_pending_revocation(decision.lost)
@@ -176,7 +177,7 @@ class V3Hooks(HooksBase):
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked)
         sub.assign_from_subscribed(sorted(assigned))
-        bound.on_assignment(assignment, generation)
+        self.record_join(assignment, generation)
         coordinator.next_auto_commit_deadline = time.monotonic() + coordinator.auto_commit_interval
         self.log_assigned(generation, assigned, decision)
         error = await self._call("on_partitions_assigned", decision.assigned_callback) or error
