@@ -1,0 +1,380 @@
+"""The same rolling restart, classic protocol against KIP-848, one row per client and strategy.
+
+``python -m kafka_sticky_plugin.demo.rolling_compare`` (``make bench-rolling``) starts Apache
+Kafka on loopback (the jars ``make kafka-broker`` resolved, :mod:`..testing.kafka_broker`, whose
+settings give KIP-848 groups the same 6 s session / 1 s heartbeat the classic members use) and
+runs the demo's rolling restart (:func:`.scenario.run_rolling_restart`) once per *peer*: a fresh
+topic and group, a burst then a steady keyed producer (the same :class:`~..testing.producer.
+KeyedProducer` at the same rate for every peer), every member started and the group stable
+(so a Java member's JIT has seen its first rebalance) before member ``m0``, then ``m1``, ...
+is restarted in turn (clean close: commit on revoke, leave the group; then a new consumer under
+the same name), each next restart as soon as the group is stable again. Members commit their
+delivered positions every second and in ``on_partitions_revoked``.
+
+The peers (:data:`PEERS`): this package's ``sticky`` and ``cooperative-sticky`` on hooked
+kafka-python and aiokafka members, confluent-kafka classic (librdkafka's own
+``cooperative-sticky`` behind this package's listener bridge), Java kafka-clients 4.4.0's
+classic ``CooperativeStickyAssignor``, and confluent-kafka and Java with
+``group.protocol=consumer`` and the broker's ``uniform`` assignor. A peer whose client is not
+installed (Java tools, confluent-kafka) is skipped with one line saying why.
+
+Figures (:mod:`.bounce_metrics` defines them): paused partition-seconds per bounce, the mean
+and worst time until every paused partition delivered a record again, rebalance rounds per
+bounce (generation ids, or KIP-848 member epochs, first seen; librdkafka exposes neither, so
+"n/a" for confluent), partitions handed to another consumer per bounce, duplicate deliveries
+and lost records (acknowledged, never delivered: must be 0). The table is printed and written
+as Markdown and JSON under ``--out`` (default ``build/rolling-compare``). Exit status 0 when
+every run kept its guarantees (nothing lost, never two owners), 1 otherwise, 2 for bad
+arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..errors import ConfigurationError, StickyPluginError
+from ..testing.brokers import open_broker
+from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
+from .scenario import Strategy, StrategyResult, run_rolling_restart
+
+__all__ = ["PEERS", "Peer", "PeerRow", "format_markdown", "main", "measure", "run_peers"]
+
+
+@dataclass(frozen=True)
+class Peer:
+    """One row: which client runs every member, with which assignor and group protocol."""
+
+    name: str
+    client: str
+    assignor: str
+    protocol: str = "classic"
+
+    @property
+    def key(self) -> str:
+        """Short id for ``--peers`` (``kafka-python/sticky``, ``java/uniform``...)."""
+        client = "java" if self.client.startswith("java-") else self.client
+        return f"{client}/{self.assignor}"
+
+    def unavailable(self) -> str | None:
+        """Why this peer cannot run here, or ``None``."""
+        if self.client.startswith("java-"):
+            from ..testing.java_member import java_tools_missing
+
+            return java_tools_missing()
+        module = {"kafka-python": "kafka", "aiokafka": "aiokafka", "confluent": "confluent_kafka"}
+        try:
+            __import__(module[self.client])
+        except ImportError:
+            return f"{self.client} is not installed"
+        return None
+
+
+JAVA = "java-4.4.0"
+
+#: Every row of the comparison, in table order.
+PEERS: tuple[Peer, ...] = (
+    Peer("kafka-python (hooked), ours", "kafka-python", "sticky"),
+    Peer("kafka-python (hooked), ours", "kafka-python", "cooperative-sticky"),
+    Peer("aiokafka (hooked), ours", "aiokafka", "sticky"),
+    Peer("aiokafka (hooked), ours", "aiokafka", "cooperative-sticky"),
+    Peer("confluent-kafka classic, librdkafka's", "confluent", "cooperative-sticky"),
+    Peer("Java 4.4.0 classic, CooperativeStickyAssignor", JAVA, "cooperative-sticky"),
+    Peer("confluent-kafka KIP-848, broker's", "confluent", "uniform", "consumer"),
+    Peer("Java 4.4.0 KIP-848, broker's", JAVA, "uniform", "consumer"),
+)
+
+
+@dataclass(frozen=True)
+class PeerRow:
+    """The measured figures of one peer's run (per bounce: means over its restarts)."""
+
+    peer: str
+    client: str
+    assignor: str
+    protocol: str
+    bounces: int
+    paused_ps_per_bounce: float
+    worst_bounce_paused_ps: float
+    recovery_s_mean: float | None
+    recovery_s_worst: float | None
+    rounds_per_bounce: float | None
+    handovers_per_bounce: float
+    stable_s_per_bounce: float
+    consumed: int
+    duplicates: int
+    lost: int
+    overlaps: int
+    problems: tuple[str, ...]
+
+
+def measure(peer: Peer, result: StrategyResult) -> PeerRow:
+    """Turn one run into its row (:mod:`.bounce_metrics` for the definitions)."""
+    windows = bounce_windows([r.t_start for r in result.restarts], result.window[1])
+    figures: list[BounceFigures] = [
+        bounce_figures(result.intervals, result.delivery_log, result.partitions, t0, t1)
+        for t0, t1 in windows
+    ]
+    bounces = max(1, len(figures))
+    recoveries = [f.recovery_s for f in figures]
+    known = [r for r in recoveries if r is not None]
+    complete = len(known) == len(recoveries)
+    problems = list(result.errors)
+    if result.deliveries.lost:
+        problems.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
+    if result.overlaps:
+        problems.append(f"{result.overlaps} times a partition had two owners at once")
+    return PeerRow(
+        peer=peer.name,
+        client=peer.client,
+        assignor=peer.assignor,
+        protocol=peer.protocol,
+        bounces=len(figures),
+        paused_ps_per_bounce=sum(f.paused_partition_s for f in figures) / bounces,
+        worst_bounce_paused_ps=max((f.paused_partition_s for f in figures), default=0.0),
+        recovery_s_mean=sum(known) / len(known) if known and complete else None,
+        recovery_s_worst=max(known) if known and complete else None,
+        rounds_per_bounce=None if peer.client == "confluent" else result.rounds / bounces,
+        handovers_per_bounce=sum(f.handovers for f in figures) / bounces,
+        stable_s_per_bounce=sum(r.t_stable - r.t_start for r in result.restarts) / bounces,
+        consumed=result.deliveries.consumed,
+        duplicates=result.deliveries.duplicates,
+        lost=len(result.deliveries.lost),
+        overlaps=result.overlaps,
+        problems=tuple(problems),
+    )
+
+
+def run_peers(
+    bootstrap: str,
+    peers: Sequence[Peer],
+    members: int,
+    partitions: int,
+    rate_per_s: float,
+    say: Callable[[str], None] = print,
+) -> tuple[list[PeerRow], list[str]]:
+    """Run the rolling restart for every peer on ``bootstrap``; the rows, and one line per
+    peer that could not run."""
+    rows: list[PeerRow] = []
+    skipped: list[str] = []
+    for peer in peers:
+        reason = peer.unavailable()
+        if reason is not None:
+            skipped.append(f"{peer.key} ({peer.protocol}) skipped: {reason}")
+            say(skipped[-1])
+            continue
+        label = f"{peer.key.replace('/', '-')}-{peer.protocol}"
+        say(f"== {peer.name}: {peer.assignor}, group.protocol={peer.protocol}")
+        result = run_rolling_restart(
+            bootstrap,
+            Strategy(label, (peer.assignor,), ((peer.assignor,),)),
+            members=members,
+            partitions=partitions,
+            rate_per_s=rate_per_s,
+            say=say,
+            client=peer.client,
+            member_settings={"group_protocol": peer.protocol},
+        )
+        rows.append(measure(peer, result))
+    return rows, skipped
+
+
+_HEADERS = (
+    "client, assignor",
+    "protocol",
+    "paused p*s /bounce",
+    "worst bounce p*s",
+    "all consumed again s (mean / worst)",
+    "rounds /bounce",
+    "moved /bounce",
+    "stable s /bounce",
+    "consumed",
+    "dups",
+    "lost",
+)
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _cells(row: PeerRow) -> tuple[str, ...]:
+    protocol = "classic" if row.protocol == "classic" else "consumer (KIP-848)"
+    return (
+        f"{row.peer}: {row.assignor}",
+        protocol,
+        _number(row.paused_ps_per_bounce),
+        _number(row.worst_bounce_paused_ps),
+        f"{_number(row.recovery_s_mean)} / {_number(row.recovery_s_worst)}",
+        _number(row.rounds_per_bounce),
+        _number(row.handovers_per_bounce),
+        _number(row.stable_s_per_bounce),
+        str(row.consumed),
+        str(row.duplicates),
+        str(row.lost),
+    )
+
+
+def format_markdown(rows: Sequence[PeerRow]) -> str:
+    """The rows as a Markdown table (readable as plain text)."""
+    table = [_HEADERS, *(_cells(r) for r in rows)]
+    widths = [max(len(line[i]) for line in table) for i in range(len(_HEADERS))]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            c.ljust(w) if i < 2 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = (
+        "|"
+        + "|".join("-" * (w + 2) if i < 2 else "-" * (w + 1) + ":" for i, w in enumerate(widths))
+        + "|"
+    )
+    return "\n".join([line(table[0]), rule, *(line(r) for r in table[1:])])
+
+
+def targets(rows: Sequence[PeerRow]) -> list[str]:
+    """Issue 23's speed targets, as sentences: our classic cooperative-sticky (each hooked
+    client) against Java's classic cooperative-sticky and the best KIP-848 row."""
+    ours = [r for r in rows if r.assignor == "cooperative-sticky" and "ours" in r.peer]
+    java = [r for r in rows if r.client.startswith("java-") and r.protocol == "classic"]
+    kip848 = [r for r in rows if r.protocol == "consumer"]
+    lines: list[str] = []
+    for row in ours:
+        if java:
+            ratio = row.paused_ps_per_bounce / max(java[0].paused_ps_per_bounce, 1e-9)
+            verdict = "met" if ratio <= 1.0 else "missed"
+            lines.append(
+                f"{row.peer} cooperative-sticky vs Java classic: {ratio:.2f}x paused p*s"
+                f" per bounce (target <= 1.0x: {verdict})"
+            )
+        if kip848:
+            best = min(kip848, key=lambda r: r.paused_ps_per_bounce)
+            ratio = row.paused_ps_per_bounce / max(best.paused_ps_per_bounce, 1e-9)
+            verdict = "met" if ratio <= 1.5 else "missed"
+            lines.append(
+                f"{row.peer} cooperative-sticky vs {best.peer}: {ratio:.2f}x paused p*s"
+                f" per bounce (target <= 1.5x: {verdict})"
+            )
+    return lines
+
+
+LEGEND = """\
+paused p*s /bounce: partition-seconds nobody owned a partition, per member restart (mean);
+worst bounce p*s: the costliest single restart; all consumed again s: seconds from a restart's
+start until every partition it paused delivered a record again (mean / worst restart);
+rounds /bounce: generations (KIP-848: member epochs) first seen, n/a where the client does not
+expose them (librdkafka); moved /bounce: partitions handed to another consumer; stable s
+/bounce: until the group was stable again; dups: re-deliveries (records in flight at a
+handover, committed on revoke, so only what was polled after the last commit); lost: never
+delivered (must be 0)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m kafka_sticky_plugin.demo.rolling_compare",
+        description="One rolling restart per client and strategy, classic and KIP-848, on"
+        " Apache Kafka (loopback).",
+    )
+    parser.add_argument("--members", type=int, default=6, help="group members (default 6)")
+    parser.add_argument("--partitions", type=int, default=24, help="partitions (default 24)")
+    parser.add_argument("--rate", type=float, default=200.0, help="records/s (default 200)")
+    parser.add_argument(
+        "--peers",
+        default="all",
+        help="comma-separated peer keys (default all): " + ", ".join(p.key for p in PEERS),
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("build/rolling-compare"), help="output directory"
+    )
+    return parser
+
+
+def choose_peers(spec: str) -> list[Peer]:
+    """``all`` or comma-separated :attr:`Peer.key` values (every peer with that key)."""
+    if spec == "all":
+        return list(PEERS)
+    wanted = [s.strip() for s in spec.split(",") if s.strip()]
+    unknown = [w for w in wanted if w not in {p.key for p in PEERS}]
+    if unknown or not wanted:
+        raise ConfigurationError(
+            f"unknown peer {', '.join(unknown) or spec!r}; choose from"
+            f" {', '.join(sorted({p.key for p in PEERS}))} or all"
+        )
+    return [p for p in PEERS if p.key in wanted]
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison (module docstring); the exit status says whether guarantees held."""
+    args = _parser().parse_args(argv)
+    if args.members < 2 or args.partitions < args.members or args.rate <= 0:
+        _say("--members must be at least 2, --partitions at least --members, --rate above 0")
+        return 2
+    try:
+        peers = choose_peers(args.peers)
+    except StickyPluginError as exc:
+        _say(f"error: {exc}")
+        return 2
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open_broker("kafka", log_dir=out / "broker") as broker:
+        _say(f"broker: {broker.kind} at {broker.bootstrap}")
+        rows, skipped = run_peers(
+            broker.bootstrap, peers, args.members, args.partitions, args.rate, say=_say
+        )
+    wall = time.monotonic() - started
+    heading = (
+        f"Rolling restart of {args.members} members, {args.partitions} partitions,"
+        f" {args.rate:.0f} records/s, on {broker.kind} (wall time {wall:.0f} s,"
+        f" {platform.machine()}, {_cpus()} CPUs):"
+    )
+    table = format_markdown(rows)
+    verdicts = targets(rows)
+    text = "\n".join([heading, "", table, "", LEGEND, "", *verdicts, *skipped])
+    _say("\n" + text)
+    (out / "rolling-compare.md").write_text(text + "\n", encoding="utf-8")
+    (out / "rolling-compare.json").write_text(
+        json.dumps(
+            {
+                "members": args.members,
+                "partitions": args.partitions,
+                "rate_per_s": args.rate,
+                "broker": broker.kind,
+                "wall_s": round(wall, 1),
+                "rows": [asdict(r) for r in rows],
+                "targets": verdicts,
+                "skipped": skipped,
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    _say(f"\nwritten: {out / 'rolling-compare.md'} and {out / 'rolling-compare.json'}")
+    found = [f"[{r.peer}: {r.assignor}] {p}" for r in rows for p in r.problems]
+    for line in found:
+        _say(f"PROBLEM: {line}")
+    return 1 if found or not rows else 0
+
+
+def _cpus() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
