@@ -7,9 +7,13 @@ runs the demo's rolling restart (:func:`.scenario.run_rolling_restart`) once per
 topic and group, a burst then a steady keyed producer (the same :class:`~..testing.producer.
 KeyedProducer` at the same rate for every peer), every member started and the group stable
 (so a Java member's JIT has seen its first rebalance) before member ``m0``, then ``m1``, ...
-is restarted in turn (clean close: commit on revoke, leave the group; then a new consumer under
-the same name), each next restart as soon as the group is stable again. Members commit their
-delivered positions every second and in ``on_partitions_revoked``.
+is restarted in turn: a clean close (commit on revoke, leave the group), a wait until the group
+is stable without it, then a new consumer under the same name (a new JVM for Java, so its JIT is
+cold again) and a wait until the group is stable again. The settle in the middle gives every
+client the same two rebalances per restart: a thread member would otherwise be back within
+the leave's rebalance and a JVM seconds later, which compares start-up times rather than
+protocols. Members commit their delivered positions every second and in
+``on_partitions_revoked``.
 
 The peers (:data:`PEERS`): this package's ``sticky`` and ``cooperative-sticky`` on hooked
 kafka-python and aiokafka members, confluent-kafka classic (librdkafka's own
@@ -32,19 +36,31 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError, StickyPluginError
 from ..testing.brokers import open_broker
 from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
-from .scenario import Strategy, StrategyResult, run_rolling_restart
+from .scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
 
-__all__ = ["PEERS", "Peer", "PeerRow", "format_markdown", "main", "measure", "run_peers"]
+__all__ = [
+    "PEERS",
+    "Peer",
+    "PeerRow",
+    "choose_peers",
+    "format_markdown",
+    "main",
+    "measure",
+    "run_peers",
+    "targets",
+    "write_report",
+]
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,7 @@ class PeerRow:
     recovery_s_worst: float | None
     rounds_per_bounce: float | None
     handovers_per_bounce: float
-    stable_s_per_bounce: float
+    rebalancing_s_per_bounce: float
     consumed: int
     duplicates: int
     lost: int
@@ -114,15 +130,40 @@ class PeerRow:
     problems: tuple[str, ...]
 
 
+def _restart_figures(
+    result: StrategyResult, restart: RestartRecord, t0: float, t1: float
+) -> tuple[BounceFigures, float | None, float]:
+    """One restart's figures over its window ``[t0, t1]``, its recovery time and its
+    rebalancing time. With a settle between the stop and the start (``t_rejoin`` known) both
+    are the sums over the leave phase ``[t0, t_rejoin]`` and the join phase ``[t_rejoin,
+    t1]``, so a process's start-up time (a JVM's seconds) counts in neither."""
+
+    def figures(a: float, b: float) -> BounceFigures:
+        return bounce_figures(result.intervals, result.delivery_log, result.partitions, a, b)
+
+    whole = figures(t0, t1)
+    if restart.t_rejoin is None or restart.t_down_stable is None:
+        return whole, whole.recovery_s, restart.t_stable - t0
+    leave, join = figures(t0, restart.t_rejoin), figures(restart.t_rejoin, t1)
+    recovery = (
+        None
+        if leave.recovery_s is None or join.recovery_s is None
+        else leave.recovery_s + join.recovery_s
+    )
+    busy = (restart.t_down_stable - t0) + (restart.t_stable - restart.t_rejoin)
+    return whole, recovery, busy
+
+
 def measure(peer: Peer, result: StrategyResult) -> PeerRow:
     """Turn one run into its row (:mod:`.bounce_metrics` for the definitions)."""
     windows = bounce_windows([r.t_start for r in result.restarts], result.window[1])
-    figures: list[BounceFigures] = [
-        bounce_figures(result.intervals, result.delivery_log, result.partitions, t0, t1)
-        for t0, t1 in windows
+    per_restart = [
+        _restart_figures(result, restart, t0, t1)
+        for restart, (t0, t1) in zip(result.restarts, windows, strict=True)
     ]
+    figures = [f for f, _, _ in per_restart]
     bounces = max(1, len(figures))
-    recoveries = [f.recovery_s for f in figures]
+    recoveries = [r for _, r, _ in per_restart]
     known = [r for r in recoveries if r is not None]
     complete = len(known) == len(recoveries)
     problems = list(result.errors)
@@ -142,7 +183,7 @@ def measure(peer: Peer, result: StrategyResult) -> PeerRow:
         recovery_s_worst=max(known) if known and complete else None,
         rounds_per_bounce=None if peer.client == "confluent" else result.rounds / bounces,
         handovers_per_bounce=sum(f.handovers for f in figures) / bounces,
-        stable_s_per_bounce=sum(r.t_stable - r.t_start for r in result.restarts) / bounces,
+        rebalancing_s_per_bounce=sum(b for _, _, b in per_restart) / bounces,
         consumed=result.deliveries.consumed,
         duplicates=result.deliveries.duplicates,
         lost=len(result.deliveries.lost),
@@ -180,6 +221,7 @@ def run_peers(
             say=say,
             client=peer.client,
             member_settings={"group_protocol": peer.protocol},
+            settle_between=True,
         )
         rows.append(measure(peer, result))
     return rows, skipped
@@ -193,7 +235,7 @@ _HEADERS = (
     "all consumed again s (mean / worst)",
     "rounds /bounce",
     "moved /bounce",
-    "stable s /bounce",
+    "rebalancing s /bounce",
     "consumed",
     "dups",
     "lost",
@@ -214,7 +256,7 @@ def _cells(row: PeerRow) -> tuple[str, ...]:
         f"{_number(row.recovery_s_mean)} / {_number(row.recovery_s_worst)}",
         _number(row.rounds_per_bounce),
         _number(row.handovers_per_bounce),
-        _number(row.stable_s_per_bounce),
+        _number(row.rebalancing_s_per_bounce),
         str(row.consumed),
         str(row.duplicates),
         str(row.lost),
@@ -268,14 +310,17 @@ def targets(rows: Sequence[PeerRow]) -> list[str]:
 
 
 LEGEND = """\
-paused p*s /bounce: partition-seconds nobody owned a partition, per member restart (mean);
-worst bounce p*s: the costliest single restart; all consumed again s: seconds from a restart's
-start until every partition it paused delivered a record again (mean / worst restart);
-rounds /bounce: generations (KIP-848: member epochs) first seen, n/a where the client does not
-expose them (librdkafka); moved /bounce: partitions handed to another consumer; stable s
-/bounce: until the group was stable again; dups: re-deliveries (records in flight at a
-handover, committed on revoke, so only what was polled after the last commit); lost: never
-delivered (must be 0)."""
+Each restart: stop the member (commit on revoke, leave), wait until the group is stable
+without it, start its successor, wait until stable again (the same two rebalances for every
+client, whatever its start-up costs).
+paused p*s /bounce: partition-seconds nobody owned a partition, per restart (mean);
+worst bounce p*s: the costliest single restart; all consumed again s: from the stop (and from
+the successor's subscribe) until every partition paused by the leave (and by the join)
+delivered a record again, the two summed (mean / worst restart); rounds /bounce: generations
+(KIP-848: member epochs) first seen, n/a where the client does not expose them (librdkafka);
+moved /bounce: partitions handed to another consumer; rebalancing s /bounce: until the group
+was stable after the leave, plus after the join; dups: re-deliveries (records polled after
+the last commit, read again by the next owner); lost: never delivered (must be 0)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -306,10 +351,34 @@ def choose_peers(spec: str) -> list[Peer]:
     unknown = [w for w in wanted if w not in {p.key for p in PEERS}]
     if unknown or not wanted:
         raise ConfigurationError(
-            f"unknown peer {', '.join(unknown) or spec!r}; choose from"
+            f"unknown peer {', '.join(unknown) or repr(spec)}; choose from"
             f" {', '.join(sorted({p.key for p in PEERS}))} or all"
         )
     return [p for p in PEERS if p.key in wanted]
+
+
+def write_report(
+    out: Path,
+    heading: str,
+    rows: Sequence[PeerRow],
+    skipped: Sequence[str],
+    meta: Mapping[str, object],
+) -> str:
+    """Write ``rolling-compare.md`` (heading, table, legend, the speed targets' verdicts and
+    the skipped peers) and ``rolling-compare.json`` (``meta``, every row's figures, the same
+    verdicts) into ``out``; return the Markdown text."""
+    verdicts = targets(rows)
+    text = "\n".join([heading, "", format_markdown(rows), "", LEGEND, "", *verdicts, *skipped])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "rolling-compare.md").write_text(text + "\n", encoding="utf-8")
+    document = {
+        **meta,
+        "rows": [asdict(r) for r in rows],
+        "targets": verdicts,
+        "skipped": list(skipped),
+    }
+    (out / "rolling-compare.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    return text
 
 
 def _say(text: str) -> None:
@@ -339,41 +408,21 @@ def main(argv: list[str] | None = None) -> int:
     heading = (
         f"Rolling restart of {args.members} members, {args.partitions} partitions,"
         f" {args.rate:.0f} records/s, on {broker.kind} (wall time {wall:.0f} s,"
-        f" {platform.machine()}, {_cpus()} CPUs):"
+        f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
     )
-    table = format_markdown(rows)
-    verdicts = targets(rows)
-    text = "\n".join([heading, "", table, "", LEGEND, "", *verdicts, *skipped])
-    _say("\n" + text)
-    (out / "rolling-compare.md").write_text(text + "\n", encoding="utf-8")
-    (out / "rolling-compare.json").write_text(
-        json.dumps(
-            {
-                "members": args.members,
-                "partitions": args.partitions,
-                "rate_per_s": args.rate,
-                "broker": broker.kind,
-                "wall_s": round(wall, 1),
-                "rows": [asdict(r) for r in rows],
-                "targets": verdicts,
-                "skipped": skipped,
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    meta = {
+        "members": args.members,
+        "partitions": args.partitions,
+        "rate_per_s": args.rate,
+        "broker": broker.kind,
+        "wall_s": round(wall, 1),
+    }
+    _say("\n" + write_report(out, heading, rows, skipped, meta))
     _say(f"\nwritten: {out / 'rolling-compare.md'} and {out / 'rolling-compare.json'}")
     found = [f"[{r.peer}: {r.assignor}] {p}" for r in rows for p in r.problems]
     for line in found:
         _say(f"PROBLEM: {line}")
     return 1 if found or not rows else 0
-
-
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 1
 
 
 if __name__ == "__main__":  # pragma: no cover

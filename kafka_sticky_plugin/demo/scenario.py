@@ -74,6 +74,10 @@ class RestartRecord:
     after: StableGroup
     revoked: int
     rounds: int
+    #: With ``settle_between``: when the group was stable without the member, and when its
+    #: successor was subscribed (after its process started); ``None`` otherwise.
+    t_down_stable: float | None = None
+    t_rejoin: float | None = None
 
     @property
     def moved(self) -> int:
@@ -134,6 +138,7 @@ def run_rolling_restart(
     stable_timeout_s: float = 90.0,
     client: str = "kafka-python",
     member_settings: Mapping[str, object] | None = None,
+    settle_between: bool = False,
 ) -> StrategyResult:
     """Run the scenario of the module docstring and measure it.
 
@@ -142,7 +147,10 @@ def run_rolling_restart(
     client: ``kafka-python`` or ``aiokafka`` (hooked ``AIOKafkaConsumer`` members), or any
     other :attr:`~..testing.member_config.MemberConfig.client`; ``member_settings`` are further
     :class:`~..testing.member_config.MemberConfig` fields for every member (for example
-    ``group_protocol``).
+    ``group_protocol``). ``settle_between`` waits, in every restart, until the group is
+    stable without the stopped member before its successor starts: every client then gets the
+    same two rebalances per restart (a leave, then a join), whatever its process start costs
+    (a thread member is back in milliseconds, a JVM in seconds).
     """
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
     group_id = unique_name(f"demo-{strategy.name}")
@@ -183,7 +191,13 @@ def run_rolling_restart(
                 old_key = member_key(name, runner.member(name).config.incarnation)
                 say(f"[{strategy.name}] bounce {bounce}: restarting {name} with {list(assignors)}")
                 t_start = time.monotonic()
+                t_down_stable = t_rejoin = None
+                if settle_between:
+                    runner.stop_member(name)
+                    t_down_stable = wait_stable().t
                 runner.restart_member(name, assignors=assignors)
+                if settle_between:
+                    t_rejoin = time.monotonic()
                 after = wait_stable()
                 events = log.events()
                 restarts.append(
@@ -192,6 +206,8 @@ def run_rolling_restart(
                         old_key=old_key,
                         t_start=t_start,
                         t_stable=after.t,
+                        t_down_stable=t_down_stable,
+                        t_rejoin=t_rejoin,
                         before=stable,
                         after=after,
                         revoked=revoked_partitions(
