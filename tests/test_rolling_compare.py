@@ -98,6 +98,8 @@ def row(peer: str, client: str, assignor: str, protocol: str, paused: float) -> 
         protocol=protocol,
         bounces=6,
         paused_ps_per_bounce=paused,
+        paused_leave_ps_per_bounce=paused / 2,
+        paused_join_ps_per_bounce=None,
         worst_bounce_paused_ps=2.0,
         recovery_s_mean=None,
         recovery_s_worst=None,
@@ -116,6 +118,7 @@ def test_table_has_a_row_per_peer_and_says_n_a_for_unknown_figures() -> None:
     lines = format_markdown([row("x", "confluent", "uniform", "consumer", 1.25)]).splitlines()
     assert len(lines) == 3
     assert "consumer (KIP-848)" in lines[2] and "n/a / n/a" in lines[2] and "1.2" in lines[2]
+    assert "0.6 + n/a" in lines[2]
 
 
 def test_speed_targets_compare_ours_with_java_classic_and_the_best_kip848_row() -> None:

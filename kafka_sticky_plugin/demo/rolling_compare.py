@@ -117,6 +117,9 @@ class PeerRow:
     protocol: str
     bounces: int
     paused_ps_per_bounce: float
+    #: The same split into the leave phase and the join phase (None without a settle).
+    paused_leave_ps_per_bounce: float | None
+    paused_join_ps_per_bounce: float | None
     worst_bounce_paused_ps: float
     recovery_s_mean: float | None
     recovery_s_worst: float | None
@@ -130,9 +133,21 @@ class PeerRow:
     problems: tuple[str, ...]
 
 
-def _restart_figures(
+@dataclass(frozen=True)
+class _RestartCost:
+    """One restart's figures; ``leave``/``join``: the same over each phase (None without a
+    settle between the stop and the start)."""
+
+    whole: BounceFigures
+    recovery_s: float | None
+    rebalancing_s: float
+    leave: BounceFigures | None = None
+    join: BounceFigures | None = None
+
+
+def _restart_cost(
     result: StrategyResult, restart: RestartRecord, t0: float, t1: float
-) -> tuple[BounceFigures, float | None, float]:
+) -> _RestartCost:
     """One restart's figures over its window ``[t0, t1]``, its recovery time and its
     rebalancing time. With a settle between the stop and the start (``t_rejoin`` known) both
     are the sums over the leave phase ``[t0, t_rejoin]`` and the join phase ``[t_rejoin,
@@ -143,7 +158,7 @@ def _restart_figures(
 
     whole = figures(t0, t1)
     if restart.t_rejoin is None or restart.t_down_stable is None:
-        return whole, whole.recovery_s, restart.t_stable - t0
+        return _RestartCost(whole, whole.recovery_s, restart.t_stable - t0)
     leave, join = figures(t0, restart.t_rejoin), figures(restart.t_rejoin, t1)
     recovery = (
         None
@@ -151,21 +166,30 @@ def _restart_figures(
         else leave.recovery_s + join.recovery_s
     )
     busy = (restart.t_down_stable - t0) + (restart.t_stable - restart.t_rejoin)
-    return whole, recovery, busy
+    return _RestartCost(whole, recovery, busy, leave, join)
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    """The mean, or None when a value is unknown or there is none."""
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known and len(known) == len(values) else None
+
+
+def _worst(values: Sequence[float | None]) -> float | None:
+    """The largest value, or None when a value is unknown or there is none."""
+    known = [v for v in values if v is not None]
+    return max(known) if known and len(known) == len(values) else None
 
 
 def measure(peer: Peer, result: StrategyResult) -> PeerRow:
     """Turn one run into its row (:mod:`.bounce_metrics` for the definitions)."""
     windows = bounce_windows([r.t_start for r in result.restarts], result.window[1])
-    per_restart = [
-        _restart_figures(result, restart, t0, t1)
+    costs = [
+        _restart_cost(result, restart, t0, t1)
         for restart, (t0, t1) in zip(result.restarts, windows, strict=True)
     ]
-    figures = [f for f, _, _ in per_restart]
-    bounces = max(1, len(figures))
-    recoveries = [r for _, r, _ in per_restart]
-    known = [r for r in recoveries if r is not None]
-    complete = len(known) == len(recoveries)
+    bounces = max(1, len(costs))
+    recoveries = [c.recovery_s for c in costs]
     problems = list(result.errors)
     if result.deliveries.lost:
         problems.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
@@ -176,14 +200,20 @@ def measure(peer: Peer, result: StrategyResult) -> PeerRow:
         client=peer.client,
         assignor=peer.assignor,
         protocol=peer.protocol,
-        bounces=len(figures),
-        paused_ps_per_bounce=sum(f.paused_partition_s for f in figures) / bounces,
-        worst_bounce_paused_ps=max((f.paused_partition_s for f in figures), default=0.0),
-        recovery_s_mean=sum(known) / len(known) if known and complete else None,
-        recovery_s_worst=max(known) if known and complete else None,
+        bounces=len(costs),
+        paused_ps_per_bounce=sum(c.whole.paused_partition_s for c in costs) / bounces,
+        paused_leave_ps_per_bounce=_mean(
+            [c.leave.paused_partition_s if c.leave else None for c in costs]
+        ),
+        paused_join_ps_per_bounce=_mean(
+            [c.join.paused_partition_s if c.join else None for c in costs]
+        ),
+        worst_bounce_paused_ps=max((c.whole.paused_partition_s for c in costs), default=0.0),
+        recovery_s_mean=_mean(recoveries),
+        recovery_s_worst=_worst(recoveries),
         rounds_per_bounce=None if peer.client == "confluent" else result.rounds / bounces,
-        handovers_per_bounce=sum(f.handovers for f in figures) / bounces,
-        rebalancing_s_per_bounce=sum(b for _, _, b in per_restart) / bounces,
+        handovers_per_bounce=sum(c.whole.handovers for c in costs) / bounces,
+        rebalancing_s_per_bounce=sum(c.rebalancing_s for c in costs) / bounces,
         consumed=result.deliveries.consumed,
         duplicates=result.deliveries.duplicates,
         lost=len(result.deliveries.lost),
@@ -231,6 +261,7 @@ _HEADERS = (
     "client, assignor",
     "protocol",
     "paused p*s /bounce",
+    "leave + join p*s",
     "worst bounce p*s",
     "all consumed again s (mean / worst)",
     "rounds /bounce",
@@ -252,6 +283,7 @@ def _cells(row: PeerRow) -> tuple[str, ...]:
         f"{row.peer}: {row.assignor}",
         protocol,
         _number(row.paused_ps_per_bounce),
+        f"{_number(row.paused_leave_ps_per_bounce)} + {_number(row.paused_join_ps_per_bounce)}",
         _number(row.worst_bounce_paused_ps),
         f"{_number(row.recovery_s_mean)} / {_number(row.recovery_s_worst)}",
         _number(row.rounds_per_bounce),
@@ -313,14 +345,15 @@ LEGEND = """\
 Each restart: stop the member (commit on revoke, leave), wait until the group is stable
 without it, start its successor, wait until stable again (the same two rebalances for every
 client, whatever its start-up costs).
-paused p*s /bounce: partition-seconds nobody owned a partition, per restart (mean);
-worst bounce p*s: the costliest single restart; all consumed again s: from the stop (and from
-the successor's subscribe) until every partition paused by the leave (and by the join)
-delivered a record again, the two summed (mean / worst restart); rounds /bounce: generations
-(KIP-848: member epochs) first seen, n/a where the client does not expose them (librdkafka);
-moved /bounce: partitions handed to another consumer; rebalancing s /bounce: until the group
-was stable after the leave, plus after the join; dups: re-deliveries (records polled after
-the last commit, read again by the next owner); lost: never delivered (must be 0)."""
+paused p*s /bounce: partition-seconds nobody owned a partition, per restart (mean); leave +
+join: the same in the leave phase and in the join phase; worst bounce p*s: the costliest
+single restart; all consumed again s: from the stop (and from the successor's subscribe)
+until every partition paused by the leave (and by the join) delivered a record again, the
+two summed (mean / worst restart); rounds /bounce: generations (KIP-848: member epochs) first
+seen, n/a where the client does not expose them (librdkafka); moved /bounce: partitions
+handed to another consumer; rebalancing s /bounce: until the group was stable after the
+leave, plus after the join; dups: re-deliveries (records polled after the last commit, read
+again by the next owner); lost: never delivered (must be 0)."""
 
 
 def _parser() -> argparse.ArgumentParser:
