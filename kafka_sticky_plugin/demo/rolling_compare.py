@@ -47,6 +47,7 @@ from pathlib import Path
 from ..errors import ConfigurationError, StickyPluginError
 from ..testing.brokers import open_broker
 from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
+from .report import markdown_table
 from .scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
 
 __all__ = [
@@ -297,22 +298,7 @@ def _cells(row: PeerRow) -> tuple[str, ...]:
 
 def format_markdown(rows: Sequence[PeerRow]) -> str:
     """The rows as a Markdown table (readable as plain text)."""
-    table = [_HEADERS, *(_cells(r) for r in rows)]
-    widths = [max(len(line[i]) for line in table) for i in range(len(_HEADERS))]
-
-    def line(cells: Sequence[str]) -> str:
-        padded = [
-            c.ljust(w) if i < 2 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = (
-        "|"
-        + "|".join("-" * (w + 2) if i < 2 else "-" * (w + 1) + ":" for i, w in enumerate(widths))
-        + "|"
-    )
-    return "\n".join([line(table[0]), rule, *(line(r) for r in table[1:])])
+    return markdown_table([_HEADERS, *(_cells(r) for r in rows)], left=2)
 
 
 def targets(rows: Sequence[PeerRow]) -> list[str]:
