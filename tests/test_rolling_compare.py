@@ -75,11 +75,19 @@ def test_bounce_figures_pause_recovery_and_handovers() -> None:
     assert figures.handovers == 1
 
 
-def test_recovery_is_zero_without_a_pause_and_unknown_without_a_later_delivery() -> None:
+def test_recovery_is_zero_without_a_pause_and_skips_partitions_with_nothing_to_deliver() -> None:
     steady = [Interval("a#0", P0, 0.0, 10.0)]
     assert bounce_figures(steady, [], [P0], 1.0, 6.0).recovery_s == 0.0
-    paused = [Interval("a#0", P0, 0.0, 2.0), Interval("b#0", P0, 3.0, 10.0)]
-    assert bounce_figures(paused, [delivery(1.5, 0)], [P0], 1.0, 6.0).recovery_s is None
+    paused = [
+        Interval("a#0", P0, 0.0, 2.0),
+        Interval("b#0", P0, 3.0, 10.0),
+        Interval("a#0", P1, 0.0, 2.0),
+        Interval("b#0", P1, 4.0, 10.0),
+    ]
+    # P1 was paused longer but delivered nothing afterwards: only P0's recovery counts.
+    figures = bounce_figures(paused, [delivery(1.5, 0), delivery(3.5, 0)], [P0, P1], 1.0, 6.0)
+    assert figures.recovery_s == pytest.approx(2.5)
+    assert figures.paused_partition_s == pytest.approx(3.0)
 
 
 def test_peer_choice_and_refusal() -> None:

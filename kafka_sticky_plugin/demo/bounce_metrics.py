@@ -11,8 +11,10 @@ the rolling restart and every paused instant belongs to exactly one bounce. In a
   consumer is paused but not handed over);
 - the *recovery time* is how long after the window's start the last paused partition delivered
   a record again: for every partition with a gap, the first delivery at or after its last gap's
-  end; the largest of those, minus the window's start (0 when nothing paused; ``None`` when a
-  paused partition delivered nothing afterwards).
+  end; the largest of those, minus the window's start (0 when nothing paused). A paused
+  partition that delivered nothing afterwards is left out: it had no record to deliver (keyed
+  records need not reach every partition), which the caller's loss check (every acknowledged
+  record delivered) establishes.
 
 Invariant: nothing here reads a clock or a broker; the same inputs give the same figures.
 """
@@ -78,7 +80,7 @@ class BounceFigures:
     t0: float
     t1: float
     paused_partition_s: float
-    recovery_s: float | None
+    recovery_s: float
     handovers: int
 
 
@@ -95,7 +97,7 @@ def bounce_figures(
         if d.t >= t0:
             first_after[(d.topic, d.partition)].append(d.t)
     paused = 0.0
-    recovery: float | None = 0.0
+    recovery = 0.0
     for partition in partitions:
         found = gaps(intervals, partition, t0, t1)
         if not found:
@@ -103,8 +105,6 @@ def bounce_figures(
         paused += sum(end - start for start, end in found)
         resumed = found[-1][1]
         later = [t for t in first_after.get(partition, []) if t >= resumed]
-        if not later:
-            recovery = None
-        elif recovery is not None:
+        if later:
             recovery = max(recovery, min(later) - t0)
     return BounceFigures(t0, t1, paused, recovery, handovers(intervals, t0, t1))

@@ -140,7 +140,7 @@ class _RestartCost:
     settle between the stop and the start)."""
 
     whole: BounceFigures
-    recovery_s: float | None
+    recovery_s: float
     rebalancing_s: float
     leave: BounceFigures | None = None
     join: BounceFigures | None = None
@@ -161,13 +161,8 @@ def _restart_cost(
     if restart.t_rejoin is None or restart.t_down_stable is None:
         return _RestartCost(whole, whole.recovery_s, restart.t_stable - t0)
     leave, join = figures(t0, restart.t_rejoin), figures(restart.t_rejoin, t1)
-    recovery = (
-        None
-        if leave.recovery_s is None or join.recovery_s is None
-        else leave.recovery_s + join.recovery_s
-    )
     busy = (restart.t_down_stable - t0) + (restart.t_stable - restart.t_rejoin)
-    return _RestartCost(whole, recovery, busy, leave, join)
+    return _RestartCost(whole, leave.recovery_s + join.recovery_s, busy, leave, join)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -194,6 +189,10 @@ def measure(peer: Peer, result: StrategyResult) -> PeerRow:
     problems = list(result.errors)
     if result.deliveries.lost:
         problems.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
+    if result.deliveries.unjustified_duplicates:
+        problems.append(
+            f"{len(result.deliveries.unjustified_duplicates)} re-deliveries of committed offsets"
+        )
     if result.overlaps:
         problems.append(f"{result.overlaps} times a partition had two owners at once")
     return PeerRow(
