@@ -155,7 +155,13 @@ def test_report_is_written_as_markdown_and_json(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [["--members", "1"], ["--members", "6", "--partitions", "4"], ["--peers", "nope"]]
+    "argv",
+    [
+        ["--members", "1"],
+        ["--members", "6", "--partitions", "4"],
+        ["--peers", "nope"],
+        ["--heartbeat-ms", "6000"],
+    ],
 )
 def test_bad_arguments_exit_2_before_starting_a_broker(
     argv: list[str], capsys: pytest.CaptureFixture[str]

@@ -229,9 +229,11 @@ def run_peers(
     partitions: int,
     rate_per_s: float,
     say: Callable[[str], None] = print,
+    heartbeat_ms: int = 1000,
 ) -> tuple[list[PeerRow], list[str]]:
     """Run the rolling restart for every peer on ``bootstrap``; the rows, and one line per
-    peer that could not run."""
+    peer that could not run. ``heartbeat_ms`` is the classic members' heartbeat interval
+    (a KIP-848 member's is the broker's ``group.consumer.heartbeat.interval.ms``)."""
     rows: list[PeerRow] = []
     skipped: list[str] = []
     for peer in peers:
@@ -250,7 +252,10 @@ def run_peers(
             rate_per_s=rate_per_s,
             say=say,
             client=peer.client,
-            member_settings={"group_protocol": peer.protocol},
+            member_settings={
+                "group_protocol": peer.protocol,
+                "heartbeat_interval_ms": heartbeat_ms,
+            },
             settle_between=True,
         )
         rows.append(measure(peer, result))
@@ -351,6 +356,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--partitions", type=int, default=24, help="partitions (default 24)")
     parser.add_argument("--rate", type=float, default=200.0, help="records/s (default 200)")
     parser.add_argument(
+        "--heartbeat-ms",
+        type=int,
+        default=1000,
+        help="classic members' heartbeat.interval.ms (default 1000, as the broker's KIP-848"
+        " heartbeat here; session 6000)",
+    )
+    parser.add_argument(
         "--peers",
         default="all",
         help="comma-separated peer keys (default all): " + ", ".join(p.key for p in PEERS),
@@ -409,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.members < 2 or args.partitions < args.members or args.rate <= 0:
         _say("--members must be at least 2, --partitions at least --members, --rate above 0")
         return 2
+    if not 0 < args.heartbeat_ms < 6000:
+        _say("--heartbeat-ms must be above 0 and below the 6000 ms session timeout")
+        return 2
     try:
         peers = choose_peers(args.peers)
     except StickyPluginError as exc:
@@ -420,18 +435,26 @@ def main(argv: list[str] | None = None) -> int:
     with open_broker("kafka", log_dir=out / "broker") as broker:
         _say(f"broker: {broker.kind} at {broker.bootstrap}")
         rows, skipped = run_peers(
-            broker.bootstrap, peers, args.members, args.partitions, args.rate, say=_say
+            broker.bootstrap,
+            peers,
+            args.members,
+            args.partitions,
+            args.rate,
+            say=_say,
+            heartbeat_ms=args.heartbeat_ms,
         )
     wall = time.monotonic() - started
     heading = (
         f"Rolling restart of {args.members} members, {args.partitions} partitions,"
-        f" {args.rate:.0f} records/s, on {broker.kind} (wall time {wall:.0f} s,"
+        f" {args.rate:.0f} records/s, classic heartbeat {args.heartbeat_ms} ms, on"
+        f" {broker.kind} (wall time {wall:.0f} s,"
         f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
     )
     meta = {
         "members": args.members,
         "partitions": args.partitions,
         "rate_per_s": args.rate,
+        "classic_heartbeat_ms": args.heartbeat_ms,
         "broker": broker.kind,
         "wall_s": round(wall, 1),
     }
