@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from .scenario import StrategyResult
 
-__all__ = ["LEGEND", "format_table", "markdown_table", "problems"]
+__all__ = ["LEGEND", "broken_guarantees", "format_table", "markdown_table", "problems"]
 
 #: Printed under the table: what each column means.
 LEGEND = """\
@@ -84,7 +84,13 @@ def format_table(results: Sequence[StrategyResult]) -> str:
 
 
 def problems(result: StrategyResult) -> list[str]:
-    """What went wrong in a run (empty: every guarantee held)."""
+    """What went wrong in a run (empty: every guarantee held), each line naming the strategy."""
+    return [f"[{result.strategy}] {text}" for text in broken_guarantees(result)]
+
+
+def broken_guarantees(result: StrategyResult) -> list[str]:
+    """The run's errors, lost records, re-deliveries of committed offsets and double
+    ownership, one line each (empty: every guarantee held)."""
     found = list(result.errors)
     if result.deliveries.lost:
         found.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
@@ -94,4 +100,4 @@ def problems(result: StrategyResult) -> list[str]:
         )
     if result.overlaps:
         found.append(f"{result.overlaps} times a partition had two owners at once")
-    return [f"[{result.strategy}] {text}" for text in found]
+    return found

@@ -47,7 +47,7 @@ from pathlib import Path
 from ..errors import ConfigurationError, StickyPluginError
 from ..testing.brokers import open_broker
 from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
-from .report import markdown_table
+from .report import broken_guarantees, markdown_table
 from .scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
 
 __all__ = [
@@ -186,15 +186,6 @@ def measure(peer: Peer, result: StrategyResult) -> PeerRow:
     ]
     bounces = max(1, len(costs))
     recoveries = [c.recovery_s for c in costs]
-    problems = list(result.errors)
-    if result.deliveries.lost:
-        problems.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
-    if result.deliveries.unjustified_duplicates:
-        problems.append(
-            f"{len(result.deliveries.unjustified_duplicates)} re-deliveries of committed offsets"
-        )
-    if result.overlaps:
-        problems.append(f"{result.overlaps} times a partition had two owners at once")
     return PeerRow(
         peer=peer.name,
         client=peer.client,
@@ -218,7 +209,7 @@ def measure(peer: Peer, result: StrategyResult) -> PeerRow:
         duplicates=result.deliveries.duplicates,
         lost=len(result.deliveries.lost),
         overlaps=result.overlaps,
-        problems=tuple(problems),
+        problems=tuple(broken_guarantees(result)),
     )
 
 
