@@ -147,6 +147,14 @@ demo: venv
 bench: venv bench-peers
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
+## The same rolling restart (6 members, 24 partitions, 200 records/s) for our classic members,
+## Java's classic CooperativeStickyAssignor and KIP-848 (confluent-kafka, Java) on Apache Kafka:
+## a table, also in build/rolling-compare/rolling-compare.{md,json} (docs/benchmarks.md). About
+## 10 minutes; not part of `make test`. ROLLING_ARGS="--peers java/uniform --members 8" etc.
+.PHONY: bench-rolling
+bench-rolling: venv kafka-broker
+	$(PY) -m kafka_sticky_plugin.demo.rolling_compare $(ROLLING_ARGS)
+
 ## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
 .PHONY: broker
 broker: venv

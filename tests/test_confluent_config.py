@@ -119,6 +119,14 @@ def test_kip848_consumer_protocol_is_cooperative() -> None:
     assert librdkafka_accepts(config)
 
 
+def test_kip848_member_keeps_a_short_poll_interval() -> None:
+    """With group.protocol=consumer the session timeout is the broker's: a max.poll.interval.ms
+    under the classic 45 s default is accepted, as librdkafka accepts it."""
+    config = {**BASE, "group.protocol": "consumer", "max.poll.interval.ms": 10000}
+    assert check_config(config) is RebalanceProtocol.COOPERATIVE
+    assert librdkafka_accepts(config)
+
+
 def test_string_timeouts_are_read_as_numbers() -> None:
     """librdkafka takes "6000" for 6000; so does the check."""
     config = {**BASE, "session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}

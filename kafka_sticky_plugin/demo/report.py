@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from .scenario import StrategyResult
 
-__all__ = ["LEGEND", "format_table", "problems"]
+__all__ = ["LEGEND", "broken_guarantees", "format_table", "markdown_table", "problems"]
 
 #: Printed under the table: what each column means.
 LEGEND = """\
@@ -58,28 +58,39 @@ def _row(result: StrategyResult) -> tuple[str, ...]:
     )
 
 
-def format_table(results: Sequence[StrategyResult]) -> str:
-    """A Markdown table (readable as plain text too) of ``results``."""
-    rows = [_HEADERS, *(_row(r) for r in results)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
+def markdown_table(rows: Sequence[Sequence[str]], left: int = 1) -> str:
+    """``rows`` (the first is the header) as an aligned Markdown table, readable as plain
+    text too: the first ``left`` columns left-aligned, the rest right-aligned (numbers)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
 
     def line(cells: Sequence[str]) -> str:
         pairs = enumerate(zip(cells, widths, strict=True))
-        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in pairs]
+        padded = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in pairs]
         return "| " + " | ".join(padded) + " |"
 
     separator = (
         "|"
         + "|".join(
-            ("-" * (w + 2)) if i == 0 else ("-" * (w + 1) + ":") for i, w in enumerate(widths)
+            ("-" * (w + 2)) if i < left else ("-" * (w + 1) + ":") for i, w in enumerate(widths)
         )
         + "|"
     )
     return "\n".join([line(rows[0]), separator, *(line(r) for r in rows[1:])])
 
 
+def format_table(results: Sequence[StrategyResult]) -> str:
+    """A Markdown table (readable as plain text too) of ``results``."""
+    return markdown_table([_HEADERS, *(_row(r) for r in results)])
+
+
 def problems(result: StrategyResult) -> list[str]:
-    """What went wrong in a run (empty: every guarantee held)."""
+    """What went wrong in a run (empty: every guarantee held), each line naming the strategy."""
+    return [f"[{result.strategy}] {text}" for text in broken_guarantees(result)]
+
+
+def broken_guarantees(result: StrategyResult) -> list[str]:
+    """The run's errors, lost records, re-deliveries of committed offsets and double
+    ownership, one line each (empty: every guarantee held)."""
     found = list(result.errors)
     if result.deliveries.lost:
         found.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
@@ -89,4 +100,4 @@ def problems(result: StrategyResult) -> list[str]:
         )
     if result.overlaps:
         found.append(f"{result.overlaps} times a partition had two owners at once")
-    return [f"[{result.strategy}] {text}" for text in found]
+    return found

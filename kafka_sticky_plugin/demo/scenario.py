@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..assignor.strategies import COOPERATIVE_STICKY
@@ -33,7 +33,7 @@ from ..testing.analysis import (
     rebalance_rounds,
     revoked_partitions,
 )
-from ..testing.events import EventLog, Partition, member_key
+from ..testing.events import Delivery, EventLog, Partition, member_key
 from ..testing.group import ConsumerGroupRunner, StableGroup
 from ..testing.producer import KeyedProducer
 
@@ -74,6 +74,10 @@ class RestartRecord:
     after: StableGroup
     revoked: int
     rounds: int
+    #: With ``settle_between``: when the group was stable without the member, and when its
+    #: successor was subscribed (after its process started); ``None`` otherwise.
+    t_down_stable: float | None = None
+    t_rejoin: float | None = None
 
     @property
     def moved(self) -> int:
@@ -100,6 +104,10 @@ class StrategyResult:
     rounds: int
     produced: int
     errors: tuple[str, ...] = field(default=())
+    #: ``[t_rolling, t_rolled]``: from the first restart to the last stable group.
+    window: tuple[float, float] = (0.0, 0.0)
+    #: Every record the members delivered (for measures beyond the table's).
+    delivery_log: tuple[Delivery, ...] = field(default=(), repr=False)
 
     @property
     def revoked_per_restart(self) -> float:
@@ -129,12 +137,20 @@ def run_rolling_restart(
     watch: Callable[[ConsumerGroupRunner, str], object] | None = None,
     stable_timeout_s: float = 90.0,
     client: str = "kafka-python",
+    member_settings: Mapping[str, object] | None = None,
+    settle_between: bool = False,
 ) -> StrategyResult:
     """Run the scenario of the module docstring and measure it.
 
     ``watch(runner, label)`` is called once the group exists and may return a context
     manager (the live view) that is exited when the run ends. ``client`` is the members'
-    client: ``kafka-python`` or ``aiokafka`` (hooked ``AIOKafkaConsumer`` members).
+    client: ``kafka-python`` or ``aiokafka`` (hooked ``AIOKafkaConsumer`` members), or any
+    other :attr:`~..testing.member_config.MemberConfig.client`; ``member_settings`` are further
+    :class:`~..testing.member_config.MemberConfig` fields for every member (for example
+    ``group_protocol``). ``settle_between`` waits, in every restart, until the group is
+    stable without the stopped member before its successor starts: every client then gets the
+    same two rebalances per restart (a leave, then a join), whatever its process start costs
+    (a thread member is back in milliseconds, a JVM in seconds).
     """
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
     group_id = unique_name(f"demo-{strategy.name}")
@@ -147,7 +163,13 @@ def run_rolling_restart(
     errors: list[str] = []
     t_origin = time.monotonic()
     runner = ConsumerGroupRunner(
-        bootstrap, group_id, {topic: partitions}, strategy.initial, log=log, client=client
+        bootstrap,
+        group_id,
+        {topic: partitions},
+        strategy.initial,
+        log=log,
+        client=client,
+        **(member_settings or {}),
     )
 
     def wait_stable() -> StableGroup:
@@ -169,7 +191,13 @@ def run_rolling_restart(
                 old_key = member_key(name, runner.member(name).config.incarnation)
                 say(f"[{strategy.name}] bounce {bounce}: restarting {name} with {list(assignors)}")
                 t_start = time.monotonic()
+                t_down_stable = t_rejoin = None
+                if settle_between:
+                    runner.stop_member(name)
+                    t_down_stable = wait_stable().t
                 runner.restart_member(name, assignors=assignors)
+                if settle_between:
+                    t_rejoin = time.monotonic()
                 after = wait_stable()
                 events = log.events()
                 restarts.append(
@@ -178,6 +206,8 @@ def run_rolling_restart(
                         old_key=old_key,
                         t_start=t_start,
                         t_stable=after.t,
+                        t_down_stable=t_down_stable,
+                        t_rejoin=t_rejoin,
                         before=stable,
                         after=after,
                         revoked=revoked_partitions(
@@ -220,4 +250,6 @@ def run_rolling_restart(
         rounds=len(rebalance_rounds(events, t_rolling, t_rolled)),
         produced=producer.sent,
         errors=tuple(errors),
+        window=(t_rolling, t_rolled),
+        delivery_log=tuple(log.deliveries()),
     )

@@ -47,6 +47,21 @@ def _strategy(assignors: Iterable[str]) -> str:
     return ",".join(names)
 
 
+def _protocol_settings(config: MemberConfig) -> dict[str, Any]:
+    """The group-protocol part of the configuration: the classic protocol's strategy list and
+    timeouts, or KIP-848's ``group.protocol=consumer`` with the broker assignor asked for
+    (librdkafka refuses the classic-only settings there: the broker owns them)."""
+    if config.group_protocol == "consumer":
+        return {"group.protocol": "consumer", "group.remote.assignor": config.assignors[0]}
+    if config.group_protocol != "classic":
+        raise ValueError(f"unknown group protocol {config.group_protocol!r}")
+    return {
+        "partition.assignment.strategy": _strategy(config.assignors),
+        "session.timeout.ms": config.session_timeout_ms,
+        "heartbeat.interval.ms": config.heartbeat_interval_ms,
+    }
+
+
 def confluent_consume_loop(
     config: MemberConfig,
     sink: EventSink,
@@ -73,9 +88,7 @@ def confluent_consume_loop(
             "bootstrap.servers": config.bootstrap,
             "group.id": config.group_id,
             "client.id": config.client_id or f"{config.member}-{config.incarnation}",
-            "partition.assignment.strategy": _strategy(config.assignors),
-            "session.timeout.ms": config.session_timeout_ms,
-            "heartbeat.interval.ms": config.heartbeat_interval_ms,
+            **_protocol_settings(config),
             "max.poll.interval.ms": max(config.max_poll_interval_ms, config.session_timeout_ms),
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,

@@ -81,6 +81,11 @@ class MemberConfig:
     #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
     #: matches ``topic_pattern`` is seen).
     metadata_max_age_ms: int = 5000
+    #: The group protocol: ``classic`` (JoinGroup/SyncGroup) or ``consumer`` (KIP-848;
+    #: confluent and Java members only). With ``consumer`` the broker assigns: ``assignors``
+    #: then holds one name, the broker assignor asked for (``uniform`` or ``range``), and the
+    #: session and heartbeat settings are the broker's (``group.consumer.*``), not the member's.
+    group_protocol: str = "classic"
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

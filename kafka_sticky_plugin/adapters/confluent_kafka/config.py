@@ -100,9 +100,11 @@ def check_config(config: Mapping[str, object]) -> RebalanceProtocol:
             "group.id is missing or empty: a subscribing consumer joins a group, and "
             "rebalance callbacks only exist inside a group; set group.id to the group's name"
         )
-    _check_timeouts(config)
     group_protocol = config_value(config, "group.protocol")
     if group_protocol is None or group_protocol == "classic":
+        # KIP-848's session and heartbeat are the broker's (group.consumer.*): these
+        # client-side limits bind classic members only.
+        _check_timeouts(config)
         return _classic_protocol(config)
     if group_protocol == "consumer":
         if config_value(config, "partition.assignment.strategy") is not None:

@@ -199,23 +199,32 @@ public final class JavaMember {
         if (rack != null) {
             p.put("client.rack", rack);
         }
-        p.put("group.protocol", "classic");
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
-        p.put("session.timeout.ms", String.valueOf(Json.asLong(config.get("session_timeout_ms"))));
-        p.put("heartbeat.interval.ms",
-                String.valueOf(Json.asLong(config.get("heartbeat_interval_ms"))));
+        Object protocol = config.get("group_protocol");
+        if ("consumer".equals(protocol)) {
+            // KIP-848: the broker assigns and owns the session and heartbeat settings; the
+            // consumer refuses the classic-only ones. assignors[0] names the broker assignor.
+            p.put("group.protocol", "consumer");
+            p.put("group.remote.assignor", (String) ((List<?>) config.get("assignors")).get(0));
+        } else {
+            p.put("group.protocol", "classic");
+            p.put("session.timeout.ms",
+                    String.valueOf(Json.asLong(config.get("session_timeout_ms"))));
+            p.put("heartbeat.interval.ms",
+                    String.valueOf(Json.asLong(config.get("heartbeat_interval_ms"))));
+            List<String> classes = new ArrayList<>();
+            for (Object name : (List<?>) config.get("assignors")) {
+                classes.add(assignorClass((String) name));
+            }
+            p.put("partition.assignment.strategy", String.join(",", classes));
+        }
         p.put("max.poll.interval.ms",
                 String.valueOf(Json.asLong(config.get("max_poll_interval_ms"))));
         p.put("metadata.max.age.ms", "5000");
         // KIP-714 client telemetry: not part of what is tested, and brokers without it
         // (the embedded one) need not be asked.
         p.put("enable.metrics.push", "false");
-        List<String> classes = new ArrayList<>();
-        for (Object name : (List<?>) config.get("assignors")) {
-            classes.add(assignorClass((String) name));
-        }
-        p.put("partition.assignment.strategy", String.join(",", classes));
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());
         p.put("value.deserializer", ByteArrayDeserializer.class.getName());
         return p;
