@@ -182,6 +182,6 @@ def test_confluent_guard_refuses_a_plain_consumer_and_checks_commits() -> None:
         with pytest.raises(CommitRefusedError, match="t-1"):  # t-1 never assigned; t-0 passes
             consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 1, 5)], asynchronous=True)
         with pytest.raises(CommitRefusedError, match="t-2"):  # positional arguments too
-            consumer.commit(None, [confluent_kafka.TopicPartition("t", 2, 5)], True)
+            consumer.commit(None, [confluent_kafka.TopicPartition("t", 2, 5)], True)  # type: ignore[call-overload]  # the stubs know keywords only; the C API takes positions
     finally:
         consumer.close()
