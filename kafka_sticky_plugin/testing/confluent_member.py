@@ -47,6 +47,21 @@ def _strategy(assignors: Iterable[str]) -> str:
     return ",".join(names)
 
 
+def _protocol_settings(config: MemberConfig) -> dict[str, Any]:
+    """The group-protocol part of the configuration: the classic protocol takes the strategy
+    and the session settings; KIP-848's ``consumer`` protocol takes none of them (the broker
+    assigns and sets the session; librdkafka refuses them there)."""
+    if config.group_protocol == "consumer":
+        return {"group.protocol": "consumer"}
+    if config.group_protocol != "classic":
+        raise ValueError(f"unknown group_protocol {config.group_protocol!r}")
+    return {
+        "partition.assignment.strategy": _strategy(config.assignors),
+        "session.timeout.ms": config.session_timeout_ms,
+        "heartbeat.interval.ms": config.heartbeat_interval_ms,
+    }
+
+
 def confluent_consume_loop(
     config: MemberConfig,
     sink: EventSink,
@@ -73,9 +88,7 @@ def confluent_consume_loop(
             "bootstrap.servers": config.bootstrap,
             "group.id": config.group_id,
             "client.id": config.client_id or f"{config.member}-{config.incarnation}",
-            "partition.assignment.strategy": _strategy(config.assignors),
-            "session.timeout.ms": config.session_timeout_ms,
-            "heartbeat.interval.ms": config.heartbeat_interval_ms,
+            **_protocol_settings(config),
             "max.poll.interval.ms": max(config.max_poll_interval_ms, config.session_timeout_ms),
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,

@@ -199,12 +199,19 @@ public final class JavaMember {
         if (rack != null) {
             p.put("client.rack", rack);
         }
-        p.put("group.protocol", "classic");
+        // KIP-848 (group.protocol=consumer): the broker assigns and sets the session, so the
+        // assignors and the session settings are classic-only (the consumer refuses them).
+        Object protocol = config.get("group_protocol");
+        boolean classic = protocol == null || "classic".equals(protocol);
+        p.put("group.protocol", classic ? "classic" : (String) protocol);
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
-        p.put("session.timeout.ms", String.valueOf(Json.asLong(config.get("session_timeout_ms"))));
-        p.put("heartbeat.interval.ms",
-                String.valueOf(Json.asLong(config.get("heartbeat_interval_ms"))));
+        if (classic) {
+            p.put("session.timeout.ms",
+                    String.valueOf(Json.asLong(config.get("session_timeout_ms"))));
+            p.put("heartbeat.interval.ms",
+                    String.valueOf(Json.asLong(config.get("heartbeat_interval_ms"))));
+        }
         p.put("max.poll.interval.ms",
                 String.valueOf(Json.asLong(config.get("max_poll_interval_ms"))));
         p.put("metadata.max.age.ms", "5000");
@@ -215,7 +222,9 @@ public final class JavaMember {
         for (Object name : (List<?>) config.get("assignors")) {
             classes.add(assignorClass((String) name));
         }
-        p.put("partition.assignment.strategy", String.join(",", classes));
+        if (classic) {
+            p.put("partition.assignment.strategy", String.join(",", classes));
+        }
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());
         p.put("value.deserializer", ByteArrayDeserializer.class.getName());
         return p;
