@@ -119,6 +119,22 @@ def test_kip848_consumer_protocol_is_cooperative() -> None:
     assert librdkafka_accepts(config)
 
 
+@pytest.mark.parametrize("name", ["session.timeout.ms", "heartbeat.interval.ms"])
+def test_kip848_consumer_protocol_refuses_the_classic_session_settings(name: str) -> None:
+    """The broker sets the session under group.protocol=consumer: librdkafka refuses both."""
+    config = {**BASE, "group.protocol": "consumer", name: 3000}
+    with pytest.raises(ConfigurationError, match=f"{name} is not used with"):
+        check_config(config)
+    assert not librdkafka_accepts(config)
+
+
+def test_kip848_consumer_protocol_takes_a_short_max_poll_interval() -> None:
+    """max.poll.interval.ms is not bound to a session timeout the consumer does not set."""
+    config = {**BASE, "group.protocol": "consumer", "max.poll.interval.ms": 10000}
+    assert check_config(config) is RebalanceProtocol.COOPERATIVE
+    assert librdkafka_accepts(config)
+
+
 def test_string_timeouts_are_read_as_numbers() -> None:
     """librdkafka takes "6000" for 6000; so does the check."""
     config = {**BASE, "session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
