@@ -29,7 +29,9 @@ from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
 
 PARTITIONS = 6
 MEMBERS = ("m0", "m1")
-CONSUMER_PROTOCOL = {"client": "confluent", "group_protocol": "consumer"}
+#: (client, group_protocol) of a KIP-848 member and of one of ours.
+CONSUMER_PROTOCOL = ("confluent", "consumer")
+CLASSIC_OURS = ("kafka-python", "classic")
 
 
 def _moved(before: StableGroup, after: StableGroup) -> int:
@@ -68,9 +70,9 @@ def _no_error_of_ours(caplog: pytest.LogCaptureFixture) -> None:
     assert all("\n" not in r.getMessage() for r in ours), "a warning of ours spans lines"
 
 
-def _swap(group: ConsumerGroupRunner, name: str, **settings: object) -> None:
+def _swap(group: ConsumerGroupRunner, name: str, kind: tuple[str, str]) -> None:
     group.stop_member(name)
-    group.start_member(name, **settings)
+    group.start_member(name, client=kind[0], group_protocol=kind[1])
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -90,16 +92,13 @@ def test_classic_group_moves_to_kip848_and_back(
     stable = group.wait_stable(timeout_s=60)
     check_stable_assignment(stable, everything)
     print(f"classic start: generations {_generations(group)}")
-    steps = [(n, CONSUMER_PROTOCOL, "consumer") for n in MEMBERS]
-    steps += [
-        (n, {"client": "kafka-python", "group_protocol": "classic"}, "classic") for n in MEMBERS
-    ]
-    for name, settings, label in steps:
-        _swap(group, name, **settings)
+    steps = [(n, CONSUMER_PROTOCOL) for n in MEMBERS] + [(n, CLASSIC_OURS) for n in MEMBERS]
+    for name, kind in steps:
+        _swap(group, name, kind)
         after = group.wait_stable(timeout_s=90)
         check_stable_assignment(after, everything)
         print(
-            f"{name} -> {label}: moved {_moved(stable, after)} partitions,"
+            f"{name} -> {kind[1]}: moved {_moved(stable, after)} partitions,"
             f" classic generations {_generations(group)}"
         )
         stable = after
@@ -125,7 +124,7 @@ def test_our_classic_members_join_a_consumer_group_and_take_it_over(
     group = flow.group
     everything = group.all_partitions()
     for name in ("k0", "k1"):
-        group.start_member(name, **CONSUMER_PROTOCOL)
+        group.start_member(name, client=CONSUMER_PROTOCOL[0], group_protocol=CONSUMER_PROTOCOL[1])
     stable = group.wait_stable(timeout_s=60)
     check_stable_assignment(stable, everything)
     for name in MEMBERS:
