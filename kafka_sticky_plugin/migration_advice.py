@@ -37,6 +37,8 @@ __all__ = [
     "MemberFacts",
     "advise",
     "client_family",
+    "refusal_line",
+    "render",
 ]
 
 EXIT_POSSIBLE = 0
@@ -263,3 +265,34 @@ def render(cluster: ClusterFacts, group: GroupFacts, advice: Advice) -> list[str
 
 def _or_unknown(value: object) -> str:
     return "?" if value is None else str(value)
+
+
+def refusal_line(
+    group_id: str, error_name: str, *, classic: bool, offered: tuple[str, ...]
+) -> str | None:
+    """One line saying what to change when the broker refuses a member for a KIP-848 reason,
+    or ``None`` when ``error_name`` (the broker's error code name) is not one of them.
+
+    A classic member answered INCONSISTENT_GROUP_PROTOCOL: the group is a consumer group whose
+    policy forbids classic members, or its classic members share no protocol name (assignor)
+    with ``offered``. A ``consumer``-protocol member answered GROUP_ID_NOT_FOUND: the broker
+    refused to convert the classic group (see the module docstring for the four reasons).
+    """
+    check = "python -m kafka_sticky_plugin migration-check --bootstrap HOST:PORT --group"
+    if classic and error_name == "INCONSISTENT_GROUP_PROTOCOL":
+        return (
+            f"group {group_id}: the broker refused this classic member"
+            f" (INCONSISTENT_GROUP_PROTOCOL): every classic member must offer an assignor the"
+            f" others offer (this one offers {', '.join(offered) or 'none'}), and if the group"
+            " is a KIP-848 consumer group, group.consumer.migration.policy must allow classic"
+            f" members ('bidirectional' or 'downgrade'); see `{check} {group_id}`"
+        )
+    if not classic and error_name == "GROUP_ID_NOT_FOUND":
+        return (
+            f"group {group_id}: the broker refused to convert this classic group to a KIP-848"
+            " consumer group (GROUP_ID_NOT_FOUND): group.consumer.migration.policy must be"
+            " 'bidirectional' or 'upgrade', no classic member's assignment may carry user data"
+            " (custom assignor), and the group must fit group.consumer.max.size; see"
+            f" `{check} {group_id}`"
+        )
+    return None
