@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import confluent_kafka
 import pytest
 from kafka import KafkaConsumer
 from kafka.coordinator.assignors.range import RangePartitionAssignor
