@@ -1,9 +1,10 @@
 """Online migrations between the classic protocol and KIP-848's ``consumer`` protocol, on
 Apache Kafka, with this package's members on the classic side.
 
-Upgrade and back: a classic group of hooked kafka-python members (our ``sticky`` or
-``cooperative-sticky``) consumes a topic that keeps receiving records; its members are
-replaced one by one by confluent-kafka members with ``group.protocol=consumer`` (the broker
+Upgrade and back: a classic group of our members (hooked kafka-python members on our
+``sticky`` or ``cooperative-sticky``, or hooked aiokafka members) consumes a topic that keeps
+receiving records; its members are replaced one by one by confluent-kafka (or Java 4.4)
+members with ``group.protocol=consumer`` (the broker
 converts the group to a consumer group at the first one: "Converted the classic group to a
 consumer group"; our classic members stay members of it, and the broker's assignor decides),
 until none is classic; then they are rolled back one by one (the broker converts the group
@@ -26,12 +27,12 @@ from group_flow import FlowingGroupFactory
 from kafka_sticky_plugin.testing.checks import check_stable_assignment
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
+from kafka_sticky_plugin.testing.java_member import JAVA_CLIENT_VERSIONS
 
 PARTITIONS = 6
 MEMBERS = ("m0", "m1")
-#: (client, group_protocol) of a KIP-848 member and of one of ours.
+#: (client, group_protocol) of a KIP-848 member.
 CONSUMER_PROTOCOL = ("confluent", "consumer")
-CLASSIC_OURS = ("kafka-python", "classic")
 
 
 def _moved(before: StableGroup, after: StableGroup) -> int:
@@ -77,22 +78,36 @@ def _swap(group: ConsumerGroupRunner, name: str, kind: tuple[str, str]) -> None:
 
 @pytest.mark.kafka_only("protocol_vote")
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("strategy", ["cooperative-sticky", "sticky"])
+@pytest.mark.parametrize(
+    ("client", "strategy", "kip848_client"),
+    [
+        ("kafka-python", "cooperative-sticky", "confluent"),
+        ("kafka-python", "sticky", f"java-{JAVA_CLIENT_VERSIONS[0]}"),
+        ("aiokafka", "cooperative-sticky", "confluent"),
+    ],
+)
 def test_classic_group_moves_to_kip848_and_back(
+    client: str,
     strategy: str,
+    kip848_client: str,
     broker: RunningBroker,
     flowing_group: FlowingGroupFactory,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """Our classic members (kafka-python and aiokafka, hooked) -> confluent or Java
+    ``consumer``-protocol members one by one -> back. (A group led by librdkafka cannot move:
+    see test_kip848_refusals.)"""
     caplog.set_level(logging.WARNING, logger="kafka_sticky_plugin")
-    flow = flowing_group([strategy], PARTITIONS, rate_per_s=20)
+    flow = flowing_group([strategy], PARTITIONS, rate_per_s=20, client=client)
     group = flow.group
     everything = group.all_partitions()
     group.start_members(MEMBERS)
     stable = group.wait_stable(timeout_s=60)
     check_stable_assignment(stable, everything)
     print(f"classic start: generations {_generations(group)}")
-    steps = [(n, CONSUMER_PROTOCOL) for n in MEMBERS] + [(n, CLASSIC_OURS) for n in MEMBERS]
+    ours = (client, "classic")
+    kip848 = (kip848_client, "consumer")
+    steps = [(n, kip848) for n in MEMBERS] + [(n, ours) for n in MEMBERS]
     for name, kind in steps:
         _swap(group, name, kind)
         after = group.wait_stable(timeout_s=90)
@@ -102,7 +117,7 @@ def test_classic_group_moves_to_kip848_and_back(
             f" classic generations {_generations(group)}"
         )
         stable = after
-    flow.finish(f"{strategy} classic -> consumer -> classic")
+    flow.finish(f"{client} {strategy} classic -> consumer -> classic")
     assert _conversions(broker, group.group_id) == [
         "the classic group to a consumer group.",
         "the consumer group to a classic group.",

@@ -75,6 +75,7 @@ def _classic(bootstrap: str, group: str, topic: str, assignor: Any, hooks: bool)
         max_poll_interval_ms=10000,
         auto_offset_reset="earliest",
     )
+    _OPEN.append(consumer)
     if hooks:
         install_hooks(consumer)
     consumer.subscribe([topic])
@@ -91,6 +92,7 @@ def _kip848(bootstrap: str, group: str, topic: str) -> Any:
             "log_level": 3,
         }
     )
+    _OPEN.append(consumer)
     consumer.subscribe([topic])
     return consumer
 
@@ -123,9 +125,16 @@ def _our_lines(caplog: pytest.LogCaptureFixture, words: str) -> list[str]:
     return lines
 
 
-def _close(*consumers: Any) -> None:
-    for consumer in consumers:
-        consumer.close()
+_OPEN: list[Any] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_consumers() -> Iterator[None]:
+    """Every consumer a test opened is closed, in reverse order, whatever the test did (a
+    librdkafka consumer left open keeps the interpreter from exiting)."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
 
 
 @pytest.mark.timeout(120)
@@ -146,7 +155,6 @@ def test_policy_disabled_refuses_both_ways_in_one_line_each(
     lines = _our_lines(caplog, "refused to convert this classic group")
     assert len(lines) == 1 and "migration.policy must be" in lines[0]
     assert ours.assignment(), "the classic member stopped consuming"
-    _close(newcomer, ours)
 
     kip848 = _kip848(bootstrap, consumer_group, topic)
     _spin(4, [], [kip848])
@@ -155,7 +163,6 @@ def test_policy_disabled_refuses_both_ways_in_one_line_each(
     assert "InconsistentGroupProtocolError" in errors
     lines = _our_lines(caplog, "refused this classic member")
     assert len(lines) == 1 and "'bidirectional' or 'downgrade'" in lines[0]
-    _close(joiner, kip848)
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -173,7 +180,6 @@ def test_assignment_user_data_blocks_the_conversion(
     assert "_FATAL" in errors
     lines = _our_lines(caplog, "refused to convert this classic group")
     assert len(lines) == 1 and "user data" in lines[0]
-    _close(newcomer, custom)
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -192,4 +198,3 @@ def test_a_classic_member_with_another_protocol_name_is_refused_from_a_mixed_gro
     lines = _our_lines(caplog, "refused this classic member")
     assert len(lines) == 1 and "this one offers sticky" in lines[0]
     assert ours.assignment(), "the member already in the group stopped consuming"
-    _close(eager, kip848, ours)
