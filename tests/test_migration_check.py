@@ -130,3 +130,16 @@ def test_a_missing_group_has_nothing_to_migrate() -> None:
 )
 def test_client_family_from_default_client_ids(client_id: str, family: str) -> None:
     assert client_family(client_id) == family
+
+
+def test_refusal_lines_name_the_fix_and_stay_one_line() -> None:
+    from kafka_sticky_plugin.migration_advice import refusal_line
+
+    classic = refusal_line("g", "INCONSISTENT_GROUP_PROTOCOL", classic=True, offered=("sticky",))
+    assert classic is not None and "this one offers sticky" in classic
+    assert "'bidirectional' or 'downgrade'" in classic and "migration-check" in classic
+    upgrade = refusal_line("g", "GROUP_ID_NOT_FOUND", classic=False, offered=())
+    assert upgrade is not None and "user data" in upgrade and "'upgrade'" in upgrade
+    assert "\n" not in classic + upgrade
+    assert refusal_line("g", "GROUP_ID_NOT_FOUND", classic=True, offered=()) is None
+    assert refusal_line("g", "REBALANCE_IN_PROGRESS", classic=True, offered=()) is None

@@ -114,7 +114,8 @@ def _spin(seconds: float, classic: list[Any], kip848: list[Any]) -> list[str]:
     return seen
 
 
-def _our_lines(caplog: pytest.LogCaptureFixture, words: str) -> list[str]:
+def _our_line(caplog: pytest.LogCaptureFixture, words: str) -> str:
+    """The one line of ours that holds ``words`` (asserting there is exactly one)."""
     lines = [
         r.getMessage()
         for r in caplog.records
@@ -122,7 +123,8 @@ def _our_lines(caplog: pytest.LogCaptureFixture, words: str) -> list[str]:
     ]
     for line in lines:
         print(f"our line: {line}")
-    return lines
+    assert len(lines) == 1, f"{len(lines)} lines of ours with {words!r}"
+    return lines[0]
 
 
 _OPEN: list[Any] = []
@@ -152,8 +154,7 @@ def test_policy_disabled_refuses_both_ways_in_one_line_each(
     newcomer = _kip848(bootstrap, classic_group, topic)
     errors = _spin(6, [ours], [newcomer])
     assert "_FATAL" in errors and not any(e.endswith("Error") for e in errors)
-    lines = _our_lines(caplog, "refused to convert this classic group")
-    assert len(lines) == 1 and "migration.policy must be" in lines[0]
+    assert "migration.policy must be" in _our_line(caplog, "refused to convert this classic group")
     assert ours.assignment(), "the classic member stopped consuming"
 
     kip848 = _kip848(bootstrap, consumer_group, topic)
@@ -161,8 +162,7 @@ def test_policy_disabled_refuses_both_ways_in_one_line_each(
     joiner = _classic(bootstrap, consumer_group, topic, CooperativeStickyAssignor(), hooks=True)
     errors = _spin(6, [joiner], [kip848])
     assert "InconsistentGroupProtocolError" in errors
-    lines = _our_lines(caplog, "refused this classic member")
-    assert len(lines) == 1 and "'bidirectional' or 'downgrade'" in lines[0]
+    assert "'bidirectional' or 'downgrade'" in _our_line(caplog, "refused this classic member")
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -178,8 +178,7 @@ def test_assignment_user_data_blocks_the_conversion(
     newcomer = _kip848(broker.bootstrap, group, topic)
     errors = _spin(6, [custom], [newcomer])
     assert "_FATAL" in errors
-    lines = _our_lines(caplog, "refused to convert this classic group")
-    assert len(lines) == 1 and "user data" in lines[0]
+    assert "user data" in _our_line(caplog, "refused to convert this classic group")
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -195,6 +194,5 @@ def test_a_classic_member_with_another_protocol_name_is_refused_from_a_mixed_gro
     eager = _classic(broker.bootstrap, group, topic, StickyAssignor(), hooks=True)
     errors = _spin(6, [ours, eager], [kip848])
     assert "InconsistentGroupProtocolError" in errors
-    lines = _our_lines(caplog, "refused this classic member")
-    assert len(lines) == 1 and "this one offers sticky" in lines[0]
+    assert "this one offers sticky" in _our_line(caplog, "refused this classic member")
     assert ours.assignment(), "the member already in the group stopped consuming"
