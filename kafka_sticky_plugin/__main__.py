@@ -1,4 +1,5 @@
-"""Command line: ``python -m kafka_sticky_plugin {broker,demo,simulate,assign} ...``.
+"""Command line: ``python -m kafka_sticky_plugin COMMAND ...`` (broker, demo, simulate, assign,
+conformance, migration-check).
 
 Each sub-command lives in its own module and is imported only when chosen. ``--version``
 prints the package version; an unknown command prints what is wrong and the usage to
@@ -24,6 +25,10 @@ _COMMANDS = {
         "kafka_sticky_plugin.testing.conformance_cli",
         "measure which group behaviours your broker has (--bootstrap HOST:PORT)",
     ),
+    "migration-check": (
+        "kafka_sticky_plugin.migration_check",
+        "can group G move online to KIP-848 and back? (--bootstrap HOST:PORT --group G)",
+    ),
 }
 
 _PROG = "python -m kafka_sticky_plugin"
@@ -35,7 +40,7 @@ def usage() -> str:
         f"usage: {_PROG} [--version] COMMAND [options]",
         "",
         "commands:",
-        *(f"  {name:<10} {about}" for name, (_, about) in _COMMANDS.items()),
+        *(f"  {name:<16} {about}" for name, (_, about) in _COMMANDS.items()),
         "",
         f"{_PROG} COMMAND --help shows a command's options.",
     ]

@@ -119,9 +119,17 @@ def test_kip848_consumer_protocol_is_cooperative() -> None:
     assert librdkafka_accepts(config)
 
 
-def test_kip848_member_keeps_a_short_poll_interval() -> None:
-    """With group.protocol=consumer the session timeout is the broker's: a max.poll.interval.ms
-    under the classic 45 s default is accepted, as librdkafka accepts it."""
+@pytest.mark.parametrize("name", ["session.timeout.ms", "heartbeat.interval.ms"])
+def test_kip848_consumer_protocol_refuses_the_classic_session_settings(name: str) -> None:
+    """The broker sets the session under group.protocol=consumer: librdkafka refuses both."""
+    config = {**BASE, "group.protocol": "consumer", name: 3000}
+    with pytest.raises(ConfigurationError, match=f"{name} is not used with"):
+        check_config(config)
+    assert not librdkafka_accepts(config)
+
+
+def test_kip848_consumer_protocol_takes_a_short_max_poll_interval() -> None:
+    """max.poll.interval.ms is not bound to a session timeout the consumer does not set."""
     config = {**BASE, "group.protocol": "consumer", "max.poll.interval.ms": 10000}
     assert check_config(config) is RebalanceProtocol.COOPERATIVE
     assert librdkafka_accepts(config)

@@ -52,7 +52,10 @@ def _protocol_settings(config: MemberConfig) -> dict[str, Any]:
     timeouts, or KIP-848's ``group.protocol=consumer`` with the broker assignor asked for
     (librdkafka refuses the classic-only settings there: the broker owns them)."""
     if config.group_protocol == "consumer":
-        return {"group.protocol": "consumer", "group.remote.assignor": config.assignors[0]}
+        settings: dict[str, Any] = {"group.protocol": "consumer"}
+        if config.assignors and config.assignors[0] in ("uniform", "range"):
+            settings["group.remote.assignor"] = config.assignors[0]
+        return settings
     if config.group_protocol != "classic":
         raise ValueError(f"unknown group protocol {config.group_protocol!r}")
     return {

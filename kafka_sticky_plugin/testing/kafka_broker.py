@@ -36,7 +36,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,7 +179,9 @@ class _Node:
     def config_path(self) -> Path:
         return self.directory / "server.properties"
 
-    def properties(self, quorum: str) -> str:
+    def properties(self, quorum: str, extra: Mapping[str, str]) -> str:
+        """This node's ``server.properties``: ``extra`` applies to broker nodes (it holds
+        broker settings; a controller-only node takes none of them)."""
         if not self.broker:
             return self._controller_properties(quorum)
         roles = "broker,controller" if self.controller_port is not None else "broker"
@@ -201,6 +203,7 @@ class _Node:
         }
         if self.rack is not None:
             settings["broker.rack"] = self.rack
+        settings.update(extra)
         return "".join(f"{key}={value}\n" for key, value in settings.items())
 
     def _controller_properties(self, quorum: str) -> str:
@@ -296,12 +299,14 @@ def kafka_broker(
     startup_timeout_s: float = 120.0,
     stop_grace_s: float = 20.0,
     libs: Path | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> Iterator[RunningBroker]:
     """Run Apache Kafka on 127.0.0.1 for the duration of the block (see module docstring).
 
     ``racks`` has one entry per node (``None``: no ``broker.rack``); ``port`` fixes the first
     node's listener port (else a free one is picked, and a start that loses a port race is
-    retried on new ports).
+    retried on new ports); ``settings`` are more ``server.properties`` entries for every
+    node, applied last (for example ``{"group.consumer.migration.policy": "disabled"}``).
     """
     if not racks:
         raise ConfigurationError("kafka_broker needs at least one node (racks=[None])")
@@ -314,7 +319,7 @@ def kafka_broker(
         nodes = _plan_nodes(root / f"cluster-{os.getpid()}-{attempt}", racks, port)
         log_path = root / f"kafka-{nodes[0].port}.log"
         try:
-            _start(runtime, nodes, log_path, startup_timeout_s)
+            _start(runtime, nodes, log_path, startup_timeout_s, settings or {})
         except BrokerStartError as exc:
             _stop_all(nodes, stop_grace_s)
             _remove_data(nodes)
@@ -348,7 +353,13 @@ def _plan_nodes(directory: Path, racks: Sequence[str | None], port: int | None) 
     return nodes
 
 
-def _start(runtime: KafkaRuntime, nodes: list[_Node], log_path: Path, timeout_s: float) -> None:
+def _start(
+    runtime: KafkaRuntime,
+    nodes: list[_Node],
+    log_path: Path,
+    timeout_s: float,
+    extra: Mapping[str, str],
+) -> None:
     if len({n.port for n in nodes} | {n.controller_port for n in nodes if n.controller_port}) < (
         len(nodes) + 1
     ):
@@ -357,7 +368,7 @@ def _start(runtime: KafkaRuntime, nodes: list[_Node], log_path: Path, timeout_s:
     quorum = f"{LOOPBACK}:{controller.controller_port}"
     cluster_id = _cluster_id()
     for node in nodes:
-        node.config_path.write_text(node.properties(quorum), encoding="utf-8")
+        node.config_path.write_text(node.properties(quorum, extra), encoding="utf-8")
         _format(runtime, node, cluster_id, node.config_path)
     with log_path.open("ab") as log_file:
         for node in nodes:

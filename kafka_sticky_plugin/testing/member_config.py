@@ -74,6 +74,11 @@ class MemberConfig:
     #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`.java_member`, always a
     #: child process).
     client: str = "kafka-python"
+    #: ``group.protocol`` of a confluent or Java member: ``classic`` (JoinGroup/SyncGroup,
+    #: ``assignors`` and the session settings apply) or ``consumer`` (KIP-848: the broker
+    #: assigns, so ``assignors``, ``session_timeout_ms`` and ``heartbeat_interval_ms`` are
+    #: not sent). kafka-python and aiokafka members have only ``classic``.
+    group_protocol: str = "classic"
     #: Subscribe to this regular expression instead of ``topics`` (a pattern
     #: subscription: topics created later that match are picked up at the next metadata
     #: refresh, every ``metadata_max_age_ms``); kafka-python and aiokafka members only.

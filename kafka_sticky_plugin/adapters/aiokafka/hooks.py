@@ -59,6 +59,7 @@ from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
+from ...migration_advice import refusal_line
 from .listener import call_listener
 from .positions import assign_keeping_positions
 
@@ -513,7 +514,14 @@ class AioHooks:
             errors.InvalidSessionTimeoutError,
             errors.InvalidGroupIdError,
         ):
-            log.error("group %s: JoinGroup failed: %s", self.group_id, error_type())
+            offered = tuple(str(a.name) for a in self.assignors)
+            line = refusal_line(
+                self.group_id, str(error_type.message), classic=True, offered=offered
+            )
+            if line is not None:
+                log.warning("%s", line)
+            else:
+                log.error("group %s: JoinGroup failed: %s", self.group_id, error_type())
             raise error_type()
         elif error_type is errors.GroupAuthorizationFailedError:
             raise error_type(self.group_id)

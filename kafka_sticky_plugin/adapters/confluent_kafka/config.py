@@ -33,6 +33,9 @@ __all__ = [
 EAGER_STRATEGIES = frozenset({"range", "roundrobin"})
 COOPERATIVE_STRATEGIES = frozenset({"cooperative-sticky"})
 _DEFAULT_STRATEGIES = ("range", "roundrobin")
+# Classic-only session settings: with group.protocol=consumer the broker sets them (librdkafka
+# refuses them there), and max.poll.interval.ms is no longer bound to the session timeout.
+_BROKER_SIDE_SESSION = ("session.timeout.ms", "heartbeat.interval.ms")
 
 # Names users bring from the Java client or from kafka-python, mapped to the advice we give.
 _FOREIGN_NAMES = {
@@ -113,6 +116,13 @@ def check_config(config: Mapping[str, object]) -> RebalanceProtocol:
                 "(KIP-848: the broker assigns); remove it and, if needed, choose the broker's "
                 "assignor with group.remote.assignor ('uniform' or 'range')"
             )
+        for name in _BROKER_SIDE_SESSION:
+            if config_value(config, name) is not None:
+                raise ConfigurationError(
+                    f"{name} is not used with group.protocol='consumer' (KIP-848: the broker "
+                    "sets the session: group.consumer.session.timeout.ms and "
+                    "group.consumer.heartbeat.interval.ms); remove it"
+                )
         return RebalanceProtocol.COOPERATIVE
     raise ConfigurationError(
         f"group.protocol={group_protocol!r} is not a librdkafka group protocol; "

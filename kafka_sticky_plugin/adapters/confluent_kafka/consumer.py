@@ -9,22 +9,27 @@ protocol (``rebalance_protocol(config)``) to :func:`subscribe`.
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import confluent_kafka
 
 from ...errors import ConfigurationError
+from ...migration_advice import refusal_line
 from .config import RebalanceProtocol, check_config
 from .listener import RebalanceBridge, RebalanceListener
 
 __all__ = [
     "CheckedConsumer",
+    "ConsumerProtocolConsumer",
     "check_listener",
     "create_consumer",
     "rebalance_protocol",
     "subscribe",
 ]
+
+_log = logging.getLogger("kafka_sticky_plugin.confluent")
 
 _REQUIRED_METHODS = ("on_partitions_revoked", "on_partitions_assigned")
 _OPTIONAL_METHODS = ("on_partitions_lost",)
@@ -54,8 +59,47 @@ class CheckedConsumer(confluent_kafka.Consumer):
         return self._rebalance_protocol
 
 
+class ConsumerProtocolConsumer(CheckedConsumer):
+    """A :class:`CheckedConsumer` with ``group.protocol=consumer`` (KIP-848) that says, in one
+    WARNING line and once, what to change when the broker refuses to convert a classic group
+    for it (librdkafka reports only a fatal "group id does not exist"; see
+    :func:`~kafka_sticky_plugin.migration_advice.refusal_line`). Messages and errors are
+    returned unchanged."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        super().__init__(config)
+        self._group_id = str(config.get("group.id"))
+        self._refusal_said = False
+
+    def _look(self, message: Any) -> None:
+        error = message.error() if message is not None else None
+        if error is None or self._refusal_said:
+            return
+        if error.code() == confluent_kafka.KafkaError._FATAL and (
+            "group id does not exist" in error.str()
+        ):
+            line = refusal_line(self._group_id, "GROUP_ID_NOT_FOUND", classic=False, offered=())
+            if line is not None:
+                self._refusal_said = True
+                _log.warning("%s", line)
+
+    def poll(self, *args: Any, **kwargs: Any) -> Any:
+        message = super().poll(*args, **kwargs)
+        self._look(message)
+        return message
+
+    def consume(self, *args: Any, **kwargs: Any) -> Any:
+        messages = super().consume(*args, **kwargs)
+        for message in messages:
+            self._look(message)
+        return messages
+
+
 def create_consumer(config: Mapping[str, Any]) -> CheckedConsumer:
-    """Check ``config`` (raising :class:`ConfigurationError` with the fix) and build a consumer."""
+    """Check ``config`` (raising :class:`ConfigurationError` with the fix) and build a consumer
+    (a :class:`ConsumerProtocolConsumer` under ``group.protocol=consumer``)."""
+    if config.get("group.protocol") == "consumer":
+        return ConsumerProtocolConsumer(config)
     return CheckedConsumer(config)
 
 

@@ -37,6 +37,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * the group) and ends with a "stopped" event.
  */
 public final class JavaMember {
+    /** The broker-side assignors a KIP-848 member may name (group.remote.assignor). */
+    private static final List<String> BROKER_ASSIGNORS = List.of("uniform", "range");
+
     private final Map<String, Object> config;
     private final String member;
     private final long incarnation;
@@ -199,25 +202,18 @@ public final class JavaMember {
         if (rack != null) {
             p.put("client.rack", rack);
         }
+        // KIP-848 (group.protocol=consumer): the broker assigns and sets the session, so the
+        // assignors and the session settings are classic-only (the consumer refuses them).
+        Object protocol = config.get("group_protocol");
+        boolean classic = protocol == null || "classic".equals(protocol);
+        p.put("group.protocol", classic ? "classic" : (String) protocol);
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
-        Object protocol = config.get("group_protocol");
-        if ("consumer".equals(protocol)) {
-            // KIP-848: the broker assigns and owns the session and heartbeat settings; the
-            // consumer refuses the classic-only ones. assignors[0] names the broker assignor.
-            p.put("group.protocol", "consumer");
-            p.put("group.remote.assignor", (String) ((List<?>) config.get("assignors")).get(0));
-        } else {
-            p.put("group.protocol", "classic");
+        if (classic) {
             p.put("session.timeout.ms",
                     String.valueOf(Json.asLong(config.get("session_timeout_ms"))));
             p.put("heartbeat.interval.ms",
                     String.valueOf(Json.asLong(config.get("heartbeat_interval_ms"))));
-            List<String> classes = new ArrayList<>();
-            for (Object name : (List<?>) config.get("assignors")) {
-                classes.add(assignorClass((String) name));
-            }
-            p.put("partition.assignment.strategy", String.join(",", classes));
         }
         p.put("max.poll.interval.ms",
                 String.valueOf(Json.asLong(config.get("max_poll_interval_ms"))));
@@ -225,6 +221,17 @@ public final class JavaMember {
         // KIP-714 client telemetry: not part of what is tested, and brokers without it
         // (the embedded one) need not be asked.
         p.put("enable.metrics.push", "false");
+        List<?> assignors = (List<?>) config.get("assignors");
+        if (classic) {
+            List<String> classes = new ArrayList<>();
+            for (Object name : assignors) {
+                classes.add(assignorClass((String) name));
+            }
+            p.put("partition.assignment.strategy", String.join(",", classes));
+        } else if (!assignors.isEmpty() && BROKER_ASSIGNORS.contains(assignors.get(0))) {
+            // assignors[0] may name the broker's assignor the member asks for (KIP-848).
+            p.put("group.remote.assignor", (String) assignors.get(0));
+        }
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());
         p.put("value.deserializer", ByteArrayDeserializer.class.getName());
         return p;

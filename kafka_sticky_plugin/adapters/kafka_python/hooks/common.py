@@ -26,6 +26,7 @@ from ....assignor.racks import replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
+from ....migration_advice import refusal_line
 from .members import normalise_members
 
 __all__ = [
@@ -123,6 +124,18 @@ class HooksBase:
         self.client_rack: str | None = rack if isinstance(rack, str) and rack else None
         self._patched: dict[str, Callable[..., Any]] = {}
         self._originals: dict[str, Callable[..., Any]] = {}
+
+    def say_refusal(self, error: BaseException) -> None:
+        """One WARNING line, once per consumer, when the broker refuses this classic member
+        for a KIP-848 reason (see :func:`~kafka_sticky_plugin.migration_advice.refusal_line`);
+        the error itself still comes out of ``poll()``."""
+        name = str(getattr(error, "message", type(error).__name__))
+        line = refusal_line(
+            self.group_id, name, classic=True, offered=tuple(a.name for a in self.assignors)
+        )
+        if line is not None and not getattr(self, "_refusal_said", False):
+            self._refusal_said = True
+            log.warning("%s", line)
 
     # -- installation -------------------------------------------------------------------
     def _patch(self, target: Any, name: str, replacement: Callable[..., Any]) -> None:

@@ -209,4 +209,10 @@ class V3Hooks(HooksBase):
             )
             return True
         original = self.original(coordinator, "join_group_async")
-        return bool(await original(timeout_ms=timeout_ms))
+        import kafka.errors as kafka_errors
+
+        try:
+            return bool(await original(timeout_ms=timeout_ms))
+        except kafka_errors.InconsistentGroupProtocolError as exc:
+            self.say_refusal(exc)
+            raise

@@ -1,0 +1,159 @@
+"""Online migrations between the classic protocol and KIP-848's ``consumer`` protocol, on
+Apache Kafka, with this package's members on the classic side.
+
+Upgrade and back: a classic group of our members (hooked kafka-python members on our
+``sticky`` or ``cooperative-sticky``, or hooked aiokafka members) consumes a topic that keeps
+receiving records; its members are replaced one by one by confluent-kafka (or Java 4.4)
+members with ``group.protocol=consumer`` (the broker
+converts the group to a consumer group at the first one: "Converted the classic group to a
+consumer group"; our classic members stay members of it, and the broker's assignor decides),
+until none is classic; then they are rolled back one by one (the broker converts the group
+back to classic when the last consumer-protocol member leaves).
+
+Checks at every step: the group settles with every partition owned exactly once and
+balanced; at the end, no partition ever had two live owners, nothing acknowledged was lost
+(commit-on-revoke on both sides), and nothing from this package was logged at ERROR.
+Printed per step: partitions moved, and the generation each classic member reports (in a
+consumer group that is the member epoch the broker gives the classic member).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from group_flow import FlowingGroupFactory
+
+from kafka_sticky_plugin.testing.checks import check_stable_assignment
+from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
+from kafka_sticky_plugin.testing.java_member import JAVA_CLIENT_VERSIONS
+
+PARTITIONS = 6
+MEMBERS = ("m0", "m1")
+#: (client, group_protocol) of a KIP-848 member.
+CONSUMER_PROTOCOL = ("confluent", "consumer")
+
+
+def _moved(before: StableGroup, after: StableGroup) -> int:
+    old, new = before.owner_of(), after.owner_of()
+    return sum(1 for p, owner in new.items() if old.get(p) != owner)
+
+
+def _generations(group: ConsumerGroupRunner) -> dict[str, int]:
+    """The last generation each live classic member reported."""
+    live = group.live_keys()
+    seen: dict[str, int] = {}
+    for event in group.log.events():
+        if event.kind == "generation":
+            seen[event.key] = event.generation
+    return {name: seen.get(key, -1) for name, key in live.items() if key in seen}
+
+
+def _conversions(broker: RunningBroker, group_id: str) -> list[str]:
+    """The broker's "Converted the ... group to a ... group" lines for ``group_id``, in order."""
+    assert broker.log_path is not None
+    text = broker.log_path.read_text(encoding="utf-8", errors="replace")
+    return [
+        line.split("Converted ", 1)[1].strip()
+        for line in text.splitlines()
+        if "Converted " in line and f"GroupId {group_id}]" in line
+    ]
+
+
+def _no_error_of_ours(caplog: pytest.LogCaptureFixture) -> None:
+    """Nothing from this package at ERROR, and every warning of ours is one line."""
+    ours = [r for r in caplog.records if r.name.startswith("kafka_sticky_plugin")]
+    for record in ours:
+        print(f"logged: {record.levelname} {record.name}: {record.getMessage()}")
+    errors = [r for r in ours if r.levelno >= logging.ERROR]
+    assert not errors, f"ERROR from our code: {errors[0].getMessage()}"
+    assert all("\n" not in r.getMessage() for r in ours), "a warning of ours spans lines"
+
+
+def _swap(group: ConsumerGroupRunner, name: str, kind: tuple[str, str]) -> None:
+    group.stop_member(name)
+    group.start_member(name, client=kind[0], group_protocol=kind[1])
+
+
+@pytest.mark.kafka_only("protocol_vote")
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(
+    ("client", "strategy", "kip848_client"),
+    [
+        ("kafka-python", "cooperative-sticky", "confluent"),
+        ("kafka-python", "sticky", f"java-{JAVA_CLIENT_VERSIONS[0]}"),
+        ("aiokafka", "cooperative-sticky", "confluent"),
+    ],
+)
+def test_classic_group_moves_to_kip848_and_back(
+    client: str,
+    strategy: str,
+    kip848_client: str,
+    broker: RunningBroker,
+    flowing_group: FlowingGroupFactory,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Our classic members (kafka-python and aiokafka, hooked) -> confluent or Java
+    ``consumer``-protocol members one by one -> back. (A group led by librdkafka cannot move:
+    see test_kip848_refusals.)"""
+    caplog.set_level(logging.WARNING, logger="kafka_sticky_plugin")
+    flow = flowing_group([strategy], PARTITIONS, rate_per_s=20, client=client)
+    group = flow.group
+    everything = group.all_partitions()
+    group.start_members(MEMBERS)
+    stable = group.wait_stable(timeout_s=60)
+    check_stable_assignment(stable, everything)
+    print(f"classic start: generations {_generations(group)}")
+    ours = (client, "classic")
+    kip848 = (kip848_client, "consumer")
+    steps = [(n, kip848) for n in MEMBERS] + [(n, ours) for n in MEMBERS]
+    for name, kind in steps:
+        _swap(group, name, kind)
+        after = group.wait_stable(timeout_s=90)
+        check_stable_assignment(after, everything)
+        print(
+            f"{name} -> {kind[1]}: moved {_moved(stable, after)} partitions,"
+            f" classic generations {_generations(group)}"
+        )
+        stable = after
+    flow.finish(f"{client} {strategy} classic -> consumer -> classic")
+    assert _conversions(broker, group.group_id) == [
+        "the classic group to a consumer group.",
+        "the consumer group to a classic group.",
+    ]
+    _no_error_of_ours(caplog)
+
+
+@pytest.mark.kafka_only("protocol_vote")
+@pytest.mark.timeout(180)
+def test_our_classic_members_join_a_consumer_group_and_take_it_over(
+    broker: RunningBroker, flowing_group: FlowingGroupFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The reverse: a group born a consumer group (KIP-848 members only); our classic
+    cooperative-sticky members join it (the broker answers their JoinGroups itself, our
+    assignor is not asked), then the KIP-848 members leave one by one and the group turns
+    classic, run by our assignor from then on."""
+    caplog.set_level(logging.WARNING, logger="kafka_sticky_plugin")
+    flow = flowing_group(["cooperative-sticky"], PARTITIONS, rate_per_s=20)
+    group = flow.group
+    everything = group.all_partitions()
+    for name in ("k0", "k1"):
+        group.start_member(name, client=CONSUMER_PROTOCOL[0], group_protocol=CONSUMER_PROTOCOL[1])
+    stable = group.wait_stable(timeout_s=60)
+    check_stable_assignment(stable, everything)
+    for name in MEMBERS:
+        group.start_member(name)
+        after = group.wait_stable(timeout_s=90)
+        check_stable_assignment(after, everything)
+        print(f"{name} joins: moved {_moved(stable, after)}, generations {_generations(group)}")
+        stable = after
+    for name in ("k0", "k1"):
+        group.stop_member(name)
+        after = group.wait_stable(timeout_s=90)
+        check_stable_assignment(after, everything)
+        print(f"{name} leaves: moved {_moved(stable, after)}, generations {_generations(group)}")
+        stable = after
+    flow.finish("consumer group -> our classic members")
+    assert _conversions(broker, group.group_id) == ["the consumer group to a classic group."]
+    _no_error_of_ours(caplog)

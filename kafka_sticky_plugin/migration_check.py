@@ -1,0 +1,205 @@
+"""``python -m kafka_sticky_plugin migration-check --bootstrap HOST:PORT --group G``.
+
+Reads, from any cluster address the user gives (``kafka-1.prod:9093``, ``10.0.0.5:9092``,
+``[::1]:9092``; read-only: nothing is created, joined or changed):
+
+- the cluster's ``group.version`` feature (DescribeFeatures) and the settings that govern
+  KIP-848 (DescribeConfigs of one broker: ``group.consumer.migration.policy``,
+  ``group.consumer.max.size``, ``group.consumer.assignors``,
+  ``group.coordinator.rebalance.protocols``);
+- the group: its type and state (ListGroups), and for a classic group its members, their
+  client ids and current assignments (DescribeGroups); for a consumer group its members
+  through confluent-kafka's ConsumerGroupDescribe when confluent-kafka is installed;
+
+and prints whether the group can move online (classic -> consumer, or back), what blocks it
+and what each member must change (:mod:`.migration_advice` holds the rules).
+
+Exit status: 0 the move is possible, 1 something blocks it (printed), 2 bad arguments or an
+unreachable cluster, 3 no such group.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .errors import ConfigurationError
+from .migration_advice import (
+    EXIT_NO_GROUP,
+    ClusterFacts,
+    GroupFacts,
+    MemberFacts,
+    advise,
+    render,
+)
+from .testing.brokers import parse_bootstrap
+
+__all__ = ["main", "parse_args"]
+
+EXIT_USAGE = 2
+_SETTINGS = (
+    "group.consumer.migration.policy",
+    "group.consumer.max.size",
+    "group.consumer.assignors",
+    "group.coordinator.rebalance.protocols",
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m kafka_sticky_plugin migration-check",
+        description=(
+            "Say whether a consumer group can move online between the classic protocol and"
+            " KIP-848's consumer protocol, what blocks it, and what each member must change."
+        ),
+    )
+    parser.add_argument(
+        "--bootstrap",
+        required=True,
+        metavar="HOST:PORT",
+        help="the cluster: HOST:PORT[,HOST:PORT...], IPv6 as [::1]:9092",
+    )
+    parser.add_argument("--group", required=True, metavar="GROUP", help="the group id")
+    parser.add_argument(
+        "--timeout", type=float, default=15.0, metavar="S", help="per request (default 15 s)"
+    )
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The parsed arguments; a malformed ``--bootstrap`` raises :class:`ConfigurationError`
+    (nothing is resolved or connected to)."""
+    args = _parser().parse_args(argv)
+    args.endpoints = parse_bootstrap(args.bootstrap)
+    if not args.group:
+        raise ConfigurationError("--group is empty: give the group id to check")
+    return args
+
+
+def _bootstrap_list(endpoints: list[tuple[str, int]]) -> list[str]:
+    return [f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in endpoints]
+
+
+def _cluster_facts(admin: Any) -> ClusterFacts:
+    from kafka.admin import ConfigResource, ConfigResourceType
+
+    features = admin.describe_features()
+    finalized = features.get("group.version", {}).get("finalized")
+    group_version = int(finalized[1]) if finalized else 0
+    first = admin.describe_cluster()["brokers"][0]
+    broker_id = str(first.get("broker_id", first.get("node_id")))
+    resource = ConfigResource(
+        ConfigResourceType.BROKER, broker_id, configs=dict.fromkeys(_SETTINGS)
+    )
+    found = admin.describe_configs([resource], config_filter="all")["broker"][broker_id]
+
+    def value(name: str) -> str | None:
+        entry = found.get(name)
+        return None if entry is None else entry.get("value")
+
+    def listed(name: str) -> tuple[str, ...] | None:
+        raw = value(name)
+        return None if raw is None else tuple(x.strip() for x in raw.split(",") if x.strip())
+
+    size = value("group.consumer.max.size")
+    return ClusterFacts(
+        group_version=group_version,
+        rebalance_protocols=listed("group.coordinator.rebalance.protocols"),
+        migration_policy=value("group.consumer.migration.policy"),
+        consumer_max_size=int(size) if size is not None else None,
+        consumer_assignors=listed("group.consumer.assignors"),
+    )
+
+
+def _user_data(assignment: Any) -> bytes | None:
+    raw = assignment.get("user_data") if isinstance(assignment, dict) else None
+    if raw is None:
+        return None
+    return raw if isinstance(raw, bytes) else str(raw).encode()
+
+
+def _group_facts(admin: Any, bootstrap: list[str], group_id: str, timeout_s: float) -> GroupFacts:
+    listed = {g["group_id"]: g for g in admin.list_groups()}
+    entry = listed.get(group_id)
+    if entry is None:
+        return GroupFacts(group_id, None)
+    group_type = str(entry.get("group_type") or "classic")
+    state = str(entry.get("group_state") or "")
+    if group_type == "classic":
+        described = admin.describe_groups([group_id])[group_id]
+        members = tuple(
+            MemberFacts(
+                member_id=m["member_id"],
+                client_id=m["client_id"],
+                host=m["client_host"],
+                assignment_user_data=_user_data(m.get("member_assignment")),
+            )
+            for m in described["members"]
+        )
+        return GroupFacts(
+            group_id,
+            "classic",
+            state=state,
+            protocol_type=str(described["protocol_type"] or entry.get("protocol_type") or ""),
+            protocol=str(described["protocol_data"] or ""),
+            members=members,
+        )
+    members, assignor = _consumer_group_members(bootstrap, group_id, timeout_s)
+    return GroupFacts(group_id, group_type, state=state, protocol=assignor, members=members)
+
+
+def _consumer_group_members(
+    bootstrap: list[str], group_id: str, timeout_s: float
+) -> tuple[tuple[MemberFacts, ...], str]:
+    """ConsumerGroupDescribe through confluent-kafka (kafka-python has no such request);
+    nothing when confluent-kafka is not installed."""
+    try:
+        from confluent_kafka.admin import AdminClient
+    except ImportError:
+        return (), ""
+    client = AdminClient({"bootstrap.servers": ",".join(bootstrap), "log_level": 3})
+    description = client.describe_consumer_groups([group_id])[group_id].result(timeout=timeout_s)
+    members = tuple(
+        MemberFacts(member_id=m.member_id, client_id=m.client_id, host=m.host)
+        for m in description.members
+    )
+    return members, str(description.partition_assignor or "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read the facts, print the advice; see the module docstring for the exit status."""
+    try:
+        args = parse_args(argv)
+    except ConfigurationError as exc:
+        print(f"error: {exc}")
+        return EXIT_USAGE
+    from kafka.admin import KafkaAdminClient
+    from kafka.errors import KafkaError
+
+    bootstrap = _bootstrap_list(args.endpoints)
+    try:
+        admin = KafkaAdminClient(
+            bootstrap_servers=bootstrap,
+            client_id="kafka-sticky-migration-check",
+            request_timeout_ms=int(args.timeout * 1000),
+        )
+    except KafkaError as exc:
+        print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}")
+        return EXIT_USAGE
+    try:
+        cluster = _cluster_facts(admin)
+        group = _group_facts(admin, bootstrap, args.group, args.timeout)
+    except KafkaError as exc:
+        print(f"error: reading {args.bootstrap} failed: {type(exc).__name__}: {exc}")
+        return EXIT_USAGE
+    finally:
+        admin.close()
+    advice = advise(cluster, group)
+    for line in render(cluster, group, advice):
+        print(line)
+    return EXIT_NO_GROUP if group.group_type is None else advice.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
