@@ -77,7 +77,9 @@ class MemberConfig:
     #: ``group.protocol`` of a confluent or Java member: ``classic`` (JoinGroup/SyncGroup,
     #: ``assignors`` and the session settings apply) or ``consumer`` (KIP-848: the broker
     #: assigns, so ``assignors``, ``session_timeout_ms`` and ``heartbeat_interval_ms`` are
-    #: not sent). kafka-python and aiokafka members have only ``classic``.
+    #: not sent; when ``assignors[0]`` is ``uniform`` or ``range`` it is the broker assignor
+    #: asked for, ``group.remote.assignor``). kafka-python and aiokafka members have only
+    #: ``classic``.
     group_protocol: str = "classic"
     #: Subscribe to this regular expression instead of ``topics`` (a pattern
     #: subscription: topics created later that match are picked up at the next metadata
@@ -86,11 +88,6 @@ class MemberConfig:
     #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
     #: matches ``topic_pattern`` is seen).
     metadata_max_age_ms: int = 5000
-    #: The group protocol: ``classic`` (JoinGroup/SyncGroup) or ``consumer`` (KIP-848;
-    #: confluent and Java members only). With ``consumer`` the broker assigns: ``assignors``
-    #: then holds one name, the broker assignor asked for (``uniform`` or ``range``), and the
-    #: session and heartbeat settings are the broker's (``group.consumer.*``), not the member's.
-    group_protocol: str = "classic"
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""
