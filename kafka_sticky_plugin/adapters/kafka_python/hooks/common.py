@@ -9,6 +9,7 @@ client-family subclasses (:mod:`.v2`, :mod:`.v3`) add the methods whose shape di
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -25,6 +26,8 @@ from ....assignor.racks import replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
+from ....metrics.observe import assign_observed
+from ....metrics.recorder import RebalanceMetrics
 from .members import normalise_members
 
 __all__ = [
@@ -110,6 +113,11 @@ class HooksBase:
         self.assignors: list[Any] = list(assignors)
         self._bound, self.protocol = bind_assignors(
             self.assignors, "StickyAssignor, CooperativeStickyAssignor"
+        )
+        self.metrics = RebalanceMetrics(
+            str(self._coordinator.group_id),
+            str(consumer.config.get("client_id") or ""),
+            assigned=lambda: len(self._subscription.assigned_partitions()),
         )
         self._patched: dict[str, Callable[..., Any]] = {}
         self._originals: dict[str, Callable[..., Any]] = {}
@@ -212,6 +220,7 @@ class HooksBase:
         if topics is None:
             raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
         self._coordinator._joined_subscription = set(topics)
+        self.metrics.join_attempt()  # called once per JoinGroup sent
         return self.build_group_protocols(topics)
 
     def build_group_protocols(self, topics: Iterable[str]) -> list[tuple[str, Any]]:
@@ -245,7 +254,9 @@ class HooksBase:
         """
         coordinator = self._coordinator
         metas = normalise_members(members)
+        started = time.perf_counter()
         group = bound.read(metas)  # each member decoded once; unreadable ones never raise
+        decode_s = time.perf_counter() - started
         topics = group.topics
         self._subscription.group_subscribe(topics)
         cluster = coordinator._cluster
@@ -259,9 +270,8 @@ class HooksBase:
         partitions_per_topic = {
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
-        plan = group.assign(
-            partitions_per_topic, partition_racks=replica_racks(cluster, partitions_per_topic)
-        )
+        racks = replica_racks(cluster, partitions_per_topic)
+        plan = assign_observed(self.metrics, group, partitions_per_topic, racks, decode_s=decode_s)
         for member in metas:
             if member.member_id not in plan:
                 raise ConfigurationError(

@@ -72,10 +72,16 @@ class V3Hooks(HooksBase):
         self._patch(coordinator, "_on_join_prepare_async", self.on_join_prepare_async)
         self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
         self._patch(coordinator, "join_group_async", self.join_group_async)
+        self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
-        """Invoke listener method ``name`` (sync or async); return what it raised."""
+        """Invoke listener method ``name`` (sync or async); return what it raised. Timed for
+        the metrics (as Java times its listener, a missing one included)."""
+        with self.metrics.timed_callback(name.removeprefix("on_partitions_"), len(partitions)):
+            return await self._call_listener(name, partitions)
+
+    async def _call_listener(self, name: str, partitions: Any) -> BaseException | None:
         if rebalance_listener(self._subscription) is None:
             return None
         try:
@@ -163,6 +169,9 @@ class V3Hooks(HooksBase):
             return
         sub = self._subscription
         assignment, assigned, decision = self.received_assignment(assignment_bytes)
+        self.metrics.join_succeeded(
+            generation, added=len(decision.added), revoked=len(decision.revoked)
+        )
         error: BaseException | None = None
         if decision.revoked:
             sub.mark_pending_revocation(decision.revoked)
@@ -175,6 +184,15 @@ class V3Hooks(HooksBase):
         if decision.rejoin:
             coordinator.request_rejoin()
         self._raise_listener_error(error)
+
+    async def do_join_and_sync_async(self) -> Any:
+        """One JoinGroup/SyncGroup attempt (the client's); a failed one is counted as a failed
+        rebalance, as Java counts it."""
+        try:
+            return await self.original(self._coordinator, "_do_join_and_sync_async")()
+        except Exception:
+            self.metrics.join_failed()
+            raise
 
     async def join_group_async(self, timeout_ms: int | None = None) -> bool:
         """Complete a JoinGroup/SyncGroup task that finished between polls, else delegate."""
