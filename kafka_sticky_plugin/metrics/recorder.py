@@ -31,11 +31,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .leader_round import LeaderRound
 from .windows import DEFAULT_SAMPLES, DEFAULT_WINDOW_S, SampledWindow
 
-__all__ = ["CALLBACKS", "RebalanceMetrics", "RebalanceMetricsSnapshot"]
+__all__ = ["CALLBACKS", "RebalanceMetrics", "RebalanceMetricsSnapshot", "recorder_of"]
 
 #: The listener callbacks timed, by the name Java's metrics use.
 CALLBACKS = ("revoked", "assigned", "lost")
@@ -285,3 +286,14 @@ class _Timer:
 
     def __exit__(self, *exc: object) -> None:
         self._metrics.callback(self._name, self._partitions, time.perf_counter() - self._started)
+
+
+def recorder_of(source: Any) -> RebalanceMetrics:
+    """The recorder of ``source``: a :class:`RebalanceMetrics`, or any hooks handle with a
+    ``metrics`` attribute (kafka-python's, aiokafka's, the confluent listener bridge)."""
+    metrics = source if isinstance(source, RebalanceMetrics) else getattr(source, "metrics", None)
+    if not isinstance(metrics, RebalanceMetrics):
+        raise TypeError(
+            f"expected the handle install_hooks returned (or its .metrics), got {source!r}"
+        )
+    return metrics
