@@ -92,7 +92,8 @@ def test_opentelemetry_instruments_and_attributes() -> None:
         for scope in resource.scope_metrics:
             for metric in scope.metrics:
                 points[metric.name] = [
-                    (p.value, dict(p.attributes or {})) for p in metric.data.data_points
+                    (float(getattr(p, "value", math.nan)), dict(p.attributes or {}))
+                    for p in metric.data.data_points
                 ]
     ((count, attributes),) = points["kafka.consumer.rebalance.count"]
     assert count == 2
