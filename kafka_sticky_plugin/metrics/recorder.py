@@ -150,6 +150,7 @@ class RebalanceMetrics:
         self._latency = SampledWindow(samples, window_s)
         self._latency_total_s = 0.0
         self._rebalances = 0
+        self._rebalance_window = SampledWindow(samples, window_s)
         self._failed = SampledWindow(samples, window_s)
         self._failed_total = 0
         self._callbacks = {name: _Callback(SampledWindow(samples, window_s)) for name in CALLBACKS}
@@ -174,13 +175,16 @@ class RebalanceMetrics:
 
     def join_succeeded(self, generation: int, *, added: int = 0, revoked: int = 0) -> None:
         """The SyncGroup answer arrived: one rebalance, with ``added`` partitions new to this
-        member and ``revoked`` taken from it by this assignment (before the callbacks run)."""
+        member and ``revoked`` taken from it by this assignment (before the callbacks run).
+        A rebalance whose start was not seen (librdkafka's cooperative rounds show only their
+        end) is counted without a latency sample."""
         with self._lock:
             now = self._clock()
-            start = self._start if self._start is not None else now
-            latency_s = now - start
-            self._latency.record(now, latency_s * 1000.0)
-            self._latency_total_s += latency_s
+            if self._start is not None:
+                latency_s = now - self._start
+                self._latency.record(now, latency_s * 1000.0)
+                self._latency_total_s += latency_s
+            self._rebalance_window.record(now)
             self._rebalances += 1
             self._start = None
             self._last_end = now
@@ -237,7 +241,7 @@ class RebalanceMetrics:
                 rebalance_latency_max=self._latency.max(now),
                 rebalance_latency_total=self._latency_total_s * 1000.0,
                 rebalance_total=self._rebalances,
-                rebalance_rate_per_hour=self._latency.rate_per_hour(now),
+                rebalance_rate_per_hour=self._rebalance_window.rate_per_hour(now),
                 failed_rebalance_total=self._failed_total,
                 failed_rebalance_rate_per_hour=self._failed.rate_per_hour(now),
                 last_rebalance_seconds_ago=ago,
