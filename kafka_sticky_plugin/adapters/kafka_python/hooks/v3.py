@@ -73,6 +73,7 @@ class V3Hooks(HooksBase):
         self._patch(coordinator, "_on_join_complete_async", self.on_join_complete_async)
         self._patch(coordinator, "join_group_async", self.join_group_async)
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
+        self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
@@ -193,6 +194,19 @@ class V3Hooks(HooksBase):
         except Exception:
             self.metrics.join_failed()
             raise
+
+    async def on_close_prepare_async(self, *args: Any, **kwargs: Any) -> None:
+        """The client's revoke-on-close (lost when the membership is gone), timed for the
+        metrics as Java times its ``onLeavePrepare`` callback."""
+        original = self.original(self._coordinator, "_on_close_prepare_async")
+        sub = self._subscription
+        owned = sub.assigned_partitions() if sub.partitions_auto_assigned() else ()
+        if not owned:
+            await original(*args, **kwargs)
+            return
+        kind = "lost" if self._coordinator._generation.is_lost() else "revoked"
+        with self.metrics.timed_callback(kind, len(owned)):
+            await original(*args, **kwargs)
 
     async def join_group_async(self, timeout_ms: int | None = None) -> bool:
         """Complete a JoinGroup/SyncGroup task that finished between polls, else delegate."""
