@@ -106,3 +106,18 @@ def test_opentelemetry_instruments_and_attributes() -> None:
     assert latency_max == pytest.approx(0.75)
     assert "kafka.consumer.partition.lost.latency.max" not in points  # NaN: not reported
     provider.shutdown()
+
+
+def test_the_grafana_dashboard_queries_only_exported_names() -> None:
+    """Every metric name in examples/grafana-rebalance-dashboard.json is one we export."""
+    import json
+    import re
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "grafana-rebalance-dashboard.json"
+    dashboard = json.loads(path.read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = set(re.findall(r"kafka_consumer_[a-z_]+", " ".join(exprs)))
+    exported = {info.prometheus for info in METRICS}
+    assert used and used <= exported, sorted(used - exported)
+    assert {"kafka_consumer_rebalances_total", "kafka_consumer_partitions_moved_total"} <= used
