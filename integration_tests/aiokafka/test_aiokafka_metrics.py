@@ -23,9 +23,12 @@ def _moved(before: dict[str, Any], after: dict[str, Any]) -> int:
     )
 
 
-def test_metrics_match_the_harness(group: Any) -> None:
+def test_metrics_match_the_harness(group: Any, broker: Any) -> None:
     """A third member joins a group of two: each member's counts equal its listener's calls,
-    the leaders' moved partitions equal the harness's moves."""
+    the leaders' moved partitions equal the harness's moves (Apache Kafka: on the embedded
+    broker the join takes more rounds, and a partition can move in two of them)."""
+    if broker.profile.name != "apache-kafka":
+        pytest.skip("the metrics tests run on Apache Kafka (KAFKA_STICKY_BROKER=kafka)")
     g = group({"t": 6}, produce=False)
     everything = g.all_partitions()
     a, b = g.aio("a"), g.aio("b")

@@ -120,6 +120,7 @@ def subscribe(
     consumer.subscribe(
         topic_list, on_assign=bridge.on_assign, on_revoke=bridge.on_revoke, on_lost=bridge.on_lost
     )
+    bridge.metrics.join_attempt()  # the first rebalance starts here (JoinGroup at next poll)
     return bridge
 
 

@@ -99,10 +99,10 @@ class RebalanceBridge:
     assignment the callbacks have built (what ``assigned-partitions`` reports).
 
     Metrics (:attr:`metrics`): librdkafka runs the JoinGroup/SyncGroup itself and shows only
-    these callbacks, so a rebalance ends at ``on_assign`` and, under EAGER, starts at the
-    ``on_revoke`` that precedes every rebalance (its latency is then measured); COOPERATIVE
-    rounds show no start (counted, no latency sample), failed attempts and the generation are
-    not visible (0 and -1).
+    these callbacks, so a rebalance ends at ``on_assign`` and starts at ``subscribe`` (the
+    first) or, under EAGER, at the ``on_revoke`` that precedes every later one (its latency is
+    then measured); later COOPERATIVE rounds show no start (counted, no latency sample);
+    failed attempts and the generation are not visible (0 and -1).
     """
 
     def __init__(
