@@ -17,7 +17,7 @@ export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean \
-	prometheus-server
+	prometheus-server bench-metrics
 
 all: test
 
@@ -118,6 +118,11 @@ demo: venv
 ## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes (docs/benchmarks.md).
 bench: venv bench-peers
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
+## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).
+bench-metrics: venv
+	$(PY) benchmarks/bench_metrics.py $(BENCH_ARGS)
 
 ## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
 .PHONY: broker

@@ -167,3 +167,13 @@ def test_the_docs_table_lists_every_metric_as_defined() -> None:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert cells[0] == f"`{info.java_name}`" and cells[2] == info.kind
         assert cells[4] == f"`{info.prometheus}`" and cells[5] == f"`{info.otel}`"
+
+
+def test_leader_round_healthy_group_counts_moves() -> None:
+    """No claim shared (the fast path): kept claims are honoured, the rest moved."""
+    specs = [spec("a", [("t", 0), ("t", 1), ("t", 2)], 3), spec("b", [("t", 3), ("t", 4)], 3)]
+    specs.append(spec("c", [], -1))
+    plan = {"a": [("t", 0), ("t", 1)], "b": [("t", 3), ("t", 4)], "c": [("t", 2), ("t", 5)]}
+    r = leader_round(specs, 0, {"t": 6}, plan, None, decode_s=0, engine_s=0, encode_s=0)
+    assert (r.honoured, r.moved, r.stale, r.contested, r.invalid) == (4, 1, 0, 0, 0)
+    assert r.partitions == 6 and r.claims == 5

@@ -23,8 +23,10 @@ a rack: ``rack_local`` of those ``rack_eligible`` have a replica in the member's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 
 from ..core import MemberSpec
 
@@ -64,21 +66,90 @@ def leader_round(
     engine_s: float,
     encode_s: float,
 ) -> LeaderRound:
-    """Classify every claim of ``specs`` against ``plan`` (see the module docstring)."""
+    """Classify every claim of ``specs`` against ``plan`` (see the module docstring).
+
+    Speed (a leader may read a million claims): each member's valid claims are one C-level
+    set intersection with its topics' partitions, and when no partition is claimed twice (a
+    healthy group) honoured claims are one intersection with the member's plan; only a
+    group with duplicate claims walks them one by one."""
+    universe: dict[str, frozenset[Partition]] = {}
+    valid: list[tuple[MemberSpec, Collection[Partition]]] = []
+    invalid = 0
+    for spec in specs:
+        owned = spec.owned
+        if not owned:
+            continue
+        if _all_valid(owned, spec.topics, partitions_per_topic):
+            valid.append((spec, owned))
+            continue
+        mine: set[Partition] = set()
+        for topic in set(map(itemgetter(0), owned)) & set(spec.topics):
+            if topic not in universe:
+                count = partitions_per_topic.get(topic, 0)
+                universe[topic] = frozenset(zip(repeat(topic), range(count)))
+            mine |= universe[topic].intersection(owned)  # iterates ``owned`` only
+        invalid += len(owned) - len(mine)
+        valid.append((spec, mine))
+    total_valid = sum(len(mine) for _, mine in valid)
+    if len(set().union(*(mine for _, mine in valid))) == total_valid:  # no partition claimed twice
+        honoured = sum(_kept(mine, plan.get(spec.member_id, ())) for spec, mine in valid)
+        counts = (honoured, total_valid - honoured, 0, 0)
+    else:
+        counts = _contested(valid, plan)
+    local, eligible = _rack_locality(specs, plan, partition_racks)
+    honoured, moved, stale, contested = counts
+    return LeaderRound(
+        decode_s=decode_s,
+        engine_s=engine_s,
+        encode_s=encode_s,
+        members=len(specs) + unreadable,
+        unreadable=unreadable,
+        partitions=sum(len(list(partitions)) for partitions in plan.values()),
+        claims=sum(len(spec.owned) for spec in specs),
+        honoured=honoured,
+        moved=moved,
+        stale=stale,
+        contested=contested,
+        invalid=invalid,
+        rack_local=local,
+        rack_eligible=eligible,
+    )
+
+
+def _all_valid(
+    owned: tuple[Partition, ...], topics: Iterable[str], partitions_per_topic: Mapping[str, int]
+) -> bool:
+    """Whether every claim of a canonical ``owned`` (sorted, one topic) is a partition of a
+    subscribed topic: its first and last claims bound the rest. Claims of several topics
+    answer ``False`` (the caller then checks them one set at a time)."""
+    topic = owned[0][0]
+    if owned[-1][0] != topic or topic not in topics:
+        return False
+    return owned[0][1] >= 0 and owned[-1][1] < partitions_per_topic.get(topic, 0)
+
+
+def _kept(mine: Collection[Partition], planned: Iterable[Partition]) -> int:
+    """How many of ``mine`` are in ``planned`` (a member's plan, canonical)."""
+    if not isinstance(planned, (list, tuple)):
+        planned = list(planned)
+    if len(planned) == len(mine) and list(planned) == list(mine):
+        return len(mine)  # the member keeps exactly what it claimed (C-level compare)
+    return len(set(planned).intersection(mine))
+
+
+def _contested(
+    valid: Sequence[tuple[MemberSpec, Collection[Partition]]],
+    plan: Mapping[str, Iterable[Partition]],
+) -> tuple[int, int, int, int]:
+    """(honoured, moved, stale, contested) when some partitions have several claimants."""
     owner_of: dict[Partition, str] = {}
     for member_id, partitions in plan.items():
         for tp in partitions:
             owner_of[tp] = member_id
     # partition -> (highest generation, claimants at it, claims below it)
     best: dict[Partition, tuple[int, list[str], int]] = {}
-    invalid = 0
-    for spec in specs:
-        topics = frozenset(spec.topics)
-        for tp in spec.owned:
-            topic, partition = tp
-            if topic not in topics or not 0 <= partition < partitions_per_topic.get(topic, 0):
-                invalid += 1
-                continue
+    for spec, mine in valid:
+        for tp in mine:
             seen = best.get(tp)
             if seen is None or spec.generation > seen[0]:
                 below = 0 if seen is None else seen[2] + len(seen[1])
@@ -96,23 +167,7 @@ def leader_round(
             honoured += 1
         else:
             moved += 1
-    local, eligible = _rack_locality(specs, plan, partition_racks)
-    return LeaderRound(
-        decode_s=decode_s,
-        engine_s=engine_s,
-        encode_s=encode_s,
-        members=len(specs) + unreadable,
-        unreadable=unreadable,
-        partitions=len(owner_of),
-        claims=sum(len(spec.owned) for spec in specs),
-        honoured=honoured,
-        moved=moved,
-        stale=stale,
-        contested=contested,
-        invalid=invalid,
-        rack_local=local,
-        rack_eligible=eligible,
-    )
+    return honoured, moved, stale, contested
 
 
 def _rack_locality(

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterable, Mapping
 
 from ..assignor.leader import DecodedGroup
+from ..core.gc_pause import cyclic_gc_paused
 from .leader_round import leader_round
 from .recorder import RebalanceMetrics
 
@@ -32,8 +33,8 @@ def assign_observed(
     planned = time.perf_counter()
     out = group.encode(plan)
     encoded = time.perf_counter()
-    metrics.leader_assigned(
-        leader_round(
+    with cyclic_gc_paused():  # as the leader's own steps: it builds a set per member
+        round_ = leader_round(
             group.specs,
             len(group.unreadable),
             partitions_per_topic,
@@ -43,5 +44,5 @@ def assign_observed(
             engine_s=planned - started,
             encode_s=encoded - planned,
         )
-    )
+    metrics.leader_assigned(round_)
     return out
