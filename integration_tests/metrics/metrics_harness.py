@@ -17,12 +17,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from kafka import ConsumerRebalanceListener, KafkaConsumer
 
 from kafka_sticky_plugin.kafka_python import CooperativeStickyAssignor, install_hooks
 from kafka_sticky_plugin.metrics import RebalanceMetrics
 
 Partition = tuple[str, int]
+
+
+@pytest.fixture
+def apache_kafka_only(broker: Any) -> None:
+    """The metrics tier runs on the reference broker; elsewhere its tests skip with one line.
+    (Use: ``from metrics_harness import apache_kafka_only`` and
+    ``pytest.mark.usefixtures("apache_kafka_only")``.)"""
+    if broker.profile.name != "apache-kafka":
+        pytest.skip("the metrics tier runs on Apache Kafka (KAFKA_STICKY_BROKER=kafka)")
+
 
 #: kafka-python's log lines for a failed JoinGroup/SyncGroup attempt (one per attempt).
 _FAILURE_PREFIXES = (

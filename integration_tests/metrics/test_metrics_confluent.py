@@ -13,17 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from metrics_harness import apache_kafka_only  # noqa: F401 (the fixture)
 
 from kafka_sticky_plugin.confluent import TopicPartition, create_consumer, subscribe
 from kafka_sticky_plugin.testing.admin import unique_name
 
-pytestmark = pytest.mark.timeout(150)
-
-
-@pytest.fixture(autouse=True)
-def _apache_kafka_only(broker: Any) -> None:
-    if broker.profile.name != "apache-kafka":
-        pytest.skip("the metrics tier runs on Apache Kafka (KAFKA_STICKY_BROKER=kafka)")
+pytestmark = [pytest.mark.usefixtures("apache_kafka_only"), pytest.mark.timeout(150)]
 
 
 class Calls:

@@ -11,7 +11,11 @@ from typing import Any
 
 import kafka
 import pytest
-from metrics_harness import Member, wait_stable
+from metrics_harness import (
+    Member,
+    apache_kafka_only,  # noqa: F401 (the fixture)
+    wait_stable,
+)
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from prometheus_client import CollectorRegistry, start_http_server
@@ -22,15 +26,10 @@ from kafka_sticky_plugin.metrics.prometheus import enable_prometheus
 from kafka_sticky_plugin.testing.admin import unique_name
 
 pytestmark = [
+    pytest.mark.usefixtures("apache_kafka_only"),
     pytest.mark.skipif(not kafka.__version__.startswith("3."), reason="kafka-python 3.0 hooks"),
     pytest.mark.timeout(180),
 ]
-
-
-@pytest.fixture(autouse=True)
-def _apache_kafka_only(broker: Any) -> None:
-    if broker.profile.name != "apache-kafka":
-        pytest.skip("the metrics tier runs on Apache Kafka (KAFKA_STICKY_BROKER=kafka)")
 
 
 def test_prometheus_scrapes_and_opentelemetry_reads_the_group(

@@ -11,20 +11,21 @@ from typing import Any
 
 import kafka
 import pytest
-from metrics_harness import JoinFailures, Member, moved, wait_stable
+from metrics_harness import (
+    JoinFailures,
+    Member,
+    apache_kafka_only,  # noqa: F401 (the fixture)
+    moved,
+    wait_stable,
+)
 
 from kafka_sticky_plugin.testing.admin import unique_name
 
 pytestmark = [
+    pytest.mark.usefixtures("apache_kafka_only"),
     pytest.mark.skipif(not kafka.__version__.startswith("3."), reason="kafka-python 3.0 hooks"),
     pytest.mark.timeout(180),
 ]
-
-
-@pytest.fixture(autouse=True)
-def _apache_kafka_only(broker: Any) -> None:
-    if broker.profile.name != "apache-kafka":
-        pytest.skip("the metrics tier runs on Apache Kafka (KAFKA_STICKY_BROKER=kafka)")
 
 
 def _partitions(topic: str, count: int) -> set[tuple[str, int]]:
