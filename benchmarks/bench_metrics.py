@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, read_group
 from kafka_sticky_plugin.codec import Subscription, encode_subscription
@@ -59,12 +60,9 @@ def leader_rows(shapes: list[str], repeat: int) -> list[tuple[str, float, float]
         members, partitions = SHAPES[name]
         group = read_group("cooperative-sticky", _rejoin_members(members, partitions))
         counts = {"t": partitions}
+        off = _best(partial(group.assign, counts), repeat)
         metrics = RebalanceMetrics("bench")
-        off = _best(lambda g=group, c=counts: g.assign(c), repeat)
-        on = _best(
-            lambda g=group, c=counts, m=metrics: assign_observed(m, g, c, None, decode_s=0.0),
-            repeat,
-        )
+        on = _best(partial(assign_observed, metrics, group, counts, None, decode_s=0.0), repeat)
         rows.append((name, off, on))
     return rows
 
