@@ -76,12 +76,15 @@ class Seen:
     assigned: list[set[Partition]] = field(default_factory=list)
     revoked: list[set[Partition]] = field(default_factory=list)
     lost: list[set[Partition]] = field(default_factory=list)
+    #: revoked by ``close()`` (the member leaves), not by a rebalance
+    revoked_on_close: list[set[Partition]] = field(default_factory=list)
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
-    def __init__(self, seen: Seen, lock: threading.Lock) -> None:
+    def __init__(self, seen: Seen, lock: threading.Lock, closing: threading.Event) -> None:
         self._seen = seen
         self._lock = lock
+        self._closing = closing
 
     def _add(self, into: list[set[Partition]], partitions: Iterable[Any]) -> None:
         with self._lock:
@@ -91,7 +94,8 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         self._add(self._seen.assigned, assigned)
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        self._add(self._seen.revoked, revoked)
+        closing = self._closing.is_set()
+        self._add(self._seen.revoked_on_close if closing else self._seen.revoked, revoked)
 
     def on_partitions_lost(self, lost: Any) -> None:
         self._add(self._seen.lost, lost)
@@ -133,7 +137,8 @@ class Member:
         )
         try:
             self.metrics = install_hooks(consumer).metrics
-            consumer.subscribe([topic], listener=_Listener(self._seen, self._lock))
+            listener = _Listener(self._seen, self._lock, self._stop)
+            consumer.subscribe([topic], listener=listener)
             self._ready.set()
             while not self._stop.is_set():
                 consumer.poll(timeout_ms=100)
@@ -163,7 +168,13 @@ class Member:
 
     def seen(self) -> Seen:
         with self._lock:
-            return Seen(list(self._seen.assigned), list(self._seen.revoked), list(self._seen.lost))
+            seen = self._seen
+            return Seen(
+                list(seen.assigned),
+                list(seen.revoked),
+                list(seen.lost),
+                list(seen.revoked_on_close),
+            )
 
     def recorder(self) -> RebalanceMetrics:
         if self.metrics is None:
@@ -200,8 +211,3 @@ def wait_stable(
         previous = owner
         time.sleep(0.1)
     raise AssertionError(f"group not stable within {timeout_s} s: {previous}")
-
-
-def moved(before: dict[Partition, str], after: dict[Partition, str], alive: set[str]) -> int:
-    """Partitions whose owner before is still in the group and no longer owns them."""
-    return sum(1 for tp, name in before.items() if name in alive and after.get(tp) != name)
