@@ -17,7 +17,8 @@ export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all faults soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	integration-kafka-base integration-kafka-tiers \
-	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean
+	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean \
+	prometheus-server bench-metrics
 
 all: test
 
@@ -36,7 +37,7 @@ $(STAMP): $(REQS) setup.cfg pyproject.toml
 ## Tansu broker (TANSU_SMOKE and the newest kafka-python and aiokafka hook tests), then the tiers
 ## that start their own Apache Kafka clusters or run long scenarios (KAFKA_TIERS). The lanes
 ## mostly wait on broker timers, so running them side by side halves the wall time on 2 cores.
-test: lint typecheck docs unit matrix-venvs
+test: lint typecheck docs unit matrix-venvs prometheus-server
 	$(MAKE) --no-print-directory -j2 --output-sync=target lane-kafka lane-tansu
 
 lane-tansu: venv
@@ -129,6 +130,12 @@ soak: venv kafka-broker
 	KAFKA_STICKY_BROKER=kafka KAFKA_STICKY_FAULTS_SOAK=1 $(PY) -m pytest -s -p no:cacheprovider \
 		integration_tests/faults/test_faults_soak.py $(PYTEST_ARGS)
 
+## Debian's Prometheus server, pinned, for the metrics tier's real-Prometheus test (a no-op
+## when installed; skipped with one line where apt-get cannot run as root, a failure under
+## CI=true: see scripts/prometheus_server.sh).
+prometheus-server:
+	@rc=0; bash scripts/prometheus_server.sh || rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ]
+
 ## Apache Kafka's broker jars in build/jvm/kafka-broker (a no-op when they are there).
 kafka-broker:
 	bash scripts/kafka_runtime.sh
@@ -154,6 +161,11 @@ bench: venv bench-peers
 .PHONY: bench-rolling
 bench-rolling: venv kafka-broker
 	$(PY) -m kafka_sticky_plugin.demo.rolling_compare $(ROLLING_ARGS)
+
+## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
+## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).
+bench-metrics: venv
+	$(PY) benchmarks/bench_metrics.py $(BENCH_ARGS)
 
 ## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
 .PHONY: broker

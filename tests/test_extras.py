@@ -132,6 +132,8 @@ def _run_without(module: str, code: str) -> subprocess.CompletedProcess[str]:
         ("confluent_kafka", "import kafka_sticky_plugin.confluent", "confluent"),
         ("aiokafka", "import kafka_sticky_plugin.aiokafka", "aiokafka"),
         ("kafka", "import kafka_sticky_plugin.kafka_python", "kafka-python"),
+        ("prometheus_client", "import kafka_sticky_plugin.metrics.prometheus", "prometheus"),
+        ("opentelemetry", "import kafka_sticky_plugin.metrics.opentelemetry", "opentelemetry"),
         (
             "kafka",
             "from kafka_sticky_plugin.hooks import install_hooks; install_hooks(object())",

@@ -189,6 +189,22 @@ class DecodedGroup:
         with cyclic_gc_paused():
             return _assign_decoded(self, partitions_per_topic, partition_racks)
 
+    def plan(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> dict[str, list[tuple[str, int]]]:
+        """:meth:`assign`'s first half: the engine's plan for the readable members."""
+        with cyclic_gc_paused():
+            return _plan_decoded(self, partitions_per_topic, partition_racks)
+
+    def encode(self, plan: Mapping[str, list[tuple[str, int]]]) -> dict[str, bytes]:
+        """:meth:`assign`'s second half: ``plan`` as assignment bytes for every member (the
+        unreadable ones get an empty assignment)."""
+        with cyclic_gc_paused():
+            return _encode_plan(self, plan)
+
 
 def read_group(
     protocol: str,
@@ -286,9 +302,22 @@ def _assign_decoded(
     partitions_per_topic: Mapping[str, int],
     partition_racks: PartitionRacks | None,
 ) -> dict[str, bytes]:
-    plan = strategy_named(group.protocol).assign(
+    return _encode_plan(group, _plan_decoded(group, partitions_per_topic, partition_racks))
+
+
+def _plan_decoded(
+    group: DecodedGroup,
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: PartitionRacks | None,
+) -> dict[str, list[tuple[str, int]]]:
+    return strategy_named(group.protocol).assign(
         partitions_per_topic, group.specs, partition_racks=partition_racks
     )
+
+
+def _encode_plan(
+    group: DecodedGroup, plan: Mapping[str, list[tuple[str, int]]]
+) -> dict[str, bytes]:
     version = group.version
     encoder = AssignmentEncoder()
     reusable = group.reusable

@@ -59,6 +59,8 @@ from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
+from ...metrics.observe import assign_observed
+from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
 from .listener import call_listener
 from .positions import assign_keeping_positions
@@ -121,6 +123,11 @@ class AioHooks:
         self._joining = False
         self._in_rebalance = False
         self._originals: dict[str, Any] = {}
+        self.metrics = RebalanceMetrics(
+            str(consumer._group_id),
+            str(getattr(consumer._client, "_client_id", "") or ""),
+            assigned=lambda: len(self.owned),
+        )
 
     # -- installation -------------------------------------------------------------------
     def attach(self, coordinator: Any) -> None:
@@ -181,6 +188,11 @@ class AioHooks:
             )
             log.debug("group %s: commit failure", self.group_id, exc_info=err)
 
+    async def _listen(self, listener: Any, name: str, partitions: Any, kind: str) -> None:
+        """:func:`.listener.call_listener`, timed for the metrics as ``on_partitions_<kind>``."""
+        with self.metrics.timed_callback(kind, len(partitions)):
+            await call_listener(listener, name, partitions, self.group_id)
+
     async def _lose(self, partitions: Iterable[Any]) -> None:
         """Membership is gone: tell the listener, give the partitions up without a commit.
         The member's own record is cleared first, so a loss is reported once."""
@@ -190,7 +202,7 @@ class AioHooks:
         self.forget_join()
         log.info("group %s: membership lost; partitions lost: %s", self.group_id, sorted(lost))
         listener = self._subscription.listener
-        await call_listener(listener, lost_method_name(listener), lost, self.group_id)
+        await self._listen(listener, lost_method_name(listener), lost, "lost")
         current = self._subscription.subscription
         if current is not None and current.assignment is not None and current.assignment.tps:
             self._subscription.assign_from_subscribed(set())
@@ -334,13 +346,13 @@ class AioHooks:
             and not held.active
         )
         if not show_previous:
-            await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
+            await self._listen(state.listener, "on_partitions_revoked", revoked, "revoked")
             return
         ended = asyncio.get_running_loop().create_future()
         held.unassign_future = ended
         state._subscription = previous
         try:
-            await call_listener(state.listener, "on_partitions_revoked", revoked, self.group_id)
+            await self._listen(state.listener, "on_partitions_revoked", revoked, "revoked")
         finally:
             if state._subscription is previous:
                 state._subscription = current
@@ -410,6 +422,7 @@ class AioHooks:
     def group_protocols(self, topics: Iterable[str]) -> list[tuple[str, bytes]]:
         """JoinGroup protocols in preference order: ours as v3 bytes (owned partitions from
         the current assignment under COOPERATIVE), foreign ones as their ``metadata``."""
+        self.metrics.join_attempt()  # called once per JoinGroup round
         topic_set = set(topics)
         owned = sorted((tp.topic, tp.partition) for tp in self.owned)
         protocols: list[tuple[str, bytes]] = []
@@ -436,10 +449,14 @@ class AioHooks:
         id), then aiokafka's own leader/follower SyncGroup. ``None``: try again later.
         Commits are refused meanwhile (see :meth:`_commit_offsets`)."""
         self._in_rebalance = True
+        result: tuple[str, bytes] | None = None
         try:
-            return await self._join_and_sync_once(subscription)
+            result = await self._join_and_sync_once(subscription)
+            return result
         finally:
             self._in_rebalance = False
+            if result is None:  # failed (raised, or to be tried again): Java counts it
+                self.metrics.join_failed()
 
     async def _join_and_sync_once(self, subscription: Any) -> tuple[str, bytes] | None:
         import aiokafka.errors as errors
@@ -479,6 +496,7 @@ class AioHooks:
                 return await self._fenced()
             error_type = errors.for_code(response.error_code)
             if error_type is errors.MemberIdRequired and attempt == 1:
+                self.metrics.join_failed()  # Java's join future fails here too (KIP-394)
                 coordinator.member_id = response.member_id
                 continue
             break
@@ -559,14 +577,17 @@ class AioHooks:
             else:
                 (member_id, metadata), instance_id = member, None
             members.append(MemberMetadata(str(member_id), metadata, instance_id or None))
+        started = time.perf_counter()
         group = bound.read(members)
+        decode_s = time.perf_counter() - started
         coordinator._group_subscription = set(group.topics)
         if not self._subscription.subscribed_pattern:
             coordinator._client.set_topics(coordinator._group_subscription)
         await coordinator._client._maybe_wait_metadata()
         cluster = coordinator._cluster
         counts = partition_counts(cluster, group.topics)
-        plan = group.assign(counts, partition_racks=replica_racks(cluster, counts))
+        racks = replica_racks(cluster, counts)
+        plan = assign_observed(self.metrics, group, counts, racks, decode_s=decode_s)
         coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
         log.debug("group %s: leader plan over %s", self.group_id, counts)
         return plan
@@ -592,10 +613,13 @@ class AioHooks:
         if drop_unsubscribed(assigned, state.topics, self.group_id, log):
             coordinator.request_rejoin()
         decision = decide_complete(self.owned, assigned, self.protocol)
+        self.metrics.join_succeeded(
+            generation, added=len(decision.added), revoked=len(decision.revoked)
+        )
         listener = state.listener
         if decision.revoked:
             await self._commit_held()
-            await call_listener(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            await self._listen(listener, "on_partitions_revoked", decision.revoked, "revoked")
         assign_keeping_positions(state, assigned, self._held if self.cooperative else None)
         self.owned = frozenset(assigned)
         self._held, self._held_by = state.subscription.assignment, state.subscription
@@ -604,8 +628,8 @@ class AioHooks:
         await coordinator._stop_commit_offsets_refresh_task()
         coordinator.start_commit_offsets_refresh_task(self._held)
         log_assigned(log, self.group_id, generation, assigned, decision)
-        await call_listener(
-            listener, "on_partitions_assigned", decision.assigned_callback, self.group_id
+        await self._listen(
+            listener, "on_partitions_assigned", decision.assigned_callback, "assigned"
         )
         if decision.rejoin:
             coordinator.request_rejoin()

@@ -12,6 +12,7 @@ from typing import Any
 from ...assignor.contract import JoinReadouts
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
+from ...metrics.recorder import RebalanceMetrics
 from .hooks import AioHooks
 from .versions import check_version
 
@@ -32,6 +33,11 @@ class AioKafkaHooks(JoinReadouts):
     protocol: RebalanceProtocol
     assignors: tuple[Any, ...]
     _impl: AioHooks
+
+    @property
+    def metrics(self) -> RebalanceMetrics:
+        """This consumer's rebalance metrics (:mod:`kafka_sticky_plugin.metrics`)."""
+        return self._impl.metrics
 
     @property
     def owned(self) -> frozenset[Any]:

@@ -39,19 +39,17 @@ class CheckedConsumer(confluent_kafka.Consumer):
     """A ``confluent_kafka.Consumer`` whose configuration passed :func:`check_config`.
 
     Invariant: :attr:`rebalance_protocol` is the protocol librdkafka uses for this consumer.
-    Only the protocol and the group id are kept, not the configuration (which may hold credentials).
+    Only the protocol, ``group.id`` and ``client.id`` are kept, not the configuration (which
+    may hold credentials).
     """
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         protocol = check_config(config)
         super().__init__(dict(config))
         self._rebalance_protocol = protocol
-        self._group_id = str(config.get("group.id", ""))
-
-    @property
-    def group_id(self) -> str:
-        """The configured ``group.id`` ("" without one)."""
-        return self._group_id
+        #: the labels of its rebalance metrics (never credentials)
+        self.group_id = str(config.get("group.id") or "")
+        self.client_id = str(config.get("client.id") or "rdkafka")
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:
@@ -156,10 +154,17 @@ def subscribe(
     if not topic_list or any(not isinstance(t, str) or not t for t in topic_list):
         raise ConfigurationError(f"topics must be non-empty topic names, got {topic_list!r}")
     check_listener(listener)
-    bridge = RebalanceBridge(listener, chosen, commit_on_revoke=commit_on_revoke)
+    bridge = RebalanceBridge(
+        listener,
+        chosen,
+        commit_on_revoke=commit_on_revoke,
+        group_id=str(getattr(consumer, "group_id", "")),
+        client_id=str(getattr(consumer, "client_id", "")),
+    )
     consumer.subscribe(
         topic_list, on_assign=bridge.on_assign, on_revoke=bridge.on_revoke, on_lost=bridge.on_lost
     )
+    bridge.metrics.join_attempt()  # the first rebalance starts here (JoinGroup at next poll)
     return bridge
 
 

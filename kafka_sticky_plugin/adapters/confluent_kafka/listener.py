@@ -34,6 +34,7 @@ from typing import NamedTuple, Protocol
 
 import confluent_kafka
 
+from ...metrics.recorder import RebalanceMetrics
 from .config import RebalanceProtocol
 from .ownership import losing
 
@@ -95,7 +96,14 @@ class RebalanceBridge:
     """One subscription's callbacks. State: the listener, the protocol and the commit choice.
 
     Invariant: every callback ends with one assignment change of the protocol's kind, also when
-    the listener or the commit raises; lost partitions are never committed.
+    the listener or the commit raises; lost partitions are never committed. ``_owned`` is the
+    assignment the callbacks have built (what ``assigned-partitions`` reports).
+
+    Metrics (:attr:`metrics`): librdkafka runs the JoinGroup/SyncGroup itself and shows only
+    these callbacks, so a rebalance ends at ``on_assign`` and starts at ``subscribe`` (the
+    first) or, under EAGER, at the ``on_revoke`` that precedes every later one (its latency is
+    then measured); later COOPERATIVE rounds show no start (counted, no latency sample);
+    failed attempts and the generation are not visible (0 and -1).
     """
 
     def __init__(
@@ -104,10 +112,14 @@ class RebalanceBridge:
         protocol: RebalanceProtocol,
         *,
         commit_on_revoke: bool,
+        group_id: str = "",
+        client_id: str = "",
     ) -> None:
         self._listener = listener
         self._protocol = protocol
         self._commit_on_revoke = commit_on_revoke
+        self._owned: set[TopicPartition] = set()
+        self.metrics = RebalanceMetrics(group_id, client_id, assigned=lambda: len(self._owned))
 
     @property
     def protocol(self) -> RebalanceProtocol:
@@ -119,11 +131,16 @@ class RebalanceBridge:
         self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
     ) -> None:
         """librdkafka's ``on_assign``: add the partitions, then tell the listener."""
+        added = _as_set(partitions)
         if self._protocol is RebalanceProtocol.COOPERATIVE:
             consumer.incremental_assign(partitions)
         else:
             consumer.assign(partitions)
-        self._listener.on_partitions_assigned(_as_set(partitions))
+            self._owned.clear()
+        self._owned |= added
+        self.metrics.join_succeeded(-1, added=len(added))
+        with self.metrics.timed_callback("assigned", len(added)):
+            self._listener.on_partitions_assigned(added)
 
     @_raising_real_exceptions
     def on_revoke(
@@ -131,9 +148,12 @@ class RebalanceBridge:
     ) -> None:
         """librdkafka's ``on_revoke``: listener, then commit (if asked and it succeeded)."""
         revoked = _as_set(partitions)
+        if self._protocol is RebalanceProtocol.EAGER:
+            self.metrics.join_attempt()  # librdkafka revokes before every EAGER JoinGroup
         try:
             if revoked or self._protocol is RebalanceProtocol.EAGER:
-                self._listener.on_partitions_revoked(revoked)
+                with self.metrics.timed_callback("revoked", len(revoked)):
+                    self._listener.on_partitions_revoked(revoked)
             if self._commit_on_revoke and revoked:
                 commit_positions(consumer, partitions)
         finally:
@@ -151,17 +171,20 @@ class RebalanceBridge:
                     handler: Callable[[set[TopicPartition]], object] = getattr(
                         self._listener, "on_partitions_lost", self._listener.on_partitions_revoked
                     )
-                    handler(lost)
+                    with self.metrics.timed_callback("lost", len(lost)):
+                        handler(lost)
             finally:
                 self._remove(consumer, partitions)
 
     def _remove(
         self, consumer: confluent_kafka.Consumer, partitions: list[confluent_kafka.TopicPartition]
     ) -> None:
+        self._owned -= _as_set(partitions)
         if self._protocol is RebalanceProtocol.COOPERATIVE:
             consumer.incremental_unassign(partitions)
         else:
             consumer.unassign()
+            self._owned.clear()
 
 
 def commit_positions(

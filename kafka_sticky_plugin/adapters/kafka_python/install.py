@@ -15,6 +15,7 @@ from typing import Any
 from ...assignor.contract import JoinReadouts
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
+from ...metrics.recorder import RebalanceMetrics
 from .hooks.versions import ClientVersion, detect_client
 
 __all__ = ["CoordinatorHooks", "install_hooks"]
@@ -38,6 +39,12 @@ class CoordinatorHooks(JoinReadouts):
     protocol: RebalanceProtocol
     assignors: tuple[Any, ...]
     _impl: Any
+
+    @property
+    def metrics(self) -> RebalanceMetrics:
+        """This consumer's rebalance metrics (:mod:`kafka_sticky_plugin.metrics`)."""
+        metrics: RebalanceMetrics = self._impl.metrics
+        return metrics
 
     def uninstall(self) -> None:
         """Remove the hooks from the consumer (its coordinator's class methods apply again)."""

@@ -9,6 +9,7 @@ client-family subclasses (:mod:`.v2`, :mod:`.v3`) add the methods whose shape di
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -26,6 +27,8 @@ from ....assignor.racks import replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
+from ....metrics.observe import assign_observed
+from ....metrics.recorder import RebalanceMetrics
 from ....migration_advice import refusal_line
 from .members import normalise_members
 
@@ -122,6 +125,11 @@ class HooksBase:
         #: KIP-881: the consumer's ``client_rack`` (3.x; 2.x has none), reported by our
         #: assignors that were given no ``rack_id``
         self.client_rack: str | None = rack if isinstance(rack, str) and rack else None
+        self.metrics = RebalanceMetrics(
+            str(self._coordinator.group_id),
+            str(consumer.config.get("client_id") or ""),
+            assigned=lambda: len(self._subscription.assigned_partitions()),
+        )
         self._patched: dict[str, Callable[..., Any]] = {}
         self._originals: dict[str, Callable[..., Any]] = {}
 
@@ -238,6 +246,7 @@ class HooksBase:
         if topics is None:
             raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
         self._coordinator._joined_subscription = set(topics)
+        self.metrics.join_attempt()  # called once per JoinGroup sent
         return self.build_group_protocols(topics)
 
     def build_group_protocols(self, topics: Iterable[str]) -> list[tuple[str, Any]]:
@@ -276,7 +285,9 @@ class HooksBase:
         """
         coordinator = self._coordinator
         metas = normalise_members(members)
+        started = time.perf_counter()
         group = bound.read(metas)  # each member decoded once; unreadable ones never raise
+        decode_s = time.perf_counter() - started
         topics = group.topics
         self._subscription.group_subscribe(topics)
         cluster = coordinator._cluster
@@ -290,9 +301,8 @@ class HooksBase:
         partitions_per_topic = {
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
-        plan = group.assign(
-            partitions_per_topic, partition_racks=replica_racks(cluster, partitions_per_topic)
-        )
+        racks = replica_racks(cluster, partitions_per_topic)
+        plan = assign_observed(self.metrics, group, partitions_per_topic, racks, decode_s=decode_s)
         for member in metas:
             if member.member_id not in plan:
                 raise ConfigurationError(

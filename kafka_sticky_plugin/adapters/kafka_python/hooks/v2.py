@@ -72,6 +72,7 @@ class V2Hooks(HooksBase):
         self._patch(self._coordinator, "_on_join_complete", self.on_join_complete)
         self._patch(self._coordinator, "_perform_assignment", self.perform_assignment)
         self._patch(self._subscription, "change_subscription", self.change_subscription)
+        self._patch(self._coordinator, "_send_join_group_request", self.send_join_group_request)
         self._patch(
             self._coordinator, "_handle_join_group_response", self.handle_join_group_response
         )
@@ -79,6 +80,13 @@ class V2Hooks(HooksBase):
     # -- helpers --------------------------------------------------------------------------
     def _listener(self) -> Any | None:
         return rebalance_listener(self._subscription)
+
+    def _call(self, listener: Any | None, name: str, partitions: Any, kind: str) -> None:
+        """Call ``listener.name(partitions)`` if there is a listener; timed for the metrics as
+        ``on_partitions_<kind>`` (Java times its no-op listener too)."""
+        with self.metrics.timed_callback(kind, len(partitions)):
+            if listener is not None:
+                call_sync(listener, name, partitions, self.group_id)
 
     def _set_assignment_keeping_state(self, partitions: Iterable[Any]) -> None:
         """Make ``partitions`` the assignment; kept partitions keep their fetch state."""
@@ -127,8 +135,7 @@ class V2Hooks(HooksBase):
         listener = self._listener()
         if decision.lost:
             log_partitions(self.group_id, "membership lost; lost", decision.lost)
-            if listener is not None:
-                call_sync(listener, lost_method_name(listener), decision.lost, self.group_id)
+            self._call(listener, lost_method_name(listener), decision.lost, "lost")
         if decision.forget_join:
             self.forget_join()
             self._set_assignment_keeping_state(())
@@ -136,13 +143,11 @@ class V2Hooks(HooksBase):
             self._auto_commit_sync(timeout_ms)
         if self.protocol is RebalanceProtocol.EAGER and not reset:
             log_partitions(self.group_id, "revoking", decision.revoked)
-            if listener is not None:
-                call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            self._call(listener, "on_partitions_revoked", decision.revoked, "revoked")
             self._set_assignment_keeping_state(())
         elif decision.revoked:
             log_partitions(self.group_id, "revoking unsubscribed", decision.revoked)
-            if listener is not None:
-                call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            self._call(listener, "on_partitions_revoked", decision.revoked, "revoked")
             self._set_assignment_keeping_state(decision.kept)
         self._coordinator._is_leader = False
         sub.reset_group_subscription()
@@ -167,20 +172,29 @@ class V2Hooks(HooksBase):
         coordinator = self._coordinator
         sub = self._subscription
         assignment, assigned, decision = self.received_assignment(assignment_bytes)
+        self.metrics.join_succeeded(
+            generation, added=len(decision.added), revoked=len(decision.revoked)
+        )
         listener = self._listener()
         if self.protocol is RebalanceProtocol.COOPERATIVE:
-            if decision.revoked and listener is not None:
-                call_sync(listener, "on_partitions_revoked", decision.revoked, self.group_id)
+            if decision.revoked:
+                self._call(listener, "on_partitions_revoked", decision.revoked, "revoked")
             self._set_assignment_keeping_state(assigned)
         else:
             sub.assign_from_subscribed(sorted(assigned))
         self.record_join(assignment, generation)
         coordinator.next_auto_commit_deadline = time.time() + coordinator.auto_commit_interval
         self.log_assigned(generation, assigned, decision)
-        if listener is not None:
-            call_sync(listener, "on_partitions_assigned", decision.assigned_callback, self.group_id)
+        self._call(listener, "on_partitions_assigned", decision.assigned_callback, "assigned")
         if decision.rejoin:
             coordinator.request_rejoin()
+
+    def send_join_group_request(self) -> Any:
+        """The client's JoinGroup+SyncGroup future; its failure counts one failed rebalance,
+        as Java counts a failed join future."""
+        future = self.original(self._coordinator, "_send_join_group_request")()
+        future.add_errback(lambda _error: self.metrics.join_failed())
+        return future
 
     def handle_join_group_response(self, future: Any, send_time: float, response: Any) -> None:
         """Accept MEMBER_ID_REQUIRED (KIP-394) on any JoinGroup version, then delegate.

@@ -81,10 +81,17 @@ class V3Hooks(HooksBase):
         self._patch(
             coordinator, "ensure_coordinator_ready_async", lookup.ensure_coordinator_ready_async
         )
+        self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
+        self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
-        """Invoke listener method ``name`` (sync or async); return what it raised."""
+        """Invoke listener method ``name`` (sync or async); return what it raised. Timed for
+        the metrics (as Java times its listener, a missing one included)."""
+        with self.metrics.timed_callback(name.removeprefix("on_partitions_"), len(partitions)):
+            return await self._call_listener(name, partitions)
+
+    async def _call_listener(self, name: str, partitions: Any) -> BaseException | None:
         if rebalance_listener(self._subscription) is None:
             return None
         try:
@@ -172,6 +179,9 @@ class V3Hooks(HooksBase):
             return
         sub = self._subscription
         assignment, assigned, decision = self.received_assignment(assignment_bytes)
+        self.metrics.join_succeeded(
+            generation, added=len(decision.added), revoked=len(decision.revoked)
+        )
         error: BaseException | None = None
         if decision.revoked:
             sub.mark_pending_revocation(decision.revoked)
@@ -184,6 +194,28 @@ class V3Hooks(HooksBase):
         if decision.rejoin:
             coordinator.request_rejoin()
         self._raise_listener_error(error)
+
+    async def do_join_and_sync_async(self) -> Any:
+        """One JoinGroup/SyncGroup attempt (the client's); a failed one is counted as a failed
+        rebalance, as Java counts it."""
+        try:
+            return await self.original(self._coordinator, "_do_join_and_sync_async")()
+        except Exception:
+            self.metrics.join_failed()
+            raise
+
+    async def on_close_prepare_async(self, *args: Any, **kwargs: Any) -> None:
+        """The client's revoke-on-close (lost when the membership is gone), timed for the
+        metrics as Java times its ``onLeavePrepare`` callback."""
+        original = self.original(self._coordinator, "_on_close_prepare_async")
+        sub = self._subscription
+        owned = sub.assigned_partitions() if sub.partitions_auto_assigned() else ()
+        if not owned:
+            await original(*args, **kwargs)
+            return
+        kind = "lost" if self._coordinator._generation.is_lost() else "revoked"
+        with self.metrics.timed_callback(kind, len(owned)):
+            await original(*args, **kwargs)
 
     async def join_group_async(self, timeout_ms: int | None = None) -> bool:
         """Complete a JoinGroup/SyncGroup task that finished between polls, else delegate."""
