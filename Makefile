@@ -33,9 +33,10 @@ $(STAMP): $(REQS) setup.cfg pyproject.toml
 
 ## The whole test suite: lint, types, docs, fast tier, then two lanes at once (their output is
 ## printed as each lane ends). Apache Kafka is the reference broker: lane A runs the real-broker
-## tier and every client version's hook tests on it; lane B runs what users run on the embedded
-## Tansu broker (TANSU_SMOKE and the newest kafka-python and aiokafka hook tests), then the tiers
-## that start their own Apache Kafka clusters or run long scenarios (KAFKA_TIERS). The lanes
+## tier and every kafka-python version's hook tests on it; lane B runs what users run on the
+## embedded Tansu broker (TANSU_SMOKE and the newest kafka-python and aiokafka hook tests), the
+## aiokafka versions' hook tests on Apache Kafka, then the tiers that start their own Apache
+## Kafka clusters or run long scenarios (KAFKA_TIERS). The lanes
 ## mostly wait on broker timers, so running them side by side halves the wall time on 2 cores.
 test: lint typecheck docs unit matrix-venvs prometheus-server
 	$(MAKE) --no-print-directory -j2 --output-sync=target lane-kafka lane-tansu
@@ -43,11 +44,17 @@ test: lint typecheck docs unit matrix-venvs prometheus-server
 lane-tansu: venv
 	$(MAKE) --no-print-directory integration-tansu
 	MATRIX_BROKERS=embedded MATRIX_BROKER_ONLY="$(TANSU_MATRIX)" bash scripts/version_matrix.sh
+	MATRIX_BROKERS=kafka MATRIX_UNIT=0 MATRIX_ONLY="$(AIOKAFKA_MATRIX)" bash scripts/version_matrix.sh
 	$(MAKE) --no-print-directory integration-kafka-tiers
 
 lane-kafka: venv
 	$(MAKE) --no-print-directory integration-kafka-base
-	MATRIX_BROKERS=kafka MATRIX_UNIT=0 bash scripts/version_matrix.sh
+	MATRIX_BROKERS=kafka MATRIX_UNIT=0 MATRIX_ONLY="$(KAFKA_PYTHON_MATRIX)" bash scripts/version_matrix.sh
+
+## The client-version matrix's names (requirements/matrix/*.txt), by client: lane A runs the
+## kafka-python ones on Apache Kafka, lane B the aiokafka ones.
+KAFKA_PYTHON_MATRIX := $(basename $(notdir $(wildcard requirements/matrix/kafka-python*.txt)))
+AIOKAFKA_MATRIX := $(basename $(notdir $(wildcard requirements/matrix/aiokafka-*.txt)))
 
 matrix-venvs:
 	MATRIX_SETUP_ONLY=1 bash scripts/version_matrix.sh
