@@ -44,6 +44,7 @@ from .adapters.kafka_python.hooks.versions import (
     supported_clients_text,
 )
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
+from .adapters.kafka_python.processing import Processor
 from .assignor.rebalance import RebalanceProtocol
 from .errors import UnsupportedClientError
 
@@ -52,6 +53,7 @@ __all__ = [
     "ClientVersion",
     "CooperativeStickyAssignor",
     "CoordinatorHooks",
+    "Processor",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",

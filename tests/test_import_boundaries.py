@@ -4,6 +4,8 @@
 - ``core`` and ``codec`` import only themselves and ``errors``;
 - ``assignor`` (the client-free floor) imports only itself, ``core``, ``codec`` and ``errors``,
   and no Kafka client;
+- ``processing`` (the processing helpers' client-free floor) imports only itself and
+  ``errors``, and no Kafka client;
 - an adapter (``adapters/<name>``) never imports another adapter;
 - nothing but the faces (``__init__``, ``kafka_python``, ``hooks``, ``aiokafka``,
   ``confluent``) and ``testing``/``demo`` (which drive real clients) imports the adapters.
@@ -66,6 +68,7 @@ ALLOWED = {
     "core": {"core", "errors"},
     "codec": {"codec", "errors"},
     "assignor": {"assignor", "core", "codec", "errors"},
+    "processing": {"processing", "errors"},
 }
 ADAPTER_IMPORTERS = {
     "__init__",
@@ -92,7 +95,7 @@ def test_module_respects_its_floor(path: Path) -> None:
     floor = area.split(".")[0]
     if floor in ALLOWED:
         assert areas <= ALLOWED[floor], f"{area} imports {sorted(areas - ALLOWED[floor])}"
-    if floor in ("core", "codec", "assignor", "errors"):
+    if floor in ("core", "codec", "assignor", "errors", "processing"):
         clients = {n for n in imported if n.split(".")[0] in CLIENTS}
         assert not clients, f"{area} imports a Kafka client: {sorted(clients)}"
     adapters = {a for a in areas if a.startswith("adapters.")}
