@@ -39,9 +39,11 @@ from .adapters.confluent_kafka.listener import (
     commit_positions,
 )
 from .adapters.confluent_kafka.migration import copy_committed_offsets
+from .adapters.confluent_kafka.processing import Processor
 
 __all__ = [
     "CheckedConsumer",
+    "Processor",
     "RebalanceBridge",
     "RebalanceListener",
     "RebalanceProtocol",

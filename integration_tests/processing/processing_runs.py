@@ -11,7 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 Partition = tuple[str, int]
 
@@ -47,6 +49,30 @@ class WorkLog:
         times = [t for t, name, ps in self.callbacks if name == "revoked" and partition in ps]
         assert times, f"{self.name} was never revoked {partition}: {self.callbacks}"
         return times[0]
+
+
+class Recorder:
+    """The user's rebalance listener (any client): notes each callback in ``log``."""
+
+    def __init__(self, log: WorkLog) -> None:
+        self.log = log
+
+    def on_partitions_revoked(self, revoked: set[Any]) -> None:
+        self.log.callback("revoked", {(tp.topic, tp.partition) for tp in revoked})
+
+    def on_partitions_assigned(self, assigned: set[Any]) -> None:
+        self.log.callback("assigned", {(tp.topic, tp.partition) for tp in assigned})
+
+    def on_partitions_lost(self, lost: set[Any]) -> None:
+        self.log.callback("lost", {(tp.topic, tp.partition) for tp in lost})
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Poll ``condition`` every 0.1 s; fail naming ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
 
 
 def processed_counts(*logs: WorkLog) -> Counter[tuple[Partition, int]]:
@@ -107,3 +133,100 @@ def fill(bootstrap: str, topic: str, partitions: int, per_partition: int) -> dic
     finally:
         producer.close()
     return {(topic, p): per_partition for p in range(partitions)}
+
+
+class MemberThread:
+    """Runs ``turn()`` on a thread until :meth:`finish`, then ``close()`` (a member's loop)."""
+
+    def __init__(self, log: WorkLog, turn: Callable[[], object], close: Callable[[], None]) -> None:
+        self.log = log
+        self._turn = turn
+        self._close = close
+        self._stop = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=log.name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self._turn()
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            try:
+                self._close()
+            except BaseException as exc:
+                self.error = self.error or exc
+
+    def finish(self) -> None:
+        """Stop the loop, close the member; fail on what its loop raised."""
+        self._stop.set()
+        self._thread.join(60)
+        assert not self._thread.is_alive(), f"{self.log.name} did not stop"
+        assert self.error is None, f"{self.log.name} failed: {self.error!r}"
+
+
+MakeMember = Callable[..., MemberThread]
+"""``make(topic, log, work_s=, poll_interval_ms=, revoke_wait_s=)``: a running member."""
+
+
+def long_work_run(
+    bootstrap: str, topic: str, make: MakeMember, poll_interval_ms: int, per_partition: int = 2
+) -> WorkLog:
+    """2 partitions x ``per_partition`` records, each 3x ``poll_interval_ms`` of work, one
+    member: no rebalance while it works, exactly once, commits of finished records only, all
+    committed."""
+    expected = fill(bootstrap, topic, 2, per_partition)
+    log = WorkLog("solo")
+    member = make(
+        topic,
+        log,
+        work_s=3 * poll_interval_ms / 1000,
+        poll_interval_ms=poll_interval_ms,
+        revoke_wait_s=1.0,
+    )
+    try:
+        wait_for(lambda: len(log.finished) == 2 * per_partition, 90, "the records processed")
+        time.sleep(1.5)  # one more commit round and a few polls in the same generation
+        before_close = list(log.callbacks)  # close() revokes: not part of the run
+    finally:
+        member.finish()
+    check_exactly_once(expected, log)
+    check_commits_cover_finished(log)
+    # A fresh topic may reach the first join late (an empty first assignment): the run
+    # starts at the first assignment with partitions, and no callback may follow it.
+    firsts = [i for i, (_, name, ps) in enumerate(before_close) if name == "assigned" and ps]
+    assert firsts and before_close[firsts[0] + 1 :] == [], log.callbacks
+    assert firsts[0] == len(before_close) - 1
+    last = {p: o for _, p, o in log.commits}
+    assert last == expected
+    return log
+
+
+def revoke_run(bootstrap: str, topic: str, make: MakeMember) -> None:
+    """2 partitions x 4 records of 1.5 s; a second member joins while the first works: the
+    moved partition's revoke waits, commits what finished, nothing after; the next owner
+    starts there; exactly once."""
+    expected = fill(bootstrap, topic, 2, 4)
+    first_log, second_log = WorkLog("first"), WorkLog("second")
+    first = make(topic, first_log, work_s=1.5, poll_interval_ms=8000, revoke_wait_s=5.0)
+    second = None
+    try:
+        wait_for(lambda: len(first_log.finished) >= 2, 60, "the first member's work")
+        second = make(topic, second_log, work_s=0.1, poll_interval_ms=8000, revoke_wait_s=5.0)
+        wait_for(lambda: len(first_log.finished) + len(second_log.finished) >= 8, 90, "all records")
+        time.sleep(1.0)
+        callbacks = list(first_log.callbacks)  # close() revokes: not part of the run
+    finally:
+        first.finish()
+        if second is not None:
+            second.finish()
+    check_exactly_once(expected, first_log, second_log)
+    check_commits_cover_finished(first_log, second_log)
+    moved = {p for _, name, ps in callbacks if name == "revoked" for p in ps}
+    assert len(moved) == 1, callbacks
+    (partition,) = moved
+    start = check_handover(first_log, second_log, partition)
+    print(f"handed over {partition} at offset {start}")
+    assert 0 < start < expected[partition]  # the revoke landed while work was in flight
