@@ -60,14 +60,13 @@ class _Port:
         self._paused: set[TopicPartition] = set()
 
     def fetch(self, timeout_s: float) -> list[tuple[TopicPartition, int, Any]]:
-        out = []
+        out: list[tuple[TopicPartition, int, Any]] = []
         for message in self._consumer.consume(num_messages=self._batch, timeout=timeout_s):
-            if message.error() is not None:
+            topic, partition, offset = message.topic(), message.partition(), message.offset()
+            if message.error() is not None or topic is None or partition is None or offset is None:
                 log.warning("consumer error, skipped: %s", message.error())
                 continue
-            out.append(
-                (TopicPartition(message.topic(), message.partition()), message.offset(), message)
-            )
+            out.append((TopicPartition(topic, partition), offset, message))
         return out
 
     def owned(self) -> set[TopicPartition]:
