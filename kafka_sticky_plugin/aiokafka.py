@@ -35,6 +35,7 @@ except ImportError as _exc:
 
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
 from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
+from .adapters.aiokafka.processing import Processor
 from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
 from .assignor.rebalance import RebalanceProtocol
 from .errors import UnsupportedClientError
@@ -43,6 +44,7 @@ __all__ = [
     "SUPPORTED_MINORS",
     "AioKafkaHooks",
     "CooperativeStickyAssignor",
+    "Processor",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
