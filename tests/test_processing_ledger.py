@@ -91,6 +91,15 @@ def test_drop_queued_keeps_running_work() -> None:
     assert ledger.commits({"a"}) == {"a": 1}
 
 
+def test_busy_counts_queued_and_running_against_the_share() -> None:
+    """A partition is busy from ``share`` records held on, or when stopped by an error."""
+    ledger = _ledger(a=[0, 1, 2], b=[0])
+    ledger.start()
+    assert ledger.busy() == {"a", "b"}
+    assert ledger.busy(share=3) == {"a"}
+    assert ledger.busy(share=4) == set()
+
+
 def test_start_limit_bounds_the_tasks_started() -> None:
     """``start(limit)`` starts at most ``limit`` records."""
     ledger = _ledger(a=[0], b=[0], c=[0])

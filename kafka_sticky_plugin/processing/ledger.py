@@ -143,12 +143,13 @@ class Ledger(Generic[P, R]):
         """Records queued or running, over all lanes (the back-pressure count)."""
         return sum(len(lane.queued) + (lane.running is not None) for lane in self._lanes.values())
 
-    def busy(self) -> set[P]:
-        """Partitions with queued or running work, or stopped by an error: keep them paused."""
+    def busy(self, share: int = 1) -> set[P]:
+        """Partitions holding ``share`` records or more (queued or running), or stopped by an
+        error: keep them paused (a driver passes each partition's share of its budget)."""
         return {
             partition
             for partition, lane in self._lanes.items()
-            if lane.queued or lane.running is not None or lane.error is not None
+            if len(lane.queued) + (lane.running is not None) >= share or lane.error is not None
         }
 
     def running(self, partitions: Iterable[P] | None = None) -> set[P]:

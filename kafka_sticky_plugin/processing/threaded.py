@@ -5,9 +5,10 @@ A :class:`ThreadedProcessor` sits between the user's loop and the consumer: the 
 
 1. notes the work that ended (finished: its commit point moves; failed: see ``on_error``),
 2. commits the commit points of owned partitions (at most every ``commit_interval_s``),
-3. pauses the partitions with work (all of them when ``max_in_flight`` records are held) and
-   resumes the others, so the consumer's own ``poll()`` keeps the member in the group however
-   long the work takes, without fetching more than it can hold,
+3. pauses the partitions holding their share of ``max_in_flight`` (all of them when
+   ``max_in_flight`` records are held, or stopped by an error) and resumes the others: the
+   consumer's own ``poll()`` keeps the member in the group however long the work takes,
+   without fetching more than it can hold,
 4. polls the consumer (rebalance callbacks run here or on the client's IO thread) and queues
    the records per partition, then starts the head record of each idle partition on the pool.
 
@@ -231,7 +232,8 @@ class ThreadedProcessor(Generic[P, R]):
         owned = self._port.owned()
         with self._lock:
             full = self._ledger.held >= self._max_in_flight
-            hold = set(owned) if full else self._ledger.busy() & owned
+            share = max(1, self._max_in_flight // max(1, len(owned)))
+            hold = set(owned) if full else self._ledger.busy(share) & owned
         paused = self._port.paused() & owned
         if hold - paused:
             self._port.pause(hold - paused)

@@ -180,7 +180,8 @@ class Processor:
     def _steer(self) -> None:
         owned = self._consumer.assignment()
         full = self._ledger.held >= self._max_in_flight
-        hold = set(owned) if full else self._ledger.busy() & owned
+        share = max(1, self._max_in_flight // max(1, len(owned)))
+        hold = set(owned) if full else self._ledger.busy(share) & owned
         paused = self._consumer.paused() & owned
         if hold - paused:
             self._consumer.pause(*(hold - paused))

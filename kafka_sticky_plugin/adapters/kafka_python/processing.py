@@ -48,6 +48,7 @@ class _Port:
         self._consumer = consumer
 
     def fetch(self, timeout_s: float) -> list[tuple[TopicPartition, int, Any]]:
+        _unstick_parked_records(self._consumer)
         batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000))
         return [
             (tp, record.offset, record) for tp, records in batches.items() for record in records
@@ -67,6 +68,19 @@ class _Port:
 
     def commit(self, offsets: dict[TopicPartition, int]) -> None:
         self._consumer.commit(_metadata(offsets))
+
+
+def _unstick_parked_records(consumer: KafkaConsumer) -> None:
+    """Work around kafka-python 3.0.12's fetcher: records parked for a paused partition are
+    restored on resume only when its in-line slot is ``None``, but a drained in-line batch
+    stays in the slot (empty, not ``None``), and a partition with parked records is never
+    fetched again: after a pause in the middle of a batch, the partition would stall for
+    good. Clearing a drained slot before each ``poll()`` lets it restore the parked records.
+    Runs on the poll thread, where the fetcher reads that slot."""
+    fetcher = getattr(consumer, "_fetcher", None)
+    slot = getattr(fetcher, "_next_partition_records", None)
+    if slot is not None and not slot and getattr(fetcher, "_paused_partition_records", None):
+        fetcher._next_partition_records = None
 
 
 def _metadata(offsets: dict[TopicPartition, int]) -> dict[TopicPartition, OffsetAndMetadata]:
