@@ -197,9 +197,8 @@ def main() -> int:
     ):
         topic = create_topic(broker.bootstrap, unique_name("bench-processing"), args.partitions)
         _fill(broker.bootstrap, topic, args.records)
-        print(
-            f"{args.records} records, {args.partitions} partitions, trivial work, broker {args.broker}"
-        )
+        shape = f"{args.records} records, {args.partitions} partitions"
+        print(f"{shape}, trivial work, broker {args.broker}")
         print(f"{'client':<14}{'plain rec/s':>14}{'processor rec/s':>18}{'processor/plain':>18}")
         for name in args.clients.split(","):
             run = CLIENTS[name]
