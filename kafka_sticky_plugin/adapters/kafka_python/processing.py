@@ -77,7 +77,7 @@ def _unstick_parked_records(consumer: KafkaConsumer) -> None:
     fetched again: after a pause in the middle of a batch, the partition would stall for
     good. Clearing a drained slot before each ``poll()`` lets it restore the parked records.
     Runs on the poll thread, where the fetcher reads that slot."""
-    fetcher = getattr(consumer, "_fetcher", None)
+    fetcher: Any = getattr(consumer, "_fetcher", None)
     slot = getattr(fetcher, "_next_partition_records", None)
     if slot is not None and not slot and getattr(fetcher, "_paused_partition_records", None):
         fetcher._next_partition_records = None
