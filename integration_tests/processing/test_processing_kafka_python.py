@@ -177,7 +177,8 @@ def test_a_failing_record_stops_its_partition_and_raises_from_poll(
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 processor.poll(timeout_ms=100)
-        assert (raised.value.partition.partition, raised.value.offset) == (0, 2)
+        failed: Any = raised.value.partition  # the client's TopicPartition
+        assert (failed.partition, raised.value.offset) == (0, 2)
         assert isinstance(raised.value.__cause__, ValueError)
         time.sleep(0.5)
         committed = {tp.partition: o for tp, o in processor.close().items()}
