@@ -14,7 +14,8 @@ Timed from the start of the first poll that returns records (the group join is n
 to the end of the final commit. Prints one line per client: records/s of each and
 ``processor / plain``. The figure is the helper's overhead per record (hand-over to the pool,
 per-partition order, pause/resume); work that takes real time is what the helper is for, and
-there its cost is negligible. Timings on a shared machine vary: run it a few times. ``make bench-processing`` runs it.
+there its cost is negligible. Timings on a shared machine vary: run it a few times.
+``make bench-processing`` runs it.
 """
 
 from __future__ import annotations
