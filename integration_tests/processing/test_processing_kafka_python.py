@@ -31,6 +31,19 @@ from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 pytestmark = pytest.mark.kafka_only()
 
 
+def _consumer(bootstrap: str, group: str, **config: Any) -> KafkaConsumer:
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        partition_assignment_strategy=[CooperativeStickyAssignor],
+        **config,
+    )
+    install_hooks(consumer)
+    return consumer
+
+
 class Member(MemberThread):
     """A KafkaConsumer with the hooks and a Processor whose work sleeps ``work_s``."""
 
@@ -45,18 +58,14 @@ class Member(MemberThread):
         poll_interval_ms: int,
         revoke_wait_s: float,
     ) -> None:
-        consumer = KafkaConsumer(
-            bootstrap_servers=bootstrap,
-            group_id=group,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            partition_assignment_strategy=[CooperativeStickyAssignor],
+        consumer = _consumer(
+            bootstrap,
+            group,
             session_timeout_ms=6000,
             heartbeat_interval_ms=1000,
             max_poll_interval_ms=poll_interval_ms,
             max_poll_records=10,
         )
-        install_hooks(consumer)
 
         def work(record: Any) -> None:
             time.sleep(work_s)
@@ -118,19 +127,6 @@ def test_revoked_partition_hands_over_its_finished_work(
         topic_factory(2),
         lambda topic, log, **options: Member(broker.bootstrap, group_id, topic, log, **options),
     )
-
-
-def _consumer(bootstrap: str, group: str, **config: Any) -> KafkaConsumer:
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap,
-        group_id=group,
-        enable_auto_commit=False,
-        auto_offset_reset="earliest",
-        partition_assignment_strategy=[CooperativeStickyAssignor],
-        **config,
-    )
-    install_hooks(consumer)
-    return consumer
 
 
 def test_many_short_records_never_stall_a_paused_partition(

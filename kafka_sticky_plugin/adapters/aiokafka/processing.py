@@ -34,6 +34,7 @@ from aiokafka.errors import KafkaError
 
 from ...errors import ConfigurationError
 from ...processing.ledger import Ledger, Task
+from ...processing.user_listener import call_user, lost_method
 
 __all__ = ["Processor"]
 
@@ -228,24 +229,11 @@ class _ProcessingListener(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
         await self._processor._revoke(set(revoked))
-        await self._call("on_partitions_revoked", set(revoked))
+        await call_user(self._user, "on_partitions_revoked", set(revoked))
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await self._call("on_partitions_assigned", set(assigned))
+        await call_user(self._user, "on_partitions_assigned", set(assigned))
 
     async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
         self._processor._release(set(lost))
-        name = (
-            "on_partitions_lost"
-            if hasattr(self._user, "on_partitions_lost")
-            else "on_partitions_revoked"
-        )
-        await self._call(name, set(lost))
-
-    async def _call(self, name: str, partitions: set[TopicPartition]) -> None:
-        method = getattr(self._user, name, None)
-        if method is None:
-            return
-        result = method(partitions)
-        if inspect.isawaitable(result):
-            await result
+        await call_user(self._user, lost_method(self._user), set(lost))

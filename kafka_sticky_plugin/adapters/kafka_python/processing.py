@@ -21,7 +21,6 @@ committed. ``enable_auto_commit`` must be off (it would commit unfinished record
 
 from __future__ import annotations
 
-import inspect
 import logging
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from kafka.errors import KafkaError
 
 from ...errors import ConfigurationError
 from ...processing.threaded import ErrorCallback, ThreadedProcessor
+from ...processing.user_listener import call_user, lost_method
 
 __all__ = ["Processor"]
 
@@ -172,24 +172,11 @@ class _ProcessingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
                 log.warning("revoked %s: finished work not committed: %r", offsets, exc)
             else:
                 self._core.handed_over(offsets)
-        await self._call("on_partitions_revoked", partitions)
+        await call_user(self._user, "on_partitions_revoked", partitions)
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await self._call("on_partitions_assigned", set(assigned))
+        await call_user(self._user, "on_partitions_assigned", set(assigned))
 
     async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
         self._core.lose(set(lost))
-        name = (
-            "on_partitions_lost"
-            if hasattr(self._user, "on_partitions_lost")
-            else "on_partitions_revoked"
-        )
-        await self._call(name, set(lost))
-
-    async def _call(self, name: str, partitions: set[TopicPartition]) -> None:
-        method = getattr(self._user, name, None)
-        if method is None:
-            return
-        result = method(partitions)
-        if inspect.isawaitable(result):
-            await result
+        await call_user(self._user, lost_method(self._user), set(lost))
