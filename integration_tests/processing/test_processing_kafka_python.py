@@ -132,14 +132,18 @@ def test_revoked_partition_hands_over_its_finished_work(
 def test_many_short_records_never_stall_a_paused_partition(
     broker: RunningBroker, topic_factory: Any, group_id: str
 ) -> None:
-    """3 partitions x 400 records, 50 a poll: partitions paused in the middle of a fetched
-    batch are fetched again after resume (kafka-python 3.0.12 parks such records for good
-    without the helper's workaround); every record once, all committed."""
+    """3 partitions x 400 records, 50 a poll, a share of one record per partition: partitions
+    paused and resumed in the middle of fetched batches all the time still deliver every
+    record once, all committed. (kafka-python 3.0.12 parked a paused partition's records for
+    good in a 6-partition benchmark run, fixed by the port's workaround; this smaller run has
+    not reproduced that stall without the workaround: it guards the pause/resume path.)"""
     topic = topic_factory(3)
     expected = fill(broker.bootstrap, topic, 3, 400)
     log = WorkLog("many")
     consumer = _consumer(broker.bootstrap, group_id, max_poll_records=50)
-    processor = Processor(consumer, lambda r: log.done((r.topic, r.partition), r.offset))
+    processor = Processor(  # a share of 1: every partition holding a record is paused
+        consumer, lambda r: log.done((r.topic, r.partition), r.offset), max_in_flight=3
+    )
     consumer.subscribe([topic], listener=processor.listener())
     try:
         deadline = time.monotonic() + 60
