@@ -174,6 +174,11 @@ bench-rolling: venv kafka-broker
 bench-metrics: venv
 	$(PY) benchmarks/bench_metrics.py $(BENCH_ARGS)
 
+## The processing helpers' throughput against a plain poll loop on trivial work (Apache Kafka).
+.PHONY: bench-processing
+bench-processing: venv kafka-broker
+	$(PY) benchmarks/bench_processing.py $(BENCH_ARGS)
+
 ## The embedded broker on 127.0.0.1:9092 for your own app, until Ctrl-C (BROKER_ARGS="--port N").
 .PHONY: broker
 broker: venv

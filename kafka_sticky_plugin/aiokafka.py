@@ -37,6 +37,7 @@ except ImportError as _exc:
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
 from .adapters.aiokafka.commit_guard import guard_commits
 from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
+from .adapters.aiokafka.processing import Processor
 from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
 from .assignor.commit_guard import CommitGuard
 from .assignor.rebalance import RebalanceProtocol
@@ -48,6 +49,7 @@ __all__ = [
     "CommitGuard",
     "CommitRefusedError",
     "CooperativeStickyAssignor",
+    "Processor",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",

@@ -40,6 +40,7 @@ from .adapters.confluent_kafka.listener import (
     commit_positions,
 )
 from .adapters.confluent_kafka.migration import copy_committed_offsets
+from .adapters.confluent_kafka.processing import Processor
 from .assignor.commit_guard import CommitGuard
 from .errors import CommitRefusedError
 
@@ -47,6 +48,7 @@ __all__ = [
     "CheckedConsumer",
     "CommitGuard",
     "CommitRefusedError",
+    "Processor",
     "RebalanceBridge",
     "RebalanceListener",
     "RebalanceProtocol",

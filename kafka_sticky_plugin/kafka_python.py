@@ -45,6 +45,7 @@ from .adapters.kafka_python.hooks.versions import (
     supported_clients_text,
 )
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
+from .adapters.kafka_python.processing import Processor
 from .adapters.kafka_python.revoke_commit import commit_on_revoke
 from .assignor.commit_guard import CommitGuard
 from .assignor.rebalance import RebalanceProtocol
@@ -57,6 +58,7 @@ __all__ = [
     "CommitRefusedError",
     "CooperativeStickyAssignor",
     "CoordinatorHooks",
+    "Processor",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",

@@ -6,6 +6,8 @@
   and no Kafka client;
 - ``metrics`` (the rebalance metrics recorder and its exporters) imports only itself,
   ``assignor``, ``core``, ``errors`` and ``extras``, and no Kafka client;
+- ``processing`` (the processing helpers' client-free floor) imports only itself and
+  ``errors``, and no Kafka client;
 - an adapter (``adapters/<name>``) never imports another adapter;
 - nothing but the faces (``__init__``, ``kafka_python``, ``hooks``, ``aiokafka``,
   ``confluent``) and ``testing``/``demo`` (which drive real clients) imports the adapters.
@@ -69,6 +71,7 @@ ALLOWED = {
     "codec": {"codec", "errors"},
     "assignor": {"assignor", "core", "codec", "errors"},
     "metrics": {"metrics", "assignor", "core", "errors", "extras"},
+    "processing": {"processing", "errors"},
 }
 ADAPTER_IMPORTERS = {
     "__init__",
@@ -95,7 +98,7 @@ def test_module_respects_its_floor(path: Path) -> None:
     floor = area.split(".")[0]
     if floor in ALLOWED:
         assert areas <= ALLOWED[floor], f"{area} imports {sorted(areas - ALLOWED[floor])}"
-    if floor in ("core", "codec", "assignor", "errors", "metrics"):
+    if floor in ("core", "codec", "assignor", "errors", "metrics", "processing"):
         clients = {n for n in imported if n.split(".")[0] in CLIENTS}
         assert not clients, f"{area} imports a Kafka client: {sorted(clients)}"
     adapters = {a for a in areas if a.startswith("adapters.")}
