@@ -30,13 +30,17 @@ DOCUMENTS = {"README.md": README, **PAGES}
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+#: ```python blocks are programs: the wheel test (integration_tests/test_wheel_install.py) runs
+#: them against a broker; ```py blocks are fragments of a program (names from around them):
+#: both must compile.
+_PYTHON_FENCES = ("python", "py")
 
 
 def _code_lines(text: str) -> list[str]:
     """Inline code spans and the lines of shell (not Python) fenced blocks."""
     lines: list[str] = []
     for match in _FENCE.finditer(text):
-        if match.group(1) != "python":
+        if match.group(1) not in _PYTHON_FENCES:
             lines.extend(match.group(2).splitlines())
     outside = _FENCE.sub("", text)
     lines.extend(_CODE_SPAN.findall(outside.replace("\n", " ")))
@@ -92,7 +96,7 @@ def test_every_python_snippet_compiles(document: str) -> None:
     them, but only in its slow tier)."""
     text = DOCUMENTS[document]
     for match in _FENCE.finditer(text):
-        if match.group(1) == "python":
+        if match.group(1) in _PYTHON_FENCES:
             line = text.count("\n", 0, match.start()) + 1
             compile(match.group(2), f"{document}:{line}", "exec")
 
