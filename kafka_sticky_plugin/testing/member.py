@@ -38,6 +38,7 @@ from .member_config import (
     record_deliveries,
     reporting,
 )
+from .metrics_events import MetricsReporter
 
 __all__ = ["consume_loop", "generation_of"]
 
@@ -238,11 +239,12 @@ def consume_loop(
     )
     positions: dict[Any, int] = {}
     owned: set[Partition] = set()
-    with reporting(config, sink, consumer.close):
+    metrics = MetricsReporter(config, sink)
+    with reporting(config, sink, consumer.close, metrics.final):
         if config.install_hooks and not STRATEGIES.keys().isdisjoint(config.assignors):
             from ..hooks import install_hooks
 
-            install_hooks(consumer)
+            metrics.attach(install_hooks(consumer))
         listener = _make_listener(consumer, config, sink, positions, owned)
         if config.topic_pattern is not None:
             consumer.subscribe(pattern=config.topic_pattern, listener=listener)
@@ -261,6 +263,7 @@ def consume_loop(
             records = consumer.poll(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, records, positions, now)
+            metrics.tick(now)
             generation = generation_of(consumer)
             if generation != last_generation and generation >= 0:
                 last_generation = generation

@@ -196,10 +196,16 @@ def consumer_settings(config: MemberConfig) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def reporting(config: MemberConfig, sink: EventSink, close: Callable[[], object]) -> Iterator[None]:
+def reporting(
+    config: MemberConfig,
+    sink: EventSink,
+    close: Callable[[], object],
+    closed: Callable[[], object] | None = None,
+) -> Iterator[None]:
     """Run a member's loop body: an exception is reported as an ``error`` event and re-raised;
-    whatever happens, ``close()`` (the consumer) runs and then a ``stopped`` event is reported,
-    so every incarnation's ownership intervals close."""
+    whatever happens, ``close()`` (the consumer) runs, then ``closed()`` if given (the last
+    metrics snapshot, :mod:`.metrics_events`), then a ``stopped`` event is reported, so every
+    incarnation's ownership intervals close."""
     try:
         yield
     except Exception as exc:
@@ -208,5 +214,7 @@ def reporting(config: MemberConfig, sink: EventSink, close: Callable[[], object]
     finally:
         try:
             close()
+            if closed is not None:
+                closed()
         finally:
             sink.add(member_event(config, "stopped"))
