@@ -6,7 +6,8 @@ Every hooked member incarnation reports snapshots of its
 
 - ``rebalances``, ``failed``: ``rebalance-total`` and ``failed-rebalance-total`` summed over
   the incarnations (each member counts each rebalance it completes, so one group rebalance of
-  four members counts four);
+  four members counts four; as Java counts, a JoinGroup attempt the broker answers with an
+  error, such as a new member's first ``MEMBER_ID_REQUIRED`` (KIP-394), is a failed one);
 - ``latency avg ms``: ``rebalance-latency-total / rebalance-total`` over all incarnations
   (the mean since start, not Java's 1-minute window); ``latency max ms``: the largest
   ``rebalance-latency-max`` any sample saw;
@@ -35,7 +36,8 @@ __all__ = ["METRICS_LEGEND", "StrategyMetrics", "aggregate", "format_metrics_tab
 #: Printed under the table: what each column means.
 METRICS_LEGEND = """\
 members' own rebalance metrics (kafka_sticky_plugin.metrics), summed over every member:
-rebalances/failed: rebalance-total, failed-rebalance-total (one per member per rebalance)
+rebalances/failed: rebalance-total, failed-rebalance-total (one per member per rebalance;
+  as in Java, a retried JoinGroup counts as failed, e.g. a new member's MEMBER_ID_REQUIRED)
 latency avg/max ms: rebalance-latency (JoinGroup to SyncGroup), mean and longest
 revoked/lost: partitions the listeners revoked/lost; moved: partitions the leaders' plans moved
 assigns: leader assignments; assign avg/max ms: their decode + engine + encode time"""
