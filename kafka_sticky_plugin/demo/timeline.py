@@ -2,7 +2,8 @@
 
 A bar means "this member owned the partition then" (one colour per logical member, the same
 colour across its restarts); white gaps are pauses (nobody fetched the partition); dashed
-vertical lines mark the start of each member restart, labelled with the member's name.
+vertical lines mark the start of each member restart, labelled with the member's name. Each
+panel's title adds the members' own rebalance metrics (:mod:`.metrics_table`) in one line.
 Drawn with matplotlib's Agg backend, so no display is needed.
 """
 
@@ -11,9 +12,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from .metrics_table import aggregate
 from .scenario import StrategyResult
 
 __all__ = ["write_timeline"]
+
+
+def _metrics_line(result: StrategyResult) -> str:
+    """The members' own rebalance metrics of ``result`` in one line (:mod:`.metrics_table`)."""
+    row = aggregate(result.strategy, result.metrics)
+    if not row.incarnations:
+        return "members' metrics: none reported (no hooked member)"
+    return (
+        f"members' metrics: {row.rebalances} rebalances ({row.failed} failed joins), "
+        f"latency avg {row.latency_avg_ms:.0f} ms / max {row.latency_max_ms:.0f} ms, "
+        f"{row.revoked} partitions revoked, {row.assigns} leader assignments "
+        f"(avg {row.assign_avg_ms:.2f} ms)"
+    )
 
 
 def write_timeline(results: Sequence[StrategyResult], path: Path) -> Path:
@@ -60,7 +75,7 @@ def write_timeline(results: Sequence[StrategyResult], path: Path) -> Path:
             f"{result.revoked_per_restart:.1f} revoked/restart from the others, "
             f"{result.pause.partition_seconds:.0f} partition-seconds paused "
             f"(longest {result.pause.longest_pause_s:.1f}s), "
-            f"lost {len(result.deliveries.lost)}",
+            f"lost {len(result.deliveries.lost)}\n{_metrics_line(result)}",
             fontsize=10,
         )
         step = max(1, len(result.partitions) // 12)

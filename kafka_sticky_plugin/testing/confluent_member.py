@@ -33,6 +33,7 @@ from .member_config import (
     member_event,
     reporting,
 )
+from .metrics_events import MetricsReporter
 
 __all__ = ["confluent_consume_loop"]
 
@@ -145,8 +146,9 @@ def confluent_consume_loop(
             event("lost", parts, owned_after=tuple(sorted(owned)))
 
     listener = Listener()
-    with reporting(config, sink, consumer.close):
-        subscribe(consumer, list(config.topics), listener)
+    metrics = MetricsReporter(config, sink)
+    with reporting(config, sink, consumer.close, metrics.final):
+        metrics.attach(subscribe(consumer, list(config.topics), listener))
         event("started", detail=f"confluent-kafka {confluent_kafka.version()[0]}")
         if ready is not None:
             ready.set()
@@ -154,7 +156,7 @@ def confluent_consume_loop(
         while not should_stop():
             wanted = changes.take() if changes is not None else None
             if wanted is not None:
-                subscribe(consumer, list(wanted), listener)
+                metrics.attach(subscribe(consumer, list(wanted), listener))
                 event("subscribed", detail=",".join(wanted))
             messages = consumer.consume(num_messages=500, timeout=config.poll_timeout_ms / 1000)
             now = time.monotonic()
@@ -177,6 +179,7 @@ def confluent_consume_loop(
                 )
                 positions[(topic, partition)] = offset + 1
             sink.add_deliveries(batch)
+            metrics.tick(now)
             if now - last_commit >= config.commit_interval_s:
                 assigned = {(tp.topic, tp.partition) for tp in consumer.assignment()}
                 commit({p: o for p, o in list(positions.items()) if p in assigned})
