@@ -88,7 +88,8 @@ def write_timeline(results: Sequence[StrategyResult], path: Path) -> Path:
         title="owner (white = nobody is fetching)",
         fontsize=8,
     )
-    figure.tight_layout(rect=(0, 0, 1, 0.95))
+    # The legend's room at the top: about half an inch, whatever the figure's height.
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.55 / (height * len(results))))
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return path
