@@ -12,7 +12,9 @@ Every hooked member incarnation reports snapshots of its
   (the mean since start, not Java's 1-minute window); ``latency max ms``: the largest
   ``rebalance-latency-max`` any sample saw;
 - ``revoked``, ``lost``: partitions the members' listeners were told to revoke / had lost
-  (``partitions-revoked-total``, ``partitions-lost-total``, summed);
+  (``partitions-revoked-total``, ``partitions-lost-total``, summed; a member that closes
+  revokes its own partitions, and that counts too: kafka-python and confluent-kafka do,
+  aiokafka does not);
 - ``moved``: partitions the leaders' plans gave a new owner (``partitions-moved-total``);
 - ``assigns``: leader assignments computed by the plugin (``leader-assign-total``);
   ``assign avg ms``: their decode + engine + encode time per assignment; ``assign max ms``:
@@ -39,7 +41,8 @@ members' own rebalance metrics (kafka_sticky_plugin.metrics), summed over every 
 rebalances/failed: rebalance-total, failed-rebalance-total (one per member per rebalance;
   as in Java, a retried JoinGroup counts as failed, e.g. a new member's MEMBER_ID_REQUIRED)
 latency avg/max ms: rebalance-latency (JoinGroup to SyncGroup), mean and longest
-revoked/lost: partitions the listeners revoked/lost; moved: partitions the leaders' plans moved
+revoked/lost: partitions the listeners revoked (a closing member's own too)/lost;
+  moved: partitions the leaders' plans took from their owner
 assigns: leader assignments; assign avg/max ms: their decode + engine + encode time"""
 
 _COUNTERS = (
