@@ -95,7 +95,7 @@ unit: venv
 ## real-broker test runs on Apache Kafka, the reference broker.
 TANSU_SMOKE := $(addprefix integration_tests/,test_broker_cli.py test_broker_profile.py \
 	test_process_lifetime.py test_group_lifecycle.py test_group_rolling_restart.py \
-	test_examples.py test_confluent_migration.py)
+	test_examples.py test_confluent_migration.py test_demo_metrics.py)
 ## The client versions whose hook tests also run on Tansu (every version runs them on Kafka).
 TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## Tiers in integration_tests/<tier>/ that run on Apache Kafka only (several start their own
