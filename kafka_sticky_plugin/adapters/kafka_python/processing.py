@@ -27,10 +27,19 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from kafka import AsyncConsumerRebalanceListener, KafkaConsumer, OffsetAndMetadata, TopicPartition
+from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
 from kafka.errors import KafkaError
 
-from ...errors import ConfigurationError
+try:
+    from kafka import AsyncConsumerRebalanceListener
+except ImportError:  # kafka-python 2.x: no async listeners; Processor refuses to start there
+    from kafka import ConsumerRebalanceListener as AsyncConsumerRebalanceListener  # type: ignore[assignment]
+
+    _ASYNC_LISTENERS = False
+else:
+    _ASYNC_LISTENERS = True
+
+from ...errors import ConfigurationError, UnsupportedClientError
 from ...processing.threaded import ErrorCallback, ThreadedProcessor
 from ...processing.user_listener import call_user, lost_method
 
@@ -111,6 +120,11 @@ class Processor:
         on_error: ErrorCallback[Any] | None = None,
         on_commit: Callable[[dict[TopicPartition, int]], None] | None = None,
     ) -> None:
+        if not _ASYNC_LISTENERS:
+            raise UnsupportedClientError(
+                "Processor needs kafka-python 3.x (its revoke listener awaits the running work "
+                "on the client's IO loop); on 2.x, commit only finished records yourself"
+            )
         if consumer.config.get("enable_auto_commit"):
             raise ConfigurationError(
                 "Processor needs enable_auto_commit=False: auto-commit would commit records "
