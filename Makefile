@@ -98,11 +98,12 @@ TANSU_SMOKE := $(addprefix integration_tests/,test_broker_cli.py test_broker_pro
 	test_examples.py test_confluent_migration.py test_demo_metrics.py)
 ## The client versions whose hook tests also run on Tansu (every version runs them on Kafka).
 TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
-## Tiers in integration_tests/<tier>/ that run on Apache Kafka only (several start their own
-## cluster); lane B runs them so the two lanes end together. The faults tier's scenarios marked
+## Tiers in integration_tests/<tier>/ that run on Apache Kafka only and start their own
+## clusters or run long scenarios; lane B runs them so the two lanes end together (the metrics
+## and processing folders use the session's broker: they run with the Apache Kafka tier). The faults tier's scenarios marked
 ## faults_full (consumer bounces, churn, aiokafka, confluent, the Java reference) run in
 ## `make faults` only: in `make test`, kafka-python 3's broker failover and static bounce.
-KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 metrics processing security))
+KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 security))
 KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
 KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then KAFKA_STICKY_BROKER=kafka $(PY) -m pytest $(BROKER_RERUNS) $(1) $(PYTEST_ARGS); \
