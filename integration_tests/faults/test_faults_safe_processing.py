@@ -5,8 +5,9 @@ bounces"): three hooked kafka-python 3.x members (cooperative-sticky), each runn
 with ``acks=all`` (the faults tier's :class:`~kafka_sticky_plugin.testing.faults.FaultRun`
 gives the topic, the producer and the scenarios; the members are this module's own threads,
 since FaultRun's members run a plain poll loop). Every record takes 50-200 ms of work (seeded),
-so work is in flight at every fault: the group coordinator's broker SIGKILLed and restarted,
-then every broker bounced.
+so work is in flight at every fault: a fourth member joins and a second later the group
+coordinator's broker is SIGKILLed (so partitions are revoked, with work in flight, while the
+coordinator moves) and restarted, then every broker bounced.
 
 Checks: every acknowledged record processed at least once; no record re-processed after a
 commit covering it was acknowledged (so duplicates are only records in flight or finished
@@ -46,6 +47,7 @@ Partition = tuple[str, int]
 
 PARTITIONS = 6
 MEMBERS = 3
+JOIN_LEAD_S = 1.0  # the joiner's head start before the coordinator's broker is killed
 RATE_PER_S = 20.0  # the group processes ~40 records/s at most (6 partitions, ~125 ms each)
 MAX_IN_FLIGHT = 12
 MAX_POLL_RECORDS = 10
@@ -271,6 +273,10 @@ def test_processor_with_the_guard_through_broker_failover(cluster: KafkaCluster)
             wait_until(settled, 90, "a stable group", members)
             time.sleep(3.0)  # work running on every partition
             watch.read("before the faults")
+            # A fourth member joins as the coordinator's broker dies: the others revoke
+            # partitions with work in flight while their commits meet a coordinator move.
+            members.append(ProcessingMember("joiner", cluster.bootstrap, group, topic, seed))
+            time.sleep(JOIN_LEAD_S)
             node = kill_coordinator(run)
             wait_until(settled, 90, f"a stable group after killing broker {node}", members)
             watch.read(f"after killing coordinator {node}")
@@ -287,6 +293,7 @@ def test_processor_with_the_guard_through_broker_failover(cluster: KafkaCluster)
             wait_until(lambda: wanted <= processed(), 120, "every record processed", members)
             wait_until(lambda: not run.uncommitted(), 60, "committed == log end", members)
             watch.read("at the end")
+            closing = time.monotonic()  # the members' close revokes everything: not counted
         finally:
             watch.close()
             for m in members:
@@ -309,7 +316,10 @@ def test_processor_with_the_guard_through_broker_failover(cluster: KafkaCluster)
     ]
     refused = sum(m.guard.refused_total for m in members)
     handovers = sum(
-        len(ps) for m in members for _, name, ps in m.callbacks if name in ("revoked", "lost")
+        len(ps)
+        for m in members
+        for t, name, ps in m.callbacks
+        if name in ("revoked", "lost") and t < closing
     )
     row = (
         f"{label:<44} lost={len(lost):<3} dups={duplicates:<5} (bound {bound}) "
