@@ -15,7 +15,9 @@ finished records (see :mod:`kafka_sticky_plugin.processing.ledger`), every
 ``commit_interval_s`` and from the listener before a revoked partition leaves. The listener
 runs on kafka-python 3.x's IO thread: it waits for the revoked partitions' running work with
 ``await`` (the IO loop, heartbeats included, goes on), at most ``revoke_wait_s``; work still
-running then is abandoned and its record goes to the next owner. Lost partitions are never
+running then is abandoned and its record goes to the next owner. The finished work's commit
+is retried through a coordinator move (:func:`~.revoke_commit.commit_on_revoke`, at most
+``request_timeout_ms`` and half of ``max_poll_interval_ms``). Lost partitions are never
 committed. ``enable_auto_commit`` must be off (it would commit unfinished records).
 """
 
@@ -28,7 +30,6 @@ from concurrent.futures import Executor
 from typing import Any
 
 from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
-from kafka.errors import KafkaError
 
 try:
     from kafka import AsyncConsumerRebalanceListener
@@ -42,6 +43,7 @@ else:
 from ...errors import ConfigurationError, UnsupportedClientError
 from ...processing.threaded import ErrorCallback, ThreadedProcessor
 from ...processing.user_listener import call_user, lost_method
+from .revoke_commit import commit_on_revoke
 
 __all__ = ["Processor"]
 
@@ -179,13 +181,10 @@ class _ProcessingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
         while not self._core.drained(partitions) and time.monotonic() < deadline:
             await self._consumer._net.sleep(_WAIT_STEP_S)  # the IO loop goes on meanwhile
         offsets = self._core.handover(partitions)
-        if offsets:
-            try:
-                await self._consumer.commit_async(_metadata(offsets))
-            except KafkaError as exc:
-                log.warning("revoked %s: finished work not committed: %r", offsets, exc)
-            else:
-                self._core.handed_over(offsets)
+        # Retried through a coordinator move (one commit_async gave up at NotCoordinator and
+        # the next owner processed the finished records again); a final failure is logged.
+        if offsets and await commit_on_revoke(self._consumer, _metadata(offsets)):
+            self._core.handed_over(offsets)
         await call_user(self._user, "on_partitions_revoked", partitions)
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
