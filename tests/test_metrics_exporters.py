@@ -14,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from kafka_sticky_plugin.metrics import METRICS, RebalanceMetrics
 from kafka_sticky_plugin.metrics.opentelemetry import enable_opentelemetry
 from kafka_sticky_plugin.metrics.prometheus import enable_prometheus
+from kafka_sticky_plugin.metrics.rdkafka_stats import RdkafkaGroupStats
 
 
 class Clock:
@@ -52,6 +53,7 @@ def test_prometheus_names_units_and_labels() -> None:
     """Seconds, ``_total`` counters, one series per consumer labelled group and client id."""
     registry = CollectorRegistry()
     a, b = two_rebalances("a"), two_rebalances("b")
+    a.rdkafka_statistics(RdkafkaGroupStats(5, 1500, 3, "up", "steady", "x"))
     enable_prometheus(a, registry)
     collector = enable_prometheus(b, registry)
     assert enable_prometheus(a, registry) is collector  # one collector per registry
@@ -63,6 +65,12 @@ def test_prometheus_names_units_and_labels() -> None:
     assert values["kafka_consumer_assigned_partitions", "b"] == 4
     assert math.isnan(values["kafka_consumer_partition_lost_latency_max_seconds", "a"])
     assert {name for name, _ in values} == {info.prometheus for info in METRICS}
+    # librdkafka's rows: only for the consumer whose statistics arrived (a)
+    assert values["kafka_consumer_rdkafka_rebalances_total", "a"] == 5
+    assert values["kafka_consumer_rdkafka_rebalance_age_seconds", "a"] == pytest.approx(1.5)
+    assert values["kafka_consumer_rdkafka_group_up", "a"] == 1
+    rdkafka = {info.prometheus for info in METRICS if info.rdkafka}
+    assert len(rdkafka) == 4 and not any((name, "b") in values for name in rdkafka)
 
 
 def test_prometheus_forgets_a_collected_consumer() -> None:
@@ -105,6 +113,7 @@ def test_opentelemetry_instruments_and_attributes() -> None:
     ((latency_max, _),) = points["kafka.consumer.rebalance.latency.max"]
     assert latency_max == pytest.approx(0.75)
     assert "kafka.consumer.partition.lost.latency.max" not in points  # NaN: not reported
+    assert "kafka.consumer.rdkafka.rebalance.count" not in points  # no statistics: none
     provider.shutdown()
 
 

@@ -7,6 +7,11 @@ end in their unit and counters in ``_total``, OpenTelemetry names are dotted und
 ``kafka.consumer.`` (the messaging semantic conventions define no rebalance metric; their
 attributes ``messaging.system``, ``messaging.consumer.group.name`` and
 ``messaging.client.id`` label every point). Labels are the group and client id only.
+
+The ``rdkafka_*`` rows exist only for confluent-kafka consumers built by ``create_consumer``
+with ``statistics.interval.ms`` set: they are librdkafka's own ``cgrp`` statistics
+(:mod:`.rdkafka_stats`), as of its last emission. Its three text fields are in the snapshot
+only (:data:`TEXT_FIELDS`): a string is no gauge, and a label per state would add series.
 """
 
 from __future__ import annotations
@@ -14,14 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["METRICS", "MetricInfo"]
+__all__ = ["METRICS", "TEXT_FIELDS", "MetricInfo"]
 
 
 @dataclass(frozen=True)
 class MetricInfo:
     """One metric. ``kind``: ``counter`` (only grows) or ``gauge``; ``unit``: of the plain
     value; ``scale``: plain value times ``scale`` is what the exporters report (in
-    ``export_unit``); ``java``: whether the Java consumer has the same metric."""
+    ``export_unit``); ``java``: whether the Java consumer has the same metric; ``rdkafka``:
+    read from librdkafka's statistics, exported only once some arrived
+    (:meth:`~.recorder.RebalanceMetricsSnapshot.exports`)."""
 
     field: str
     kind: Literal["counter", "gauge"]
@@ -32,6 +39,7 @@ class MetricInfo:
     java: bool = True
     scale: float = 1.0
     export_unit: str = ""
+    rdkafka: bool = False
 
     @property
     def java_name(self) -> str:
@@ -357,4 +365,54 @@ METRICS: tuple[MetricInfo, ...] = (
         "Share of rack-aware placements on a replica's rack (leader, all rounds)",
         java=False,
     ),
+    MetricInfo(
+        "rdkafka_rebalance_cnt",
+        "counter",
+        "rebalances",
+        "kafka_consumer_rdkafka_rebalances_total",
+        "kafka.consumer.rdkafka.rebalance.count",
+        "librdkafka statistics: rebalances (assign or revoke) since start; -1 before any",
+        java=False,
+        rdkafka=True,
+    ),
+    MetricInfo(
+        "rdkafka_rebalance_age",
+        "gauge",
+        prometheus="kafka_consumer_rdkafka_rebalance_age_seconds",
+        otel="kafka.consumer.rdkafka.rebalance.age",
+        meaning="librdkafka statistics: time since its last rebalance, as of the last emission",
+        java=False,
+        rdkafka=True,
+        unit="ms",
+        scale=0.001,
+        export_unit="s",
+    ),
+    MetricInfo(
+        "rdkafka_assignment_size",
+        "gauge",
+        "partitions",
+        "kafka_consumer_rdkafka_assignment_size",
+        "kafka.consumer.rdkafka.assignment.size",
+        "librdkafka statistics: partitions in the current assignment; -1 before any",
+        java=False,
+        rdkafka=True,
+    ),
+    MetricInfo(
+        "rdkafka_group_up",
+        "gauge",
+        "state",
+        "kafka_consumer_rdkafka_group_up",
+        "kafka.consumer.rdkafka.group.up",
+        "librdkafka statistics: 1 when the group handler's state is up, else 0; -1 before any",
+        java=False,
+        rdkafka=True,
+    ),
 )
+
+#: Snapshot fields holding text (librdkafka's ``cgrp`` strings; ``""`` before any statistics):
+#: read from the snapshot, never exported. Field name to meaning.
+TEXT_FIELDS: dict[str, str] = {
+    "rdkafka_state": "librdkafka's group handler state (e.g. up, wait-coord)",
+    "rdkafka_join_state": "librdkafka's join state (e.g. steady, wait-join)",
+    "rdkafka_rebalance_reason": "why librdkafka's last rebalance happened, or empty",
+}

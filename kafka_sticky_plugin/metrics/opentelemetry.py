@@ -51,6 +51,8 @@ def _callback(
             if metrics is None:
                 continue
             snap = metrics.snapshot()
+            if not snap.exports(info):
+                continue
             value = float(getattr(snap, info.field)) * info.scale
             if math.isnan(value):
                 continue

@@ -68,6 +68,8 @@ class RebalanceCollector(Collector):
             snap = metrics.snapshot()
             labels = [snap.group_id, snap.client_id]
             for info in METRICS:
+                if not snap.exports(info):
+                    continue
                 value = float(getattr(snap, info.field)) * info.scale
                 families[info.prometheus].add_metric(labels, value)
         yield from families.values()

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .leader_round import LeaderRound
+from .names import MetricInfo
+from .rdkafka_stats import RdkafkaGroupStats
 from .windows import DEFAULT_SAMPLES, DEFAULT_WINDOW_S, SampledWindow
 
 __all__ = ["CALLBACKS", "RebalanceMetrics", "RebalanceMetricsSnapshot", "recorder_of"]
@@ -87,13 +89,27 @@ class RebalanceMetricsSnapshot:
     claims_refused_invalid_total: int
     members_unreadable_total: int
     rack_local_ratio: float
+    # -- librdkafka's statistics (confluent-kafka with statistics.interval.ms; else -1/"") ---
+    rdkafka_rebalance_cnt: int = -1
+    rdkafka_rebalance_age: float = -1.0
+    rdkafka_assignment_size: int = -1
+    rdkafka_group_up: int = -1
+    rdkafka_state: str = ""
+    rdkafka_join_state: str = ""
+    rdkafka_rebalance_reason: str = ""
+
+    def exports(self, info: MetricInfo) -> bool:
+        """Whether exporters report ``info`` for this consumer: always, except librdkafka's
+        rows before any statistics arrived (a kafka-python consumer never has them)."""
+        return not info.rdkafka or self.rdkafka_rebalance_cnt >= 0
 
     def as_java_names(self) -> dict[str, float]:
-        """``{"rebalance-latency-avg": ..., ...}``: every numeric field under its dashed name."""
+        """``{"rebalance-latency-avg": ..., ...}``: every numeric field under its dashed name
+        (the text fields, labels and librdkafka's strings, are left out)."""
         return {
             name.replace("_", "-"): float(value)
             for name, value in vars(self).items()
-            if name not in ("group_id", "client_id")
+            if not isinstance(value, str)
         }
 
 
@@ -158,6 +174,7 @@ class RebalanceMetrics:
         self._last_revoked = 0
         self._last_added = 0
         self._leader = _Leader(window=SampledWindow(samples, window_s))
+        self._rdkafka: RdkafkaGroupStats | None = None
 
     # -- recording (the hooks) --------------------------------------------------------------
     def join_attempt(self) -> None:
@@ -225,6 +242,11 @@ class RebalanceMetrics:
             leader.rack_local += round_.rack_local
             leader.rack_eligible += round_.rack_eligible
 
+    def rdkafka_statistics(self, stats: RdkafkaGroupStats) -> None:
+        """librdkafka emitted its statistics: keep their ``cgrp`` values (the latest wins)."""
+        with self._lock:
+            self._rdkafka = stats
+
     # -- reading (anyone) --------------------------------------------------------------------
     def snapshot(self) -> RebalanceMetricsSnapshot:
         """Every metric now (see :class:`RebalanceMetricsSnapshot`)."""
@@ -233,6 +255,7 @@ class RebalanceMetrics:
             now = self._clock()
             cb = self._callbacks
             leader = self._leader
+            rd = self._rdkafka
             ago = -1.0 if self._last_end is None else float(math.floor(now - self._last_end))
             return RebalanceMetricsSnapshot(
                 group_id=self.group_id,
@@ -273,7 +296,23 @@ class RebalanceMetrics:
                 rack_local_ratio=(
                     leader.rack_local / leader.rack_eligible if leader.rack_eligible else math.nan
                 ),
+                **_rdkafka_fields(rd),
             )
+
+
+def _rdkafka_fields(stats: RdkafkaGroupStats | None) -> dict[str, Any]:
+    """The snapshot's ``rdkafka_*`` fields; none (their defaults) before any statistics."""
+    if stats is None:
+        return {}
+    return {
+        "rdkafka_rebalance_cnt": stats.rebalance_cnt,
+        "rdkafka_rebalance_age": float(stats.rebalance_age_ms),
+        "rdkafka_assignment_size": stats.assignment_size,
+        "rdkafka_group_up": int(stats.state == "up"),
+        "rdkafka_state": stats.state,
+        "rdkafka_join_state": stats.join_state,
+        "rdkafka_rebalance_reason": stats.rebalance_reason,
+    }
 
 
 class _Timer:

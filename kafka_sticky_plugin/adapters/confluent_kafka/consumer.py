@@ -19,6 +19,7 @@ from ...errors import ConfigurationError
 from ...migration_advice import refusal_line
 from .config import RebalanceProtocol, check_config
 from .listener import RebalanceBridge, RebalanceListener
+from .statistics import StatisticsFeed, chain_stats_cb, statistics_enabled
 
 __all__ = [
     "CheckedConsumer",
@@ -40,12 +41,20 @@ class CheckedConsumer(confluent_kafka.Consumer):
 
     Invariant: :attr:`rebalance_protocol` is the protocol librdkafka uses for this consumer.
     Only the protocol, ``group.id`` and ``client.id`` are kept, not the configuration (which
-    may hold credentials).
+    may hold credentials). With ``statistics.interval.ms`` set, librdkafka's statistics also
+    feed the rebalance metrics of :func:`subscribe`'s bridge (:mod:`.statistics`; the
+    configuration's own ``stats_cb`` is still called).
     """
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         protocol = check_config(config)
-        super().__init__(dict(config))
+        given = dict(config)
+        #: librdkafka's statistics for the metrics (None: statistics.interval.ms not set)
+        self.statistics: StatisticsFeed | None = None
+        if statistics_enabled(config):
+            self.statistics = StatisticsFeed()
+            given["stats_cb"] = chain_stats_cb(self.statistics, config.get("stats_cb"))
+        super().__init__(given)
         self._rebalance_protocol = protocol
         #: the labels of its rebalance metrics (never credentials)
         self.group_id = str(config.get("group.id") or "")
@@ -164,6 +173,8 @@ def subscribe(
     consumer.subscribe(
         topic_list, on_assign=bridge.on_assign, on_revoke=bridge.on_revoke, on_lost=bridge.on_lost
     )
+    if isinstance(consumer, CheckedConsumer) and consumer.statistics is not None:
+        consumer.statistics.attach(bridge.metrics)
     bridge.metrics.join_attempt()  # the first rebalance starts here (JoinGroup at next poll)
     return bridge
 
