@@ -168,7 +168,8 @@ class _Node:
     process: subprocess.Popen[bytes] | None = None
     #: False for a controller-only node (``process.roles=controller``, no client listener).
     broker: bool = True
-    #: Settings written over :data:`FAST_GROUP_SETTINGS` (e.g. replicated internal topics).
+    #: ``server.properties`` entries written last, over :data:`FAST_GROUP_SETTINGS` (the
+    #: launcher's ``settings``, a cluster's replicated internal topics); broker nodes only.
     overrides: dict[str, str] | None = None
 
     @property
@@ -179,9 +180,8 @@ class _Node:
     def config_path(self) -> Path:
         return self.directory / "server.properties"
 
-    def properties(self, quorum: str, extra: Mapping[str, str]) -> str:
-        """This node's ``server.properties``: ``extra`` applies to broker nodes (it holds
-        broker settings; a controller-only node takes none of them)."""
+    def properties(self, quorum: str) -> str:
+        """This node's ``server.properties``; :attr:`overrides` come last (broker nodes)."""
         if not self.broker:
             return self._controller_properties(quorum)
         roles = "broker,controller" if self.controller_port is not None else "broker"
@@ -199,11 +199,10 @@ class _Node:
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": str(self.data_dir),
             **FAST_GROUP_SETTINGS,
-            **(self.overrides or {}),
         }
         if self.rack is not None:
             settings["broker.rack"] = self.rack
-        settings.update(extra)
+        settings.update(self.overrides or {})
         return "".join(f"{key}={value}\n" for key, value in settings.items())
 
     def _controller_properties(self, quorum: str) -> str:
@@ -316,10 +315,10 @@ def kafka_broker(
     attempts = 1 if port is not None else 3
     last_error: BrokerStartError | None = None
     for attempt in range(attempts):
-        nodes = _plan_nodes(root / f"cluster-{os.getpid()}-{attempt}", racks, port)
+        nodes = _plan_nodes(root / f"cluster-{os.getpid()}-{attempt}", racks, port, settings)
         log_path = root / f"kafka-{nodes[0].port}.log"
         try:
-            _start(runtime, nodes, log_path, startup_timeout_s, settings or {})
+            _start(runtime, nodes, log_path, startup_timeout_s)
         except BrokerStartError as exc:
             _stop_all(nodes, stop_grace_s)
             _remove_data(nodes)
@@ -342,14 +341,20 @@ def kafka_broker(
     raise last_error if last_error is not None else BrokerStartError("Kafka did not start")
 
 
-def _plan_nodes(directory: Path, racks: Sequence[str | None], port: int | None) -> list[_Node]:
+def _plan_nodes(
+    directory: Path,
+    racks: Sequence[str | None],
+    port: int | None,
+    settings: Mapping[str, str] | None = None,
+) -> list[_Node]:
     nodes = []
     for index, rack in enumerate(racks):
         listener = port if (port is not None and index == 0) else free_loopback_port()
         controller = free_loopback_port() if index == 0 else None
         node_dir = directory / f"node-{index + 1}"
         node_dir.mkdir(parents=True, exist_ok=True)
-        nodes.append(_Node(index + 1, listener, controller, rack, node_dir))
+        overrides = dict(settings) if settings else None
+        nodes.append(_Node(index + 1, listener, controller, rack, node_dir, overrides=overrides))
     return nodes
 
 
@@ -358,7 +363,6 @@ def _start(
     nodes: list[_Node],
     log_path: Path,
     timeout_s: float,
-    extra: Mapping[str, str],
 ) -> None:
     if len({n.port for n in nodes} | {n.controller_port for n in nodes if n.controller_port}) < (
         len(nodes) + 1
@@ -368,7 +372,7 @@ def _start(
     quorum = f"{LOOPBACK}:{controller.controller_port}"
     cluster_id = _cluster_id()
     for node in nodes:
-        node.config_path.write_text(node.properties(quorum, extra), encoding="utf-8")
+        node.config_path.write_text(node.properties(quorum), encoding="utf-8")
         _format(runtime, node, cluster_id, node.config_path)
     with log_path.open("ab") as log_file:
         for node in nodes:

@@ -213,7 +213,7 @@ def kafka_cluster(
     try:
         for node in (controller, *nodes.values()):
             node.overrides = overrides if node.broker else None
-            node.config_path.write_text(node.properties(quorum, {}), encoding="utf-8")
+            node.config_path.write_text(node.properties(quorum), encoding="utf-8")
             _format(runtime, node, cluster_id, node.config_path)
         with log_path.open("ab") as log_file:
             for node in (controller, *nodes.values()):
