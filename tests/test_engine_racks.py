@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from functools import cache
 from typing import Any
 
 import pytest
@@ -12,7 +11,6 @@ from hypothesis import given
 from strategies import Racks, rack_groups
 
 from kafka_sticky_plugin.core import MemberSpec, cooperative_assign, sticky_assign
-from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.components import split_components
 from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.invariants import (
@@ -218,97 +216,6 @@ def is_mismatch(rack: str | None, replicas: list[str] | None) -> bool:
     return bool(rack) and bool(replicas) and rack not in replicas  # type: ignore[operator]
 
 
-def sticky_cost(
-    parts: dict[str, int],
-    members: list[MemberSpec],
-    racks: Racks,
-    plain: Plan,
-    ids: list[str],
-    plan: Plan,
-) -> tuple[int, int, int]:
-    """(mismatches, partitions taken from a validated owner that held them in the plan
-    without racks, partitions not with their holder in that plan) of ``plan`` on ``ids``."""
-    layout = build_layout(parts, members)
-    tuples = layout.partition_tuples()
-    owner = {tuples[q]: layout.member_ids[o] for q, o in enumerate(resolve_claims(layout).owner)}
-    holder = {tp: m for m, tps in plain.items() for tp in tps}
-    rack_of = {m.member_id: m.rack for m in members}
-    cost = [0, 0, 0]
-    for m in ids:
-        for tp in plan[m]:
-            moved = holder[tp] != m
-            cost[0] += is_mismatch(rack_of[m], racks.get(tp))
-            cost[1] += moved and owner.get(tp) == holder[tp]
-            cost[2] += moved
-    return cost[0], cost[1], cost[2]
-
-
-def search_optimum(
-    parts: dict[str, int],
-    members: list[MemberSpec],
-    racks: Racks,
-    plain: Plan,
-    ids: list[str],
-) -> tuple[int, int, int]:
-    """Exhaustive search (memoised on the rooms left) over every assignment of the partitions
-    held by ``ids`` in ``plain`` that gives each member of ``ids`` exactly its load there and
-    only partitions of topics it subscribes to; the lexicographically smallest
-    :func:`sticky_cost`."""
-    layout = build_layout(parts, members)
-    tuples = layout.partition_tuples()
-    owner = {tuples[q]: layout.member_ids[o] for q, o in enumerate(resolve_claims(layout).owner)}
-    holder = {tp: m for m, tps in plain.items() for tp in tps}
-    spec = {m.member_id: m for m in members}
-    partitions = sorted(tp for m in ids for tp in plain[m])
-
-    def cost(tp: tuple[str, int], m: str) -> tuple[int, int, int]:
-        moved = holder[tp] != m
-        lost = moved and owner.get(tp) == holder[tp]
-        return int(is_mismatch(spec[m].rack, racks.get(tp))), int(lost), int(moved)
-
-    @cache
-    def best(i: int, rooms: tuple[int, ...]) -> tuple[int, int, int] | None:
-        if i == len(partitions):
-            return (0, 0, 0)
-        tp = partitions[i]
-        found = None
-        for k, m in enumerate(ids):
-            if not rooms[k] or tp[0] not in spec[m].topics:
-                continue
-            rest = best(i + 1, (*rooms[:k], rooms[k] - 1, *rooms[k + 1 :]))
-            if rest is None:
-                continue
-            c = cost(tp, m)
-            total = (rest[0] + c[0], rest[1] + c[1], rest[2] + c[2])
-            if found is None or total < found:
-                found = total
-        return found
-
-    result = best(0, tuple(len(plain[m]) for m in ids))
-    assert result is not None  # the plain plan itself is one such assignment
-    return result
-
-
-@given(rack_groups(homogeneous=False, max_topics=3, max_members=5, replica_racks=MIXED))
-def test_heterogeneous_rack_plan_is_optimal_by_exhaustive_search(
-    case: tuple[dict[str, int], list[MemberSpec], Racks],
-) -> None:
-    """Different subscriptions: every member keeps its load of the plan without racks, and the
-    plan has the fewest mismatches of all such assignments; among those it takes the fewest
-    partitions from their owners, then moves the fewest partitions."""
-    parts, members, racks = case
-    plan = sticky_assign(parts, members, partition_racks=racks)
-    plain = sticky_assign(parts, members)
-    check_valid(parts, members, plan)
-    check_complete(parts, members, plan)
-    for ids, homogeneous in components_of(parts, members):
-        if homogeneous:
-            continue
-        assert [len(plan[m]) for m in ids] == [len(plain[m]) for m in ids]
-        got = sticky_cost(parts, members, racks, plain, ids, plan)
-        assert got == search_optimum(parts, members, racks, plain, ids)
-
-
 def min_mismatches_by_flow(
     parts: dict[str, int], members: list[MemberSpec], racks: Racks, loads: dict[str, int]
 ) -> int:
@@ -402,23 +309,24 @@ def random_group(rng: random.Random) -> tuple[dict[str, int], list[MemberSpec], 
 
 @pytest.mark.parametrize("seed", range(12))
 def test_heterogeneous_rack_plan_matches_an_unaggregated_min_cost_flow(seed: int) -> None:
-    """Medium random groups: same load per member as without racks, a valid complete plan,
-    and exactly the minimum number of mismatches found by an independent solver."""
+    """Medium random groups: the loads of the plan without racks (as a multiset), a valid
+    complete plan, and no more mismatches than an independent solver finds with those loads
+    per member."""
     print(f"seed={seed}")
     parts, members, racks = random_group(random.Random(seed))
     plan = sticky_assign(parts, members, partition_racks=racks)
     plain = sticky_assign(parts, members)
     check_rack_plan(parts, members, plan)
     assert mismatches(plan, members, racks) <= mismatches(plain, members, racks)
-    for ids, homogeneous in components_of(parts, members):
+    for ids, _ in components_of(parts, members):
         loads = {m: len(plain[m]) for m in ids}
         best = min_mismatches_by_flow(parts, members, racks, loads)
         got = mismatches({m: plan[m] for m in ids}, members, racks)
-        if homogeneous:  # free to move the extra partitions, so possibly below fixed loads
-            assert got <= best
-        else:
-            assert {m: len(plan[m]) for m in ids} == loads
-            assert got == best
+        # every load-optimal load vector is allowed (which member carries which load may
+        # change), so the least with the plain plan's loads is an upper bound; exactness over
+        # all load-optimal plans is tests/test_engine_rack_exact.py
+        assert sorted(len(plan[m]) for m in ids) == sorted(loads.values())
+        assert got <= best
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -443,14 +351,16 @@ def test_heterogeneous_rack_plan_ignores_member_order(seed: int) -> None:
 
 
 def test_heterogeneous_unavoidable_mismatches_keep_the_plain_plan() -> None:
-    """Every replica is in r1 and every racked member in r0: mismatches cannot be avoided, the
-    rack pass runs and must return the plan without racks unchanged."""
+    """Every replica is in r1 and every member in r0: mismatches cannot be avoided, the rack
+    pass runs and must return the plan without racks unchanged."""
     parts = {"a": 5, "b": 4}
     racks: Racks = {(t, p): ["r1"] for t, n in parts.items() for p in range(n)}
     members = [
         MemberSpec(member_id="c0", topics=["a", "b"], rack="r0", owned=[("b", 0)], generation=1),
         MemberSpec(member_id="c1", topics=["b"], rack="r0", owned=[("a", 1)], generation=1),
-        MemberSpec(member_id="c2", topics=["a"], owned=[("a", 2), ("a", 3)], generation=1),
+        MemberSpec(
+            member_id="c2", topics=["a"], rack="r0", owned=[("a", 2), ("a", 3)], generation=1
+        ),
         MemberSpec(member_id="c3", topics=["a", "b"], rack="r0"),
     ]
     plan = sticky_assign(parts, members, partition_racks=racks)
@@ -459,9 +369,22 @@ def test_heterogeneous_unavoidable_mismatches_keep_the_plain_plan() -> None:
 
 
 def test_heterogeneous_fresh_plan_with_nothing_to_gain_is_unchanged() -> None:
-    """Nobody owns anything and every racked member is in r0 while every replica is in r1 or r2:
-    all plans with these loads have the same mismatches, so the rack pass must not move a
-    single partition (moves are the last tie-break, even for unowned partitions)."""
+    """Nobody owns anything and every member is in r0 while every replica is in r1 or r2: all
+    load-optimal plans have the same mismatches, so the rack pass must not move a single
+    partition (moves from the plan without racks are the last tie-break)."""
+    parts = {t: 5 for t in "abcd"}
+    racks: Racks = {(t, p): [f"r{1 + p % 2}"] for t, n in parts.items() for p in range(n)}
+    subs = {"c0": "ab", "c1": "bc", "c2": "cd", "c3": "da", "c4": "abcd", "c5": "ac"}
+    members = [MemberSpec(member_id=m, topics=list(ts), rack="r0") for m, ts in subs.items()]
+    plan = sticky_assign(parts, members, partition_racks=racks)
+    assert mismatches(plan, members, racks) == 20
+    assert plan == sticky_assign(parts, members)
+
+
+def test_heterogeneous_extra_slot_moves_to_a_member_without_rack() -> None:
+    """The same group with c5 rackless: a load-optimal plan may give c5 the extra partition
+    the plan without racks gave c1 (r0, a mismatch there), one mismatch fewer; loads stay
+    load-optimal (the same multiset)."""
     parts = {t: 5 for t in "abcd"}
     racks: Racks = {(t, p): [f"r{1 + p % 2}"] for t, n in parts.items() for p in range(n)}
     subs = {"c0": "ab", "c1": "bc", "c2": "cd", "c3": "da", "c4": "abcd", "c5": "ac"}
@@ -470,8 +393,11 @@ def test_heterogeneous_fresh_plan_with_nothing_to_gain_is_unchanged() -> None:
         for m, ts in subs.items()
     ]
     plan = sticky_assign(parts, members, partition_racks=racks)
-    assert mismatches(plan, members, racks) > 0
-    assert plan == sticky_assign(parts, members)
+    plain = sticky_assign(parts, members)
+    check_rack_plan(parts, members, plan)
+    assert sorted(map(len, plan.values())) == sorted(map(len, plain.values()))
+    assert len(plan["c5"]) == len(plain["c5"]) + 1
+    assert mismatches(plan, members, racks) == mismatches(plain, members, racks) - 1
 
 
 def test_heterogeneous_rack_plan_is_stable_when_fed_back() -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..errors import InvariantViolation
 from .components import Component
 from .layout import Layout
 
-__all__ = ["NO_RACK", "RackView", "build_rack_view", "deal", "rack_pass_applies"]
+__all__ = ["NO_RACK", "RackView", "build_rack_view", "rack_pass_applies"]
 
 NO_RACK = -1
 
@@ -90,22 +89,3 @@ def rack_pass_applies(view: RackView, comp: Component, plan: dict[int, list[int]
                 return True
     return False
 
-
-def deal(
-    qs: list[int], members: list[int], assigned: dict[int, list[int]], capacity: dict[int, int]
-) -> None:
-    """Round-robin ``qs`` over ``members`` that still have room (keeps topics spread)."""
-    takers = [m for m in members if len(assigned[m]) < capacity[m]]
-    i = 0
-    while i < len(qs):
-        if not takers:
-            raise InvariantViolation("rack pass: capacities do not add up (engine bug)")
-        nxt = []
-        for m in takers:
-            if i == len(qs):
-                break
-            assigned[m].append(qs[i])
-            i += 1
-            if len(assigned[m]) < capacity[m]:
-                nxt.append(m)
-        takers = nxt
