@@ -88,4 +88,3 @@ def rack_pass_applies(view: RackView, comp: Component, plan: dict[int, list[int]
             if racks and rack not in racks:
                 return True
     return False
-
