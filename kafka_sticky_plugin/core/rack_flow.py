@@ -76,6 +76,7 @@ spread. Everything is a function of dense indices, never of input order or hashi
 
 from __future__ import annotations
 
+import operator
 from collections import Counter, deque
 from itertools import compress, repeat
 from operator import not_
@@ -113,9 +114,13 @@ def place_by_racks(
 
 class _Facts:
     """Dense per-partition facts over the whole layout (meaningful on the component only):
-    ``rack_class[q]``, ``group[q]`` (topic group), ``kind[q]``; per member its preferred
+    ``rack_class[q]``, ``kind[q]`` and ``code[q]``, the partition's class key (topic group,
+    rack class, kind) as one int ordered as the tuple (:meth:`key`); per member its preferred
     partitions ``prefs[m]`` (ascending); ``class_racks[r]`` (``None``: no replica racks);
-    ``group_members[g]`` (ascending); ``bucket[m]`` (member rack or :data:`NO_RACK`)."""
+    ``group_members[g]`` (ascending); ``bucket[m]`` (member rack or :data:`NO_RACK`).
+
+    Built in bulk: every per-partition list is filled by C-level ``map``/slice passes per
+    topic; only tied partitions are looked at one at a time."""
 
     def __init__(
         self,
@@ -129,48 +134,53 @@ class _Facts:
         self.bucket = {m: view.member_rack[m] for m in comp.members}
         total = layout.total
         self.rack_class = [0] * total
-        self.group = [-1] * total
+        self.code = [0] * total
         self.class_racks: list[frozenset[int] | None] = []
         self.group_members: list[list[int]] = []
-        self._classify_partitions(layout, comp, view)
         self.kind = [CLAIM] * total
-        self.prefs: dict[int, list[int]] = {m: list(claims.owned[m]) for m in comp.members}
+        self.prefs: dict[int, list[int]] = {}
         self.counts = [0, 0, 0]  # per kind
+        group_of = self._classify_partitions(layout, comp, view)
         self._prefer(layout, claims, comp, plan)
+        self._encode(layout, comp, group_of)
 
-    def _classify_partitions(self, layout: Layout, comp: Component, view: RackView) -> None:
-        """Rack classes (numbered none first, then by sorted rack indices) and topic groups
-        (numbered in topic order)."""
+    def _classify_partitions(
+        self, layout: Layout, comp: Component, view: RackView
+    ) -> dict[int, int]:
+        """Rack classes (numbered none first, then by size and sorted rack indices, among the
+        classes the component's partitions have) and topic groups (numbered in topic order);
+        returns each topic's group."""
         comp_racks = frozenset(self.bucket.values()) - {NO_RACK}
-        get = view.partition_racks.get
-        effective: dict[frozenset[int] | None, frozenset[int] | None] = {None: None}
+        sets, of_q = view.rack_sets, view.partition_set
+        used = {0}  # the class "no replica racks" is numbered even when unused
         for t in comp.topics:
             start = layout.offsets[t]
-            for racks in set(map(get, range(start, start + layout.counts[t]))):
-                if racks not in effective:
-                    effective[racks] = racks & comp_racks  # type: ignore[operator]
+            used.update(of_q[start : start + layout.counts[t]])
+        effective = {i: (sets[i] & comp_racks if i else None) for i in used}
         distinct = sorted(
             set(effective.values()), key=lambda r: (-1,) if r is None else (len(r), *sorted(r))
         )
         number = {r: i for i, r in enumerate(distinct)}
         self.class_racks = distinct
-        class_of = {racks: number[eff] for racks, eff in effective.items()}
+        class_of = [0] * len(sets)
+        for i, eff in effective.items():
+            class_of[i] = number[eff]
         subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
         for m in comp.members:
             for t in layout.subscriptions[m]:
                 subscribers[t].append(m)
         group_index: dict[tuple[int, ...], int] = {}
+        group_of: dict[int, int] = {}
         for t in comp.topics:
             key = tuple(subscribers[t])
             g = group_index.get(key)
             if g is None:
                 g = group_index[key] = len(self.group_members)
                 self.group_members.append(subscribers[t])
+            group_of[t] = g
             start, n = layout.offsets[t], layout.counts[t]
-            self.group[start : start + n] = repeat(g, n)
-            self.rack_class[start : start + n] = map(
-                class_of.__getitem__, map(get, range(start, start + n))
-            )
+            self.rack_class[start : start + n] = map(class_of.__getitem__, of_q[start : start + n])
+        return group_of
 
     def _prefer(
         self, layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]]
@@ -180,35 +190,62 @@ class _Facts:
         ``plan`` (free)."""
         owner, hints, kind = claims.owner, claims.hints, self.kind
         in_comp = set(comp.members)
-        holder: list[int] | None = None
-        extra: dict[int, list[int]] = {}
+        negative = (0).__gt__
+        hinted: dict[int, list[int]] = {}
+        any_free = False
         for t in comp.topics:
-            start = layout.offsets[t]
-            window = owner[start : start + layout.counts[t]]
+            start, n = layout.offsets[t], layout.counts[t]
+            window = owner[start : start + n]
             if min(window, default=0) >= 0:
                 continue
-            if holder is None:
-                holder = [-1] * layout.total
-                for m in comp.members:
-                    deque(map(holder.__setitem__, plan[m], repeat(m)), maxlen=0)
-            for i, o in enumerate(window):
-                if o >= 0:
-                    continue
-                q = start + i
-                h = hints.get(q) if o == TIED else None
-                if h is not None and h in in_comp:
-                    kind[q] = HINT
-                    extra.setdefault(h, []).append(q)
-                else:
-                    kind[q] = FREE
-                    extra.setdefault(holder[q], []).append(q)
-        for m, qs in extra.items():
-            mine = self.prefs[m]
-            mine.extend(qs)
-            mine.sort()
+            any_free = True
+            qs = range(start, start + n)
+            deque(
+                map(kind.__setitem__, compress(qs, map(negative, window)), repeat(FREE)), maxlen=0
+            )
+            if TIED in window:
+                for q in compress(qs, map(TIED.__eq__, window)):
+                    h = hints.get(q)
+                    if h is not None and h in in_comp:
+                        kind[q] = HINT
+                        hinted.setdefault(h, []).append(q)
+        n_hint = n_free = 0
+        is_free = FREE.__eq__
         for m in comp.members:
-            for k in map(kind.__getitem__, self.prefs[m]):
-                self.counts[k] += 1
+            mine = list(claims.owned[m])
+            if any_free:
+                held = plan[m]
+                free = list(compress(held, map(is_free, map(kind.__getitem__, held))))
+                n_free += len(free)
+                extra = hinted.get(m, [])
+                n_hint += len(extra)
+                if free or extra:
+                    mine.extend(free)
+                    mine.extend(extra)
+                    mine.sort()
+            self.counts[CLAIM] += len(claims.owned[m])
+            self.prefs[m] = mine
+        self.counts[HINT], self.counts[FREE] = n_hint, n_free
+
+    def _encode(self, layout: Layout, comp: Component, group_of: dict[int, int]) -> None:
+        """``code[q] = (group * rack classes + rack class) * 3 + kind``, per topic in C."""
+        n_classes = len(self.class_racks)
+        times3 = (3).__mul__
+        for t in comp.topics:
+            start, n = layout.offsets[t], layout.counts[t]
+            row = map(
+                operator.add,
+                map(times3, self.rack_class[start : start + n]),
+                self.kind[start : start + n],
+            )
+            base = group_of[t] * n_classes * 3
+            self.code[start : start + n] = map(base.__add__, row) if base else row
+
+    def key(self, code: int) -> ClassKey:
+        """The (group, rack class, kind) of a class code."""
+        rest, kind = divmod(code, 3)
+        g, r = divmod(rest, len(self.class_racks))
+        return g, r, kind
 
     def mismatch(self, member: int, rack_class: int) -> bool:
         """True when ``member`` taking a partition of ``rack_class`` is a cross-rack placement."""
@@ -216,17 +253,14 @@ class _Facts:
 
     def class_counts(self, m: int) -> dict[ClassKey, int]:
         """Member ``m``'s preferred partitions counted by (group, rack class, kind)."""
-        qs = self.prefs[m]
-        return dict(
-            Counter(
-                zip(
-                    map(self.group.__getitem__, qs),
-                    map(self.rack_class.__getitem__, qs),
-                    map(self.kind.__getitem__, qs),
-                    strict=True,
-                )
-            )
-        )
+        counted = Counter(map(self.code.__getitem__, self.prefs[m]))
+        return {self.key(c): n for c, n in counted.items()}
+
+
+def _code(facts: _Facts, key: ClassKey) -> int:
+    """The inverse of :meth:`_Facts.key`."""
+    g, r, kind = key
+    return (g * len(facts.class_racks) + r) * 3 + kind
 
 
 def _mismatch(rack: int, racks: frozenset[int] | None) -> bool:
@@ -410,25 +444,22 @@ def _realise(facts: _Facts, arcs: _Arcs, flows: _Flows) -> dict[int, list[int]]:
             cuts.setdefault(m, {})[key] = n
     out: dict[int, list[int]] = {m: [] for m in facts.members}
     pool_qs: dict[tuple[int, int], list[int]] = {key: [] for key in arcs.pools}
-    group_at, class_at, kind_at = (
-        facts.group.__getitem__,
-        facts.rack_class.__getitem__,
-        facts.kind.__getitem__,
-    )
+    code_at = facts.code.__getitem__
     for m in facts.members:
         qs = facts.prefs[m]
         cut = cuts.get(m)
         if not cut:
             out[m].extend(qs)
             continue
-        keys = list(zip(map(group_at, qs), map(class_at, qs), map(kind_at, qs), strict=True))
-        flags = list(map(cut.__contains__, keys))
+        cut_codes = {_code(facts, key): n for key, n in cut.items()}
+        codes = list(map(code_at, qs))
+        flags = list(map(cut_codes.__contains__, codes))
         out[m].extend(compress(qs, map(not_, flags)))
-        by_key: dict[ClassKey, list[int]] = {}
-        for q, key in compress(zip(qs, keys, strict=True), flags):
-            by_key.setdefault(key, []).append(q)
+        by_code: dict[int, list[int]] = {c: [] for c in cut_codes}
+        for q, c in compress(zip(qs, codes, strict=True), flags):
+            by_code[c].append(q)
         for key, n in cut.items():
-            chosen = by_key[key]
+            chosen = by_code[_code(facts, key)]
             picks = _spread(chosen, n)
             out[m].extend(compress(chosen, map(not_, picks)))
             pool_qs[(key[0], key[1])].extend(compress(chosen, picks))

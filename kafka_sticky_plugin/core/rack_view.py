@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import operator
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -17,10 +19,13 @@ NO_RACK = -1
 @dataclass
 class RackView:
     """Dense rack information: ``member_rack[m]`` is a rack index or :data:`NO_RACK`;
-    ``partition_racks[q]`` is a frozenset of rack indices (empty: no information)."""
+    partition ``q``'s replica racks are ``rack_sets[partition_set[q]]``, a frozenset of rack
+    indices; ``rack_sets[0]`` is the empty set (no information), so ``partition_set`` is one
+    flat list of small ints over every global partition index."""
 
     member_rack: list[int]
-    partition_racks: dict[int, frozenset[int]]
+    rack_sets: list[frozenset[int]]
+    partition_set: list[int]
 
 
 def build_rack_view(
@@ -56,35 +61,74 @@ def build_rack_view(
         by_tuple[names_tuple] = frozenset(
             names.setdefault(r, len(names)) for r in names_tuple if isinstance(r, str) and r
         )
-    racks_by_q: dict[int, frozenset[int]] = {}
+    # Set ids in the sorted order of their rack indices: never in hash order.
+    rack_sets = [frozenset[int]()]
+    set_id = {rack_sets[0]: 0}
+    for ids in sorted(set(by_tuple.values()), key=sorted):
+        if ids not in set_id:
+            set_id[ids] = len(rack_sets)
+            rack_sets.append(ids)
+    id_of = {names_tuple: set_id[ids] for names_tuple, ids in by_tuple.items()}
+    partition_set = [0] * layout.total
+    _index_partitions(layout, partition_racks, id_of, partition_set)
+    return RackView(member_rack=member_rack, rack_sets=rack_sets, partition_set=partition_set)
+
+
+def _index_partitions(
+    layout: Layout,
+    partition_racks: Mapping[tuple[str, int], Iterable[str]],
+    id_of: dict[tuple[str, ...], int],
+    partition_set: list[int],
+) -> None:
+    """Fill ``partition_set`` from ``partition_racks`` (``id_of``: a replica-rack tuple's set
+    id). When every key is a known topic and an in-range int partition (what the adapters
+    pass), the million entries are read in a few C-level passes; otherwise one at a time,
+    skipping unknown topics and partitions."""
     topic_index, offsets, counts = layout.topic_index, layout.offsets, layout.counts
-    for key, racks in partition_racks.items():
+    values = partition_racks.values()
+    if set(map(type, values)) - {tuple}:
+        values = [tuple(racks) for racks in values]  # type: ignore[assignment]
+    ids = list(map(id_of.__getitem__, values))  # type: ignore[arg-type]
+    if not ids:
+        return
+    try:
+        topics, partitions = zip(*partition_racks, strict=True)
+        ts = list(map(topic_index.__getitem__, topics))
+        bulk = (
+            set(map(type, partitions)) == {int}
+            and min(partitions) >= 0
+            and all(map(operator.lt, partitions, map(counts.__getitem__, ts)))
+        )
+    except (KeyError, TypeError, ValueError):
+        bulk = False
+    if bulk:
+        qs = map(operator.add, map(offsets.__getitem__, ts), partitions)
+        deque(map(partition_set.__setitem__, qs, ids), maxlen=0)
+        return
+    for key, set_index in zip(partition_racks, ids, strict=True):
         t = topic_index.get(key[0])
         partition = key[1]
         if t is None or not 0 <= partition < counts[t]:
             continue
-        ids = by_tuple[racks if type(racks) is tuple else tuple(racks)]
-        if ids:
-            racks_by_q[offsets[t] + partition] = ids
-    return RackView(member_rack=member_rack, partition_racks=racks_by_q)
+        partition_set[offsets[t] + partition] = set_index
 
 
 def rack_pass_applies(view: RackView, comp: Component, plan: dict[int, list[int]]) -> bool:
     """True when the plan without racks has a mismatch in this component (with none it is
-    already rack-optimal, and keeping it keeps every other property)."""
+    already rack-optimal, and keeping it keeps every other property). Each racked member's
+    held replica-rack sets are collected in C; only the distinct sets are looked at."""
     member_racks = {view.member_rack[m] for m in comp.members} - {NO_RACK}
     if not member_racks:
         return False
-    classes = set(view.partition_racks.values())
-    if all(member_racks <= c for c in classes):
+    sets = view.rack_sets
+    if all(member_racks <= s for s in sets[1:]):
         return False
-    get = view.partition_racks.get
+    at = view.partition_set.__getitem__
     for m in comp.members:
         rack = view.member_rack[m]
         if rack == NO_RACK:
             continue
-        for q in plan[m]:
-            racks = get(q)
-            if racks and rack not in racks:
+        for i in set(map(at, plan[m])):
+            if i and rack not in sets[i]:
                 return True
     return False
