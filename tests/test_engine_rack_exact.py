@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Sequence
 
 import pytest
+from test_engine_racks import random_group
 
 from kafka_sticky_plugin.core import MemberSpec, sticky_assign
 
@@ -394,41 +395,14 @@ def measured(
     return cross, lost
 
 
-def medium_group(rng: random.Random) -> tuple[dict[str, int], list[MemberSpec], Racks]:
-    """4-6 topics of 2-12 partitions, 5-9 members with random subscriptions and racks (r0-r2 or
-    none), replicas on one or two of r0-r3, ownership from a plan of a slightly different
-    group (a member gone, members' generations 0-2)."""
-    parts = {f"t{i}": rng.randint(2, 12) for i in range(rng.randint(4, 6))}
-    names = sorted(parts)
-    n = rng.randint(5, 9)
-    subs = {f"m{i}": rng.sample(names, rng.randint(1, len(names))) for i in range(n)}
-    rack_of = {m: rng.choice([None, "r0", "r1", "r2"]) for m in subs}
-    racks: Racks = {
-        (t, p): rng.sample(["r0", "r1", "r2", "r3"], rng.randint(1, 2))
-        for t, c in parts.items()
-        for p in range(c)
-    }
-    before = [MemberSpec(member_id=m, topics=ts) for m, ts in subs.items() if rng.random() < 0.8]
-    previous = sticky_assign(parts, before)
-    members = [
-        MemberSpec(
-            member_id=m,
-            topics=ts,
-            rack=rack_of[m],
-            owned=previous.get(m, []),
-            generation=rng.randint(0, 2),
-        )
-        for m, ts in subs.items()
-    ]
-    return parts, members, racks
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_different_subscriptions_meet_an_independent_min_cost_flow(seed: int) -> None:
-    """Medium groups, different subscriptions: ours has exactly the least cross-rack count and
-    then the least lost claims over all load-optimal plans."""
+    """Medium groups (``test_engine_racks.random_group``: random subscriptions, some members
+    without a rack, ownership from a racked plan of a slightly different group): ours has
+    exactly the least cross-rack count, then the least lost claims, over all load-optimal
+    plans."""
     print(f"seed={seed}")
-    parts, members, racks = medium_group(random.Random(2000 + seed))
+    parts, members, racks = random_group(random.Random(2000 + seed))
     plan = sticky_assign(parts, members, partition_racks=racks)
     partitions = [(t, p) for t in sorted(parts) for p in range(parts[t])]
     partitions = [tp for tp in partitions if any(tp[0] in m.topics for m in members)]
