@@ -19,13 +19,13 @@ from kafka_sticky_plugin.core.rack_flow import (
     ClassKey,
     _Arcs,
     _build_network,
-    _deal,
     _Facts,
     _Flows,
     _solve,
     _spread,
 )
 from kafka_sticky_plugin.core.rack_view import NO_RACK, RackView
+from kafka_sticky_plugin.errors import InvariantViolation
 
 __all__ = ["place_by_racks"]
 
@@ -145,6 +145,23 @@ class _OneStepFacts(_Facts):
                 )
             )
         )
+
+
+def _deal(qs: list[int], wants: dict[int, int], out: dict[int, list[int]]) -> None:
+    """Deal ``qs`` round-robin over the keys of ``wants`` (ascending) with a count left, one
+    partition at a time."""
+    takers = [(k, n) for k, n in sorted(wants.items()) if n > 0]
+    i = 0
+    while takers:
+        nxt = []
+        for k, n in takers:
+            out[k].append(qs[i])
+            i += 1
+            if n > 1:
+                nxt.append((k, n - 1))
+        takers = nxt
+    if i != len(qs):
+        raise InvariantViolation("rack pass: class counts do not add up (engine bug)")
 
 
 def _realise(facts: _OneStepFacts, arcs: _Arcs, flows: _Flows) -> dict[int, list[int]]:

@@ -420,19 +420,24 @@ def _spread(qs: list[int], n: int) -> list[bool]:
 
 
 def _deal(qs: list[int], wants: dict[int, int], out: dict[int, list[int]]) -> None:
-    """Deal ``qs`` round-robin over the keys of ``wants`` (ascending) with a count left."""
+    """Deal ``qs`` round-robin over the keys of ``wants`` (ascending) with a count left: the
+    ``i``-th round gives one partition to each key still wanting more than ``i``.
+
+    In bulk: between two consecutive distinct counts the set of takers is fixed, so that
+    stretch of rounds is one block of ``qs`` and each taker's share is one stride slice of it
+    (one C-level ``extend`` per taker and distinct count, never one step per partition)."""
     takers = [(k, n) for k, n in sorted(wants.items()) if n > 0]
-    i = 0
-    while takers:
-        nxt = []
-        for k, n in takers:
-            out[k].append(qs[i])
-            i += 1
-            if n > 1:
-                nxt.append((k, n - 1))
-        takers = nxt
-    if i != len(qs):
+    if sum(n for _, n in takers) != len(qs):
         raise InvariantViolation("rack pass: class counts do not add up (engine bug)")
+    i = done = 0
+    for level in sorted({n for _, n in takers}):
+        active = [k for k, n in takers if n > done]
+        width = len(active)
+        block = qs[i : i + width * (level - done)]
+        for j, k in enumerate(active):
+            out[k].extend(block[j::width])
+        i += len(block)
+        done = level
 
 
 def _realise(facts: _Facts, arcs: _Arcs, flows: _Flows) -> dict[int, list[int]]:
@@ -455,9 +460,7 @@ def _realise(facts: _Facts, arcs: _Arcs, flows: _Flows) -> dict[int, list[int]]:
         codes = list(map(code_at, qs))
         flags = list(map(cut_codes.__contains__, codes))
         out[m].extend(compress(qs, map(not_, flags)))
-        by_code: dict[int, list[int]] = {c: [] for c in cut_codes}
-        for q, c in compress(zip(qs, codes, strict=True), flags):
-            by_code[c].append(q)
+        by_code = {c: list(compress(qs, map(c.__eq__, codes))) for c in cut_codes}
         for key, n in cut.items():
             chosen = by_code[_code(facts, key)]
             picks = _spread(chosen, n)
