@@ -60,7 +60,7 @@ def random_case(rng: random.Random) -> tuple[dict[str, int], list[MemberSpec], R
     return parts, members, racks
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(24))
 def test_bulk_rack_pass_equals_its_one_step_reference(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:

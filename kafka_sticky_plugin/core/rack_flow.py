@@ -72,6 +72,13 @@ Realisation: a class releases evenly spaced partitions of its ascending list (sp
 topics); a pool's partitions (ascending) are dealt round-robin over its hubs, and each hub's
 over its members (ascending member index), each up to the count the flow fixed, so topics stay
 spread. Everything is a function of dense indices, never of input order or hashing.
+
+Bulk: no step takes one Python call per partition. The per-partition facts (rack class, kind,
+one int class code) are filled by per-topic C-level ``map``/slice passes, each member's
+classes are one ``Counter`` of codes, released classes are split by one ``compress`` per
+class, and a deal hands each taker stride slices (one per distinct count); only tied
+partitions are visited one at a time. ``tests/rack_flow_reference.py`` keeps the one-step
+version of these steps, and the plans are checked equal bit for bit.
 """
 
 from __future__ import annotations
