@@ -33,9 +33,9 @@ class PromptSchedule:
 
         def time_to_next_heartbeat() -> float:
             delay = float(client_delay())
-            if heartbeat.heartbeat_failed:
+            if getattr(heartbeat, "heartbeat_failed", False):
                 return delay  # the client's retry backoff
-            last = max(heartbeat.last_send, heartbeat.last_reset)
+            last = max(heartbeat.last_send, getattr(heartbeat, "last_reset", heartbeat.last_send))
             return self.window.delay_s(delay, last, time.monotonic())
 
         def sent_heartbeat() -> None:
@@ -48,8 +48,9 @@ class PromptSchedule:
     def joined(self) -> None:
         """A cooperative SyncGroup completed: open the window and wake the heartbeat loop
         (it may be sleeping out the whole configured interval)."""
-        if self.window.open(time.monotonic()):
-            self._coordinator._heartbeat_wakeup.notify()
+        wakeup = getattr(self._coordinator, "_heartbeat_wakeup", None)
+        if self.window.open(time.monotonic()) and wakeup is not None:
+            wakeup.notify()
 
     def rejoining(self) -> None:
         """Before a JoinGroup: the window closes (the member is rejoining anyway)."""
