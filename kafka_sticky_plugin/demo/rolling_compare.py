@@ -236,11 +236,13 @@ def run_peers(
     say: Callable[[str], None] = print,
     heartbeat_ms: int = 1000,
     prompt_heartbeats: bool = True,
+    idle_s: float = 0.0,
 ) -> tuple[list[PeerRow], list[str]]:
     """Run the rolling restart for every peer on ``bootstrap``; the rows, and one line per
     peer that could not run. ``heartbeat_ms`` is the classic members' heartbeat interval
     (a KIP-848 member's is the broker's ``group.consumer.heartbeat.interval.ms``);
-    ``prompt_heartbeats``: the hooked members' prompt heartbeats on (the default) or off."""
+    ``prompt_heartbeats``: the hooked members' prompt heartbeats on (the default) or off;
+    ``idle_s``: seconds the group runs stable before each stop."""
     rows: list[PeerRow] = []
     skipped: list[str] = []
     for peer in peers:
@@ -267,6 +269,7 @@ def run_peers(
                 "prompt_heartbeats": prompt_heartbeats,
             },
             settle_between=True,
+            idle_before_stop_s=idle_s,
         )
         sent, prompt = TALLY.read()
         hooked = peer.client in ("kafka-python", "aiokafka")
@@ -388,6 +391,13 @@ def _parser() -> argparse.ArgumentParser:
         " heartbeat here; session 6000)",
     )
     parser.add_argument(
+        "--idle-s",
+        type=float,
+        default=0.0,
+        help="seconds the group runs stable before each stop (default 0: at once; 3 puts"
+        " every stop outside the prompt-heartbeat window of the previous rebalance)",
+    )
+    parser.add_argument(
         "--no-prompt-heartbeats",
         action="store_true",
         help="hooked members without prompt heartbeats after a cooperative SyncGroup (the"
@@ -452,6 +462,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.members < 2 or args.partitions < args.members or args.rate <= 0:
         _say("--members must be at least 2, --partitions at least --members, --rate above 0")
         return 2
+    if not 0 <= args.idle_s <= 60:
+        _say("--idle-s must be between 0 and 60")
+        return 2
     if not 0 < args.heartbeat_ms < 6000:
         _say("--heartbeat-ms must be above 0 and below the 6000 ms session timeout")
         return 2
@@ -474,12 +487,14 @@ def main(argv: list[str] | None = None) -> int:
             say=_say,
             heartbeat_ms=args.heartbeat_ms,
             prompt_heartbeats=not args.no_prompt_heartbeats,
+            idle_s=args.idle_s,
         )
     wall = time.monotonic() - started
     heading = (
         f"Rolling restart of {args.members} members, {args.partitions} partitions,"
         f" {args.rate:.0f} records/s, classic heartbeat {args.heartbeat_ms} ms, prompt"
-        f" heartbeats {'off' if args.no_prompt_heartbeats else 'on'}, on"
+        f" heartbeats {'off' if args.no_prompt_heartbeats else 'on'}, {args.idle_s:g} s idle"
+        f" before each stop, on"
         f" {broker.kind} (wall time {wall:.0f} s,"
         f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
     )
@@ -489,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         "rate_per_s": args.rate,
         "classic_heartbeat_ms": args.heartbeat_ms,
         "prompt_heartbeats": not args.no_prompt_heartbeats,
+        "idle_before_stop_s": args.idle_s,
         "broker": broker.kind,
         "wall_s": round(wall, 1),
     }

@@ -89,8 +89,7 @@ class V3Hooks(HooksBase):
         )
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
-        if self.protocol is RebalanceProtocol.COOPERATIVE:
-            self.prompt.install(self._patch)
+        self.prompt.install(self._patch)  # the window only opens in cooperative groups
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
