@@ -8,7 +8,8 @@ subscription carries the member's previous assignment and generation from its se
 So once such a group has rebalanced twice under a librdkafka leader, assignments carry user
 data and the broker refuses to convert it ("userData from a custom assignor would be lost":
 the first ``group.protocol=consumer`` member gets GROUP_ID_NOT_FOUND). ``migration-check``
-names this and the two ways that work, both checked here with records flowing and
+names this, the refused newcomer logs one line that says so, and the two ways that work are
+checked here with records flowing and
 commit-on-revoke: restart every member at once with ``group.protocol=consumer`` (committed
 offsets carry over; nothing acknowledged is lost), or let a member whose leader code writes no
 assignment user data lead (a hooked kafka-python member), then roll the confluent members one
@@ -18,15 +19,43 @@ by one.
 from __future__ import annotations
 
 import logging
+import time
 
 import pytest
 from group_flow import FlowingGroupFactory
 
+from kafka_sticky_plugin.confluent import create_consumer
 from kafka_sticky_plugin.migration_check import main as migration_check
 from kafka_sticky_plugin.testing.checks import check_stable_assignment
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
 PARTITIONS = 6
+
+
+def _refused(bootstrap: str, group_id: str, topic: str) -> str | None:
+    """A ``group.protocol=consumer`` newcomer (made by ``kafka_sticky_plugin.confluent``):
+    the name of the error it gets within 20 s (librdkafka makes the broker's refusal fatal),
+    or None; closed either way."""
+    consumer = create_consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group_id,
+            "group.protocol": "consumer",
+            "auto.offset.reset": "earliest",
+            "log_level": 3,
+        }
+    )
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            error = message.error() if message is not None else None
+            if error is not None:
+                return str(error.name())
+        return None
+    finally:
+        consumer.close()
 
 
 def _check(bootstrap: str, group_id: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -56,6 +85,9 @@ def test_a_librdkafka_led_group_is_blocked_and_moves_by_one_restart_of_all(
     status, out = _check(broker.bootstrap, group.group_id, capsys)
     assert status == 1
     assert "leader is a librdkafka (confluent-kafka) consumer" in out
+    assert _refused(broker.bootstrap, group.group_id, flow.topic) == "_FATAL"
+    refusals = [r.getMessage() for r in caplog.records if "refused to convert" in r.getMessage()]
+    assert len(refusals) == 1 and "confluent-kafka classic leader" in refusals[0], refusals
     for name in ("m0", "m1"):
         group.stop_member(name)
     for name in ("m0", "m1"):
