@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -20,6 +21,8 @@ from typing import Any
 from ...assignor.prompt_heartbeats import PromptHeartbeats, PromptWindow
 
 __all__ = ["PromptTask"]
+
+_log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
 
 class PromptTask:
@@ -65,9 +68,14 @@ class PromptTask:
     async def _run(self) -> None:
         policy = self.window.policy
         assert policy is not None  # joined() opened the window
-        while True:
-            await asyncio.sleep(policy.interval_ms / 1000)
-            if not self._wanted():
-                return
-            if not await self._heartbeat():
-                return  # the regular routine retries with the client's backoff
+        try:
+            while True:
+                await asyncio.sleep(policy.interval_ms / 1000)
+                if not self._wanted():
+                    return
+                if not await self._heartbeat():
+                    return  # the regular routine retries with the client's backoff
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the regular routine meets (and reports) the same failure
+            _log.debug("prompt heartbeats stopped: %r", exc)
