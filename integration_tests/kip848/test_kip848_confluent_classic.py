@@ -23,9 +23,9 @@ import time
 
 import pytest
 from group_flow import FlowingGroupFactory
+from kip848_check_run import run_migration_check
 
 from kafka_sticky_plugin.confluent import create_consumer
-from kafka_sticky_plugin.migration_check import main as migration_check
 from kafka_sticky_plugin.testing.checks import check_stable_assignment
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
@@ -58,14 +58,6 @@ def _refused(bootstrap: str, group_id: str, topic: str) -> str | None:
         consumer.close()
 
 
-def _check(bootstrap: str, group_id: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    capsys.readouterr()
-    status = migration_check(["--bootstrap", bootstrap, "--group", group_id])
-    out = capsys.readouterr().out
-    print(out)
-    return status, out
-
-
 @pytest.mark.kafka_only("protocol_vote")
 @pytest.mark.timeout(240)
 def test_a_librdkafka_led_group_is_blocked_and_moves_by_one_restart_of_all(
@@ -82,7 +74,7 @@ def test_a_librdkafka_led_group_is_blocked_and_moves_by_one_restart_of_all(
     group.wait_stable(timeout_s=60)
     group.start_member("m1")  # m0's second join: its subscription carries librdkafka's state
     check_stable_assignment(group.wait_stable(timeout_s=60), everything)
-    status, out = _check(broker.bootstrap, group.group_id, capsys)
+    status, out = run_migration_check(broker.bootstrap, group.group_id, capsys)
     assert status == 1
     assert "leader is a librdkafka (confluent-kafka) consumer" in out
     assert _refused(broker.bootstrap, group.group_id, flow.topic) == "_FATAL"
@@ -93,7 +85,7 @@ def test_a_librdkafka_led_group_is_blocked_and_moves_by_one_restart_of_all(
     for name in ("m0", "m1"):
         group.start_member(name, client="confluent", group_protocol="consumer")
     check_stable_assignment(group.wait_stable(timeout_s=90), everything)
-    status, out = _check(broker.bootstrap, group.group_id, capsys)
+    status, out = run_migration_check(broker.bootstrap, group.group_id, capsys)
     assert "type=consumer" in out  # a consumer group now
     flow.finish("confluent classic -> consumer, all at once")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
@@ -116,13 +108,13 @@ def test_confluent_classic_members_move_online_when_a_hooked_member_leads(
     for name in ("c0", "c1"):
         group.start_member(name, client="confluent")
         check_stable_assignment(group.wait_stable(timeout_s=60), everything)
-    status, out = _check(broker.bootstrap, group.group_id, capsys)
+    status, out = run_migration_check(broker.bootstrap, group.group_id, capsys)
     assert status == 0, out
     for name in ("c0", "c1"):
         group.stop_member(name)
         group.start_member(name, client="confluent", group_protocol="consumer")
         check_stable_assignment(group.wait_stable(timeout_s=90), everything)
-    status, out = _check(broker.bootstrap, group.group_id, capsys)
+    status, out = run_migration_check(broker.bootstrap, group.group_id, capsys)
     assert "type=consumer" in out
     flow.finish("confluent classic -> consumer, one by one, a hooked member leading")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
