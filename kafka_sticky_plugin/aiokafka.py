@@ -40,6 +40,7 @@ from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
 from .adapters.aiokafka.processing import Processor
 from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
 from .assignor.commit_guard import CommitGuard
+from .assignor.prompt_heartbeats import PromptHeartbeats
 from .assignor.rebalance import RebalanceProtocol
 from .errors import CommitRefusedError, UnsupportedClientError
 
@@ -50,6 +51,7 @@ __all__ = [
     "CommitRefusedError",
     "CooperativeStickyAssignor",
     "Processor",
+    "PromptHeartbeats",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",

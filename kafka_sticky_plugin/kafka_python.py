@@ -48,6 +48,7 @@ from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
 from .adapters.kafka_python.processing import Processor
 from .adapters.kafka_python.revoke_commit import commit_on_revoke
 from .assignor.commit_guard import CommitGuard
+from .assignor.prompt_heartbeats import PromptHeartbeats
 from .assignor.rebalance import RebalanceProtocol
 from .errors import CommitRefusedError, UnsupportedClientError
 
@@ -59,6 +60,7 @@ __all__ = [
     "CooperativeStickyAssignor",
     "CoordinatorHooks",
     "Processor",
+    "PromptHeartbeats",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",

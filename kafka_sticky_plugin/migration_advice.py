@@ -11,8 +11,9 @@ and prints :func:`advise`'s answer. The rules are Apache Kafka 4.x's (group coor
   upgrade (``bidirectional`` or ``upgrade``), the group uses the ``consumer`` protocol type
   (not Connect's), it has at most ``group.consumer.max.size`` members, and no member's
   current *assignment* carries user data (a custom assignor's private state, which the broker
-  cannot carry over: "an unsupported custom assignor is in use"). Refused, the joining member
-  gets GROUP_ID_NOT_FOUND;
+  cannot carry over: "userData from a custom assignor would be lost"; a librdkafka leader
+  writes some for every member whose subscription carries any, see
+  :attr:`MemberFacts.echoed_user_data`). Refused, the joining member gets GROUP_ID_NOT_FOUND;
 - it converts back when the last ``consumer``-protocol member leaves, only if the policy
   allows a downgrade (``bidirectional`` or ``downgrade``); classic members may join a
   consumer group (the broker answers their JoinGroup itself, no client assignor runs) unless
@@ -68,6 +69,18 @@ class MemberFacts:
     client_id: str
     host: str = ""
     assignment_user_data: bytes | None = None
+    #: the user data of the member's subscription in the group's protocol (classic groups)
+    subscription_user_data: bytes | None = None
+
+    @property
+    def echoed_user_data(self) -> bool:
+        """The assignment carries the member's own subscription user data, byte for byte:
+        what a librdkafka (confluent-kafka) leader writes, whatever its assignor (it copies
+        every member's subscription user data into that member's assignment; librdkafka's
+        ``sticky`` and ``cooperative-sticky`` subscriptions carry the member's previous
+        assignment and generation from its second join on)."""
+        data = self.assignment_user_data
+        return bool(data) and data == self.subscription_user_data
 
 
 @dataclass(frozen=True)
@@ -194,8 +207,11 @@ def advise(cluster: ClusterFacts, group: GroupFacts) -> Advice:
             advice.blockers.append(
                 f"{len(group.members)} members exceed group.consumer.max.size={size}: raise it"
             )
+        echoed = [m for m in group.members if m.echoed_user_data]
+        if echoed:
+            advice.blockers.append(_librdkafka_leader_blocker(len(echoed)))
         for member in group.members:
-            if member.assignment_user_data:
+            if member.assignment_user_data and not echoed:
                 advice.blockers.append(
                     f"member {member.member_id} ({member.client_id}) has assignment user data"
                     f" from assignor '{group.protocol}' (a custom assignor the broker cannot"
@@ -267,6 +283,21 @@ def _or_unknown(value: object) -> str:
     return "?" if value is None else str(value)
 
 
+def _librdkafka_leader_blocker(members: int) -> str:
+    """The blocker of a classic group led by librdkafka whose members' subscriptions carry
+    user data (:attr:`MemberFacts.echoed_user_data`): no assignor change helps while it leads."""
+    return (
+        f"{members} member(s) have assignment user data because the group's leader is a"
+        " librdkafka (confluent-kafka) consumer, which copies each member's subscription user"
+        " data into its assignment (librdkafka's sticky and cooperative-sticky state, Java's"
+        " and this package's sticky state): either restart every member at once with"
+        " group.protocol=consumer (committed offsets stay; the group converts while empty), or"
+        " have a member whose leader code writes no assignment user data lead the conversion"
+        " (a hooked kafka-python or aiokafka member, or Java, on cooperative-sticky; a new"
+        " leader is chosen when the current one leaves)"
+    )
+
+
 def refusal_line(
     group_id: str, error_name: str, *, classic: bool, offered: tuple[str, ...]
 ) -> str | None:
@@ -292,7 +323,9 @@ def refusal_line(
             f"group {group_id}: the broker refused to convert this classic group to a KIP-848"
             " consumer group (GROUP_ID_NOT_FOUND): group.consumer.migration.policy must be"
             " 'bidirectional' or 'upgrade', no classic member's assignment may carry user data"
-            " (custom assignor), and the group must fit group.consumer.max.size; see"
+            " (a custom assignor, or a confluent-kafka classic leader, which copies its members'"
+            " sticky state into their assignments), and the group must fit"
+            " group.consumer.max.size; see"
             f" `{check} {group_id}`"
         )
     return None

@@ -134,6 +134,7 @@ def _group_facts(admin: Any, bootstrap: list[str], group_id: str, timeout_s: flo
                 client_id=m["client_id"],
                 host=m["client_host"],
                 assignment_user_data=_user_data(m.get("member_assignment")),
+                subscription_user_data=_user_data(m.get("member_metadata")),
             )
             for m in described["members"]
         )

@@ -143,3 +143,29 @@ def test_refusal_lines_name_the_fix_and_stay_one_line() -> None:
     assert "\n" not in classic + upgrade
     assert refusal_line("g", "GROUP_ID_NOT_FOUND", classic=True, offered=()) is None
     assert refusal_line("g", "REBALANCE_IN_PROGRESS", classic=True, offered=()) is None
+
+
+def test_a_librdkafka_leaders_echoed_user_data_gets_one_blocker_naming_the_way_out() -> None:
+    """librdkafka's leader copies each member's subscription user data into its assignment
+    (rdkafka_cgrp.c reads it into rkgm_userdata, rdkafka_request.c writes it back in the
+    SyncGroup MemberState): no assignor change helps, the advice says what does."""
+    state = b"\x00\x00\x00\x01\x00\x01t\x00\x00\x00\x01\x00\x00\x00\x03\x00\x00\x00\x07"
+    group = _classic(
+        MemberFacts("a", "rdkafka", assignment_user_data=state, subscription_user_data=state),
+        MemberFacts(
+            "b", "rdkafka", assignment_user_data=state + b"x", subscription_user_data=state + b"x"
+        ),
+        MemberFacts("c", "kafka-python-3.0.12"),
+    )
+    advice = advise(KIP848, group)
+    assert advice.exit_code == 1 and len(advice.blockers) == 1, advice.blockers
+    assert "2 member(s)" in advice.blockers[0] and "librdkafka" in advice.blockers[0]
+    assert "group.protocol=consumer" in advice.blockers[0]
+
+
+def test_user_data_that_differs_from_the_subscription_is_a_custom_assignors() -> None:
+    group = _classic(
+        MemberFacts("a", "rdkafka", assignment_user_data=b"\x01", subscription_user_data=b"\x02")
+    )
+    (blocker,) = advise(KIP848, group).blockers
+    assert "custom assignor" in blocker and "librdkafka" not in blocker

@@ -4,6 +4,7 @@ histories, the table, the speed-target verdicts, the report files and argument r
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,13 @@ def test_table_has_a_row_per_peer_and_says_n_a_for_unknown_figures() -> None:
     assert len(lines) == 3
     assert "consumer (KIP-848)" in lines[2] and "n/a / n/a" in lines[2] and "1.2" in lines[2]
     assert "0.6 + n/a" in lines[2]
+    assert lines[2].rstrip(" |").endswith("n/a")  # heartbeats: not a hooked Python member
+    hooked = replace(
+        row("y", "aiokafka", "cooperative-sticky", "classic", 1.0),
+        heartbeats_per_member_s=2.5,
+        prompt_heartbeat_share=0.4,
+    )
+    assert "2.50 (40%)" in format_markdown([hooked]).splitlines()[2]
 
 
 def test_speed_targets_compare_ours_with_java_classic_and_the_best_kip848_row() -> None:
@@ -161,6 +169,7 @@ def test_report_is_written_as_markdown_and_json(tmp_path: Path) -> None:
         ["--members", "6", "--partitions", "4"],
         ["--peers", "nope"],
         ["--heartbeat-ms", "6000"],
+        ["--idle-s", "-1"],
     ],
 )
 def test_bad_arguments_exit_2_before_starting_a_broker(

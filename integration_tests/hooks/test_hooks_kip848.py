@@ -3,7 +3,9 @@ kafka-python-ng; one matrix row each), on Apache Kafka: a classic cooperative-st
 one hooked member is joined by a Java 4.4 ``KafkaConsumer`` with ``group.protocol=consumer``
 (the broker converts the group and assigns both; the hooked member stays classic), then the
 Java member leaves (the group converts back) and the hooked member owns everything again,
-having kept its half throughout. The v3 family does the same in ``integration_tests/kip848``.
+having kept its half throughout. And a refused classic member (INCONSISTENT_GROUP_PROTOCOL)
+gets one WARNING line from the hooks saying what to change. The v3 family does the same in
+``integration_tests/kip848``.
 """
 
 from __future__ import annotations
@@ -91,3 +93,35 @@ def test_a_kip848_java_member_joins_and_leaves_a_hooked_group(
         assert revoked <= everything - python_half, f"kept partitions were revoked: {revoked}"
     finally:
         java.stop()
+
+
+def test_a_refused_classic_member_says_what_to_change_in_one_line(
+    group: Any, broker: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """INCONSISTENT_GROUP_PROTOCOL (here: the group's member offers only ``range``, ours only
+    ``cooperative-sticky``; a KIP-848 group whose policy refuses classic members answers the
+    same) is one WARNING line from the hooks, as on 3.0, and still fails the join."""
+    if broker.profile.name == "tansu":
+        pytest.skip("Apache Kafka's answer is the one checked")
+    import logging
+
+    from kafka.coordinator.assignors.range import RangePartitionAssignor
+
+    caplog.set_level(logging.WARNING, logger="kafka_sticky_plugin")
+    g = group({"t": 2}, produce=False)
+    everything = frozenset(g.all_partitions())
+    plain = g.member("range", strategy=[RangePartitionAssignor], hooks=False)
+    _wait("the range member owns every partition", lambda: plain.snapshot() == everything)
+    ours = g.member("ours")
+    _wait("the hooked member is refused", lambda: ours.error is not None, timeout_s=30)
+    refused, ours.error = ours.error, None  # expected: not a failure at teardown
+    assert "InconsistentGroupProtocol" in type(refused).__name__, repr(refused)
+    lines = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name.startswith("kafka_sticky_plugin")
+        and "INCONSISTENT_GROUP_PROTOCOL" in r.getMessage()
+    ]
+    print(lines)
+    assert len(lines) == 1 and "cooperative-sticky" in lines[0], lines
+    assert plain.snapshot() == everything  # the group went on

@@ -6,17 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from kip848_check_run import run_migration_check
 
-from kafka_sticky_plugin.migration_check import main
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
-
-
-def _check(bootstrap: str, group_id: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["--bootstrap", bootstrap, "--group", group_id])
-    out = capsys.readouterr().out
-    print(out)
-    return code, out
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -33,7 +26,7 @@ def test_migration_check_on_a_classic_and_a_converted_group(
     group.start_members(["m0"])
     group.wait_stable(timeout_s=60)
 
-    code, out = _check(broker.bootstrap, group_id, capsys)
+    code, out = run_migration_check(broker.bootstrap, group_id, capsys)
     assert code == 0, out
     assert f"group {group_id}: type=classic" in out
     assert "protocol=cooperative-sticky members=1" in out
@@ -42,10 +35,10 @@ def test_migration_check_on_a_classic_and_a_converted_group(
 
     group.start_member("k0", client="confluent", group_protocol="consumer")
     group.wait_stable(timeout_s=90)
-    code, out = _check(broker.bootstrap, group_id, capsys)
+    code, out = run_migration_check(broker.bootstrap, group_id, capsys)
     assert code == 0, out
     assert f"group {group_id}: type=consumer" in out and "members=2" in out
     assert "online move consumer -> classic: possible" in out
 
-    code, out = _check(broker.bootstrap, f"{group_id}-nobody", capsys)
+    code, out = run_migration_check(broker.bootstrap, f"{group_id}-nobody", capsys)
     assert code == 3 and "does not exist" in out

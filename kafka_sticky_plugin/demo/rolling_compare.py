@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..assignor.prompt_heartbeats import TALLY
 from ..errors import ConfigurationError, StickyPluginError
 from ..testing.brokers import open_broker
 from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
@@ -132,6 +133,10 @@ class PeerRow:
     lost: int
     overlaps: int
     problems: tuple[str, ...]
+    #: Heartbeats per member per second over the run, and the share sent early by prompt
+    #: heartbeats (hooked Python members only: None for confluent-kafka and Java)
+    heartbeats_per_member_s: float | None = None
+    prompt_heartbeat_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -177,8 +182,11 @@ def _worst(values: Sequence[float | None]) -> float | None:
     return max(known) if known and len(known) == len(values) else None
 
 
-def measure(peer: Peer, result: StrategyResult) -> PeerRow:
-    """Turn one run into its row (:mod:`.bounce_metrics` for the definitions)."""
+def measure(
+    peer: Peer, result: StrategyResult, heartbeats: tuple[int, int, float] | None = None
+) -> PeerRow:
+    """Turn one run into its row (:mod:`.bounce_metrics` for the definitions);
+    ``heartbeats``: (sent, sent promptly, member-seconds) of hooked Python members."""
     windows = bounce_windows([r.t_start for r in result.restarts], result.window[1])
     costs = [
         _restart_cost(result, restart, t0, t1)
@@ -210,6 +218,12 @@ def measure(peer: Peer, result: StrategyResult) -> PeerRow:
         lost=len(result.deliveries.lost),
         overlaps=result.overlaps,
         problems=tuple(broken_guarantees(result)),
+        heartbeats_per_member_s=(
+            heartbeats[0] / heartbeats[2] if heartbeats and heartbeats[2] > 0 else None
+        ),
+        prompt_heartbeat_share=(
+            heartbeats[1] / heartbeats[0] if heartbeats and heartbeats[0] else None
+        ),
     )
 
 
@@ -221,10 +235,14 @@ def run_peers(
     rate_per_s: float,
     say: Callable[[str], None] = print,
     heartbeat_ms: int = 1000,
+    prompt_heartbeats: bool = True,
+    idle_s: float = 0.0,
 ) -> tuple[list[PeerRow], list[str]]:
     """Run the rolling restart for every peer on ``bootstrap``; the rows, and one line per
     peer that could not run. ``heartbeat_ms`` is the classic members' heartbeat interval
-    (a KIP-848 member's is the broker's ``group.consumer.heartbeat.interval.ms``)."""
+    (a KIP-848 member's is the broker's ``group.consumer.heartbeat.interval.ms``);
+    ``prompt_heartbeats``: the hooked members' prompt heartbeats on (the default) or off;
+    ``idle_s``: seconds the group runs stable before each stop."""
     rows: list[PeerRow] = []
     skipped: list[str] = []
     for peer in peers:
@@ -235,6 +253,8 @@ def run_peers(
             continue
         label = f"{peer.key.replace('/', '-')}-{peer.protocol}"
         say(f"== {peer.name}: {peer.assignor}, group.protocol={peer.protocol}")
+        sent_before, prompt_before = TALLY.read()
+        started = time.monotonic()
         result = run_rolling_restart(
             bootstrap,
             Strategy(label, (peer.assignor,), ((peer.assignor,),)),
@@ -246,10 +266,16 @@ def run_peers(
             member_settings={
                 "group_protocol": peer.protocol,
                 "heartbeat_interval_ms": heartbeat_ms,
+                "prompt_heartbeats": prompt_heartbeats,
             },
             settle_between=True,
+            idle_before_stop_s=idle_s,
         )
-        rows.append(measure(peer, result))
+        sent, prompt = TALLY.read()
+        hooked = peer.client in ("kafka-python", "aiokafka")
+        member_s = members * (time.monotonic() - started)
+        tally = (sent - sent_before, prompt - prompt_before, member_s) if hooked else None
+        rows.append(measure(peer, result, tally))
     return rows, skipped
 
 
@@ -266,6 +292,7 @@ _HEADERS = (
     "consumed",
     "dups",
     "lost",
+    "heartbeats /member /s (prompt)",
 )
 
 
@@ -288,7 +315,15 @@ def _cells(row: PeerRow) -> tuple[str, ...]:
         str(row.consumed),
         str(row.duplicates),
         str(row.lost),
+        _heartbeats(row),
     )
+
+
+def _heartbeats(row: PeerRow) -> str:
+    if row.heartbeats_per_member_s is None:
+        return "n/a"
+    share = row.prompt_heartbeat_share
+    return f"{row.heartbeats_per_member_s:.2f} ({0 if share is None else share:.0%})"
 
 
 def format_markdown(rows: Sequence[PeerRow]) -> str:
@@ -334,7 +369,9 @@ two summed (mean / worst restart); rounds /bounce: generations (KIP-848: member 
 seen, n/a where the client does not expose them (librdkafka); moved /bounce: partitions
 handed to another consumer; rebalancing s /bounce: until the group was stable after the
 leave, plus after the join; dups: re-deliveries (records polled after the last commit, read
-again by the next owner); lost: never delivered (must be 0)."""
+again by the next owner); lost: never delivered (must be 0); heartbeats /member /s: Heartbeat
+requests a hooked Python member sent per second over the whole run (prompt: the share sent
+inside a prompt-heartbeat window), n/a where the client is not ours."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -352,6 +389,19 @@ def _parser() -> argparse.ArgumentParser:
         default=1000,
         help="classic members' heartbeat.interval.ms (default 1000, as the broker's KIP-848"
         " heartbeat here; session 6000)",
+    )
+    parser.add_argument(
+        "--idle-s",
+        type=float,
+        default=0.0,
+        help="seconds the group runs stable before each stop (default 0: at once; 3 puts"
+        " every stop outside the prompt-heartbeat window of the previous rebalance)",
+    )
+    parser.add_argument(
+        "--no-prompt-heartbeats",
+        action="store_true",
+        help="hooked members without prompt heartbeats after a cooperative SyncGroup (the"
+        " hooks' default is on; this measures what they change)",
     )
     parser.add_argument(
         "--peers",
@@ -412,6 +462,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.members < 2 or args.partitions < args.members or args.rate <= 0:
         _say("--members must be at least 2, --partitions at least --members, --rate above 0")
         return 2
+    if not 0 <= args.idle_s <= 60:
+        _say("--idle-s must be between 0 and 60")
+        return 2
     if not 0 < args.heartbeat_ms < 6000:
         _say("--heartbeat-ms must be above 0 and below the 6000 ms session timeout")
         return 2
@@ -433,11 +486,15 @@ def main(argv: list[str] | None = None) -> int:
             args.rate,
             say=_say,
             heartbeat_ms=args.heartbeat_ms,
+            prompt_heartbeats=not args.no_prompt_heartbeats,
+            idle_s=args.idle_s,
         )
     wall = time.monotonic() - started
     heading = (
         f"Rolling restart of {args.members} members, {args.partitions} partitions,"
-        f" {args.rate:.0f} records/s, classic heartbeat {args.heartbeat_ms} ms, on"
+        f" {args.rate:.0f} records/s, classic heartbeat {args.heartbeat_ms} ms, prompt"
+        f" heartbeats {'off' if args.no_prompt_heartbeats else 'on'}, {args.idle_s:g} s idle"
+        f" before each stop, on"
         f" {broker.kind} (wall time {wall:.0f} s,"
         f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
     )
@@ -446,6 +503,8 @@ def main(argv: list[str] | None = None) -> int:
         "partitions": args.partitions,
         "rate_per_s": args.rate,
         "classic_heartbeat_ms": args.heartbeat_ms,
+        "prompt_heartbeats": not args.no_prompt_heartbeats,
+        "idle_before_stop_s": args.idle_s,
         "broker": broker.kind,
         "wall_s": round(wall, 1),
     }

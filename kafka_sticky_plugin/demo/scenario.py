@@ -142,6 +142,7 @@ def run_rolling_restart(
     client: str = "kafka-python",
     member_settings: Mapping[str, object] | None = None,
     settle_between: bool = False,
+    idle_before_stop_s: float = 0.0,
 ) -> StrategyResult:
     """Run the scenario of the module docstring and measure it.
 
@@ -153,7 +154,9 @@ def run_rolling_restart(
     ``group_protocol``). ``settle_between`` waits, in every restart, until the group is
     stable without the stopped member before its successor starts: every client then gets the
     same two rebalances per restart (a leave, then a join), whatever its process start costs
-    (a thread member is back in milliseconds, a JVM in seconds).
+    (a thread member is back in milliseconds, a JVM in seconds). ``idle_before_stop_s``: how
+    long the group runs stable before each stop (0: the stop follows the stability check at
+    once), as a real rolling restart's next stop follows the previous start by some seconds.
     """
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
     group_id = unique_name(f"demo-{strategy.name}")
@@ -193,6 +196,7 @@ def run_rolling_restart(
             for name in names:
                 old_key = member_key(name, runner.member(name).config.incarnation)
                 say(f"[{strategy.name}] bounce {bounce}: restarting {name} with {list(assignors)}")
+                time.sleep(idle_before_stop_s)
                 t_start = time.monotonic()
                 t_down_stable = t_rejoin = None
                 if settle_between:

@@ -67,7 +67,11 @@ async def _run(
         **consumer_settings(config),
         partition_assignment_strategy=[assignor_class(n, "aiokafka") for n in config.assignors],
     )
-    handle = install_hooks(consumer)
+    handle = (
+        install_hooks(consumer)
+        if config.prompt_heartbeats
+        else install_hooks(consumer, prompt_heartbeats=None)
+    )
     metrics = MetricsReporter(config, sink)
     metrics.attach(handle)
 

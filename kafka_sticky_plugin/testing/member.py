@@ -244,7 +244,8 @@ def consume_loop(
         if config.install_hooks and not STRATEGIES.keys().isdisjoint(config.assignors):
             from ..hooks import install_hooks
 
-            metrics.attach(install_hooks(consumer))
+            prompt = {} if config.prompt_heartbeats else {"prompt_heartbeats": None}
+            metrics.attach(install_hooks(consumer, **prompt))
         listener = _make_listener(consumer, config, sink, positions, owned)
         if config.topic_pattern is not None:
             consumer.subscribe(pattern=config.topic_pattern, listener=listener)

@@ -66,6 +66,9 @@ class MemberConfig:
     #: completed (README, "What each version gains", note 6), the member stops heartbeating
     #: and is evicted. Tests of the plain client ask for False explicitly.
     install_hooks: bool = True
+    #: The hooks' prompt heartbeats after a cooperative SyncGroup (on by default, as in
+    #: ``install_hooks``); False: ``install_hooks(consumer, prompt_heartbeats=None)``.
+    prompt_heartbeats: bool = True
     client_id: str = field(default="")
     #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
     client_rack: str | None = None

@@ -56,6 +56,7 @@ from ...assignor.decisions import (
 )
 from ...assignor.leader import MemberMetadata
 from ...assignor.member import NO_JOIN, JoinState
+from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
@@ -64,6 +65,7 @@ from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
 from .listener import call_listener
 from .positions import assign_keeping_positions
+from .prompt import PromptTask
 
 __all__ = ["AioHooks"]
 
@@ -99,7 +101,9 @@ class AioHooks:
     the aiokafka ``Assignment`` whose per-partition state holds the owned positions.
     """
 
-    def __init__(self, consumer: Any) -> None:
+    def __init__(
+        self, consumer: Any, prompt: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS
+    ) -> None:
         self._consumer = consumer
         self._subscription = consumer._subscription
         configured = list(consumer._partition_assignment_strategy)
@@ -123,6 +127,8 @@ class AioHooks:
         self._joining = False
         self._in_rebalance = False
         self._originals: dict[str, Any] = {}
+        #: quicker heartbeats for a short window after a cooperative SyncGroup (.prompt)
+        self.prompt = PromptTask(lambda: self._coordinator, self._heartbeat, prompt)
         self.metrics = RebalanceMetrics(
             str(consumer._group_id),
             str(getattr(consumer._client, "_client_id", "") or ""),
@@ -250,6 +256,7 @@ class AioHooks:
         """aiokafka's heartbeat, remembering when one last succeeded (and, for a static
         member, keeping its member id when the heartbeat reset its generation)."""
         member_id = self._coordinator.member_id
+        self.prompt.window.sent(time.monotonic())
         ok = bool(await self._originals["_do_heartbeat"]())
         if ok:
             self._heartbeat_ok_at = time.monotonic()
@@ -390,6 +397,7 @@ class AioHooks:
 
     async def do_rejoin_group(self, subscription: Any) -> bool:
         """One JoinGroup/SyncGroup round; ``True`` when an assignment was applied."""
+        await self.prompt.stop()
         self._joining = True
         try:
             return await self._rejoin(subscription)
@@ -633,3 +641,5 @@ class AioHooks:
         )
         if decision.rejoin:
             coordinator.request_rejoin()
+        elif self.cooperative:
+            self.prompt.joined()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...assignor.contract import JoinReadouts
+from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 from ...metrics.recorder import RebalanceMetrics
@@ -102,8 +103,14 @@ def _hooked_class(cls: type) -> type:
     return hooked
 
 
-def install_hooks(consumer: Any) -> AioKafkaHooks:
+def install_hooks(
+    consumer: Any, *, prompt_heartbeats: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS
+) -> AioKafkaHooks:
     """Enable the plugin's coordinator hooks on ``consumer`` (an ``AIOKafkaConsumer``).
+
+    ``prompt_heartbeats``: after each cooperative SyncGroup, heartbeat at this quicker rate
+    for a short window so a follow-up round starts sooner
+    (:mod:`kafka_sticky_plugin.assignor.prompt_heartbeats`); ``None`` turns it off.
 
     Call before ``await consumer.start()``. Idempotent: a second call returns the first
     handle. Raises :class:`UnsupportedClientError` for an aiokafka outside
@@ -130,7 +137,7 @@ def install_hooks(consumer: Any) -> AioKafkaHooks:
             "install_hooks must run before `await consumer.start()` (start() creates the "
             "group coordinator and begins the first join)"
         )
-    impl = AioHooks(consumer)
+    impl = AioHooks(consumer, prompt_heartbeats)
     handle = AioKafkaHooks(
         version=version, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...assignor.contract import JoinReadouts
+from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
 from ...metrics.recorder import RebalanceMetrics
@@ -54,8 +55,15 @@ class CoordinatorHooks(JoinReadouts):
             delattr(consumer, _HANDLE_ATTRIBUTE)
 
 
-def install_hooks(consumer: Any) -> CoordinatorHooks:
+def install_hooks(
+    consumer: Any, *, prompt_heartbeats: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS
+) -> CoordinatorHooks:
     """Enable the plugin's coordinator hooks on ``consumer`` (a ``kafka.KafkaConsumer``).
+
+    ``prompt_heartbeats``: after each cooperative SyncGroup, heartbeat at this quicker rate
+    for a short window so a follow-up round starts sooner
+    (:mod:`kafka_sticky_plugin.assignor.prompt_heartbeats`); ``None`` turns it off.
+    kafka-python 3.0.x only (the 2.x family keeps its own heartbeat thread's schedule).
 
     Idempotent: a second call returns the handle of the first. Raises
     ``UnsupportedClientError`` for an unsupported client and ``ConfigurationError`` when the
@@ -80,7 +88,7 @@ def install_hooks(consumer: Any) -> CoordinatorHooks:
     if client.family == "v3":
         from .hooks.v3 import V3Hooks
 
-        impl = V3Hooks(consumer)
+        impl = V3Hooks(consumer, prompt_heartbeats)
     else:
         from .hooks.v2 import V2Hooks
 

@@ -160,7 +160,8 @@ class HooksBase:
 
     def uninstall(self) -> None:
         """Remove every instance patch; the client's class methods apply again."""
-        for target in (self._coordinator, self._subscription):
+        heartbeat = getattr(self._coordinator, "heartbeat", None)  # prompt heartbeats (3.0)
+        for target in (self._coordinator, self._subscription, heartbeat):
             for key in list(self._patched):
                 prefix, name = key.split(":", 1)
                 if prefix == str(id(target)):

@@ -45,6 +45,7 @@ __all__ = ["V2Hooks"]
 log = logging.getLogger("kafka_sticky_plugin.hooks")
 
 _MEMBER_ID_REQUIRED = 79  # Kafka's MEMBER_ID_REQUIRED error code (KIP-394)
+_INCONSISTENT_GROUP_PROTOCOL = 23  # Kafka's INCONSISTENT_GROUP_PROTOCOL error code
 
 
 class V2Hooks(HooksBase):
@@ -203,7 +204,16 @@ class V2Hooks(HooksBase):
         Tansu among them) send it to v0-v3 too; 2.0.2 and kafka-python-ng know no code 79 and
         give up with ``UnknownError``. Here the member id from the response is kept and the
         join retried at once, exactly what 2.2+ do. A broker that never sends it is unaffected.
+
+        INCONSISTENT_GROUP_PROTOCOL (a KIP-848 consumer group whose migration policy refuses
+        classic members, or classic members sharing no assignor name with this one) gets the
+        same one WARNING line saying what to change as on 3.0 (:meth:`HooksBase.say_refusal`);
+        the client then fails the join as before.
         """
+        if getattr(response, "error_code", 0) == _INCONSISTENT_GROUP_PROTOCOL:
+            import kafka.errors as kafka_errors
+
+            self.say_refusal(kafka_errors.InconsistentGroupProtocolError())
         if getattr(response, "error_code", 0) == _MEMBER_ID_REQUIRED:
             import kafka.errors as kafka_errors
             from kafka.coordinator.base import Generation

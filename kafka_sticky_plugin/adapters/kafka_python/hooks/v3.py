@@ -19,7 +19,8 @@ three places, which these hooks fix on *one coordinator instance* (never the cla
 
 Also: ``on_partitions_assigned`` is called with the added partitions even when none were
 added (Java does; 3.0 skips it), the generation reaches the member's join state, and the leader
-decodes every member's raw metadata with our codec (v0-v3).
+decodes every member's raw metadata with our codec (v0-v3), and after a cooperative SyncGroup
+the member heartbeats promptly for a short window (:mod:`.prompt`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 from typing import Any
 
 from ....assignor.decisions import lost_method_name, membership_lost
+from ....assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ....assignor.rebalance import RebalanceProtocol
 from .common import (
     HooksBase,
@@ -39,6 +41,7 @@ from .common import (
 )
 from .coordinator_lookup import CoordinatorLookup
 from .listener import rebalance_listener
+from .prompt import PromptSchedule
 
 __all__ = ["V3Hooks"]
 
@@ -54,9 +57,12 @@ class V3Hooks(HooksBase):
 
     family = "v3"
 
-    def __init__(self, consumer: Any) -> None:
+    def __init__(
+        self, consumer: Any, prompt: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS
+    ) -> None:
         configured = consumer._coordinator._assignors.values()
         super().__init__(consumer, [instantiate_assignor(a) for a in configured])
+        self.prompt = PromptSchedule(self._coordinator, prompt)
 
     def install(self) -> None:
         """Patch the coordinator *instance* (idempotent)."""
@@ -83,6 +89,7 @@ class V3Hooks(HooksBase):
         )
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
+        self.prompt.install(self._patch)  # the window only opens in cooperative groups
 
     # -- helpers --------------------------------------------------------------------------
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
@@ -130,6 +137,7 @@ class V3Hooks(HooksBase):
         """Before JoinGroup: lost (no commit, join state forgotten), or commit then revoke."""
         coordinator = self._coordinator
         sub = self._subscription
+        self.prompt.rejoining()
         reset = membership_lost(generation, member_id)
         decision = self.prepare_decision(reset)
         error: BaseException | None = None
@@ -193,6 +201,8 @@ class V3Hooks(HooksBase):
         error = await self._call("on_partitions_assigned", decision.assigned_callback) or error
         if decision.rejoin:
             coordinator.request_rejoin()
+        elif self.protocol is RebalanceProtocol.COOPERATIVE:
+            self.prompt.joined()
         self._raise_listener_error(error)
 
     async def do_join_and_sync_async(self) -> Any:
