@@ -201,7 +201,8 @@ def run_limited(
                 lines.put(raw)
             lines.put(None)
 
-        threading.Thread(target=pump, daemon=True).start()
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
         calls: list[dict[str, object]] = []
         extra: dict[str, object] = {}
         peak: float | None = None
@@ -234,6 +235,9 @@ def run_limited(
             else:
                 extra.update(line)
         proc.wait()
+        reader.join(10)
+        assert proc.stdout is not None
+        proc.stdout.close()
         if status == "ok" and (proc.returncode != 0 or not calls or not extra.get("done")):
             err.seek(0)
             tail = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["?"]
