@@ -369,6 +369,7 @@ def bench_shape(
                     args += [str(calls.get(peer, 1)), str(budget.get(peer, 0.0))]
                     row["load_before"] = os.getloadavg()[0]
                     t0 = time.monotonic()
+                    row["limit_s"] = timeouts.get(peer)
                     row.update(run_limited([*cmd, *args], timeouts.get(peer)))
                     t1 = time.monotonic()
                     row["load_after"] = os.getloadavg()[0]
@@ -410,7 +411,8 @@ def _cell(row: Mapping[str, object] | None, timeouts: Mapping[str, float | None]
         return "-"
     status = str(row.get("status"))
     if status == "cut":
-        return f"cut >{timeouts[str(row['peer'])]:.0f}s"
+        limit = row.get("limit_s") or timeouts[str(row["peer"])]
+        return f"cut >{_seconds(limit):.0f}s"
     if status != "ok":
         return status.split(":")[0].split(" (")[0]
     mark = "" if row.get("warm_s") is not None or row.get("calls") != 1 else "c"
@@ -450,7 +452,7 @@ def print_tables(
 ) -> None:
     """The time table (ratios: peer / our leader, both on the same input), Java's split and
     cold call, then CPU, GC and load per peer, then quality and memory."""
-    index = {
+    index: dict[tuple[object, ...], dict[str, object]] = {
         (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), r["peer"]): r for r in rows
     }
     keys = _keys(rows)
@@ -519,36 +521,52 @@ def print_tables(
     )
     print(
         f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<12} {'wall':>7} "
-        f"{'cpu':>7} {'gc':>6} {'load':>9}"
+        f"{'cpu':>7} {'cpu/our':>7} {'gc':>6} {'load':>9}"
     )
-    for shape, protocol, phase, source in keys:
-        for p in [*peers, "ours-norack"]:
-            r = index.get((shape, protocol, phase, source, p))
-            if not r or r.get("status") != "ok" or r.get("same_bytes"):
-                continue
-            load = f"{_seconds(r['load_before']):.1f}/{_seconds(r['load_after']):.1f}"
-            print(
-                f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} {p:<12} "
-                f"{_fig(r, 'seconds'):>7} {_fig(r, 'cpu_s'):>7} {_fig(r, 'gc_s', 2):>6} {load:>9}"
-            )
+    for lead, r, ours in _measured(index, keys, [*peers, "ours-norack"]):
+        load = f"{_seconds(r['load_before']):.1f}/{_seconds(r['load_after']):.1f}"
+        cpu_ratio = "-"
+        if ours and r.get("cpu_s") is not None and ours.get("cpu_s") is not None:
+            cpu_ratio = f"{_seconds(r['cpu_s']) / max(_seconds(ours['cpu_s']), 1e-9):.1f}x"
+        print(
+            f"{lead} {_fig(r, 'seconds'):>7} {_fig(r, 'cpu_s'):>7} {cpu_ratio:>7} "
+            f"{_fig(r, 'gc_s', 2):>6} {load:>9}"
+        )
     print("\nquality (measured by our code on each peer's assignment bytes) and peak RSS")
     print(
         f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<12} {'peak MB':>8} "
         f"{'max-min':>7} {'moved':>7} {'twice':>5} {'invalid':>7} {'unasg':>7} {'optimal':>7} "
         f"{'x-rack':>7}"
     )
+    for lead, r, _ in _measured(index, keys, [*peers, "ours-norack"]):
+        opt = {True: "yes", False: "NO", None: "-"}[r.get("optimal")]  # type: ignore[index]
+        print(
+            f"{lead} {_fig(r, 'peak_mb', 0):>8} {r['spread']!s:>7} {r['moved']!s:>7} "
+            f"{r['twice']!s:>5} {r['invalid']!s:>7} {r['unassigned']!s:>7} {opt:>7} "
+            f"{r.get('cross_rack', '-')!s:>7}"
+        )
+
+
+def _measured(
+    index: Mapping[tuple[object, ...], dict[str, object]],
+    keys: list[tuple[str, str, str, str]],
+    peers: list[str],
+) -> list[tuple[str, dict[str, object], dict[str, object] | None]]:
+    """Per row key and peer that ran on that input (not a ``same bytes`` copy) and
+    finished: the row's leading columns, the row, and our leader's row on the same input
+    (``no-rack`` for franz-go where there is one)."""
+    out = []
     for shape, protocol, phase, source in keys:
-        for p in [*peers, "ours-norack"]:
+        for p in peers:
             r = index.get((shape, protocol, phase, source, p))
             if not r or r.get("status") != "ok" or r.get("same_bytes"):
                 continue
-            opt = {True: "yes", False: "NO", None: "-"}[r.get("optimal")]  # type: ignore[index]
-            print(
-                f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} {p:<12} "
-                f"{_fig(r, 'peak_mb', 0):>8} {r['spread']!s:>7} {r['moved']!s:>7} "
-                f"{r['twice']!s:>5} {r['invalid']!s:>7} {r['unassigned']!s:>7} {opt:>7} "
-                f"{r.get('cross_rack', '-')!s:>7}"
-            )
+            ours = index.get((shape, protocol, phase, source, "ours"))
+            if p == "franz":
+                ours = index.get((shape, protocol, phase, source, "ours-norack")) or ours
+            lead = f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} {p:<12}"
+            out.append((lead, r, ours))
+    return out
 
 
 def _short(protocol: str) -> str:
@@ -597,17 +615,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
+    parser.add_argument(
+        "--tables", metavar="JSON", help="print the tables of an earlier run's --json file only"
+    )
     args = parser.parse_args(argv)
     if args.generate:
         generate(args.generate[0], args.generate[1], Path(args.generate[2]))
         return 0
-    if args.build:
-        build_peers()
     peers = [p for p in args.peers.split(",") if p]
-    for p in peers:
-        cmd = peer_command(p)
-        if isinstance(cmd, str):
-            print(f"bench: {p} peer {cmd}: its column reads unavailable")
     calls = {p: args.calls or n for p, n in DEFAULT_CALLS.items()}
     calls["kafka-python"] = 1 if args.calls is None else args.calls
     budget = {p: args.warm_budget or b for p, b in DEFAULT_BUDGET.items()}
@@ -618,6 +633,15 @@ def main(argv: list[str] | None = None) -> int:
         "java": args.peer_timeout,
         "kafka-python": args.kafka_python_timeout,
     }
+    if args.tables:
+        print_tables(json.loads(Path(args.tables).read_text()), peers, timeouts)
+        return 0
+    if args.build:
+        build_peers()
+    for p in peers:
+        cmd = peer_command(p)
+        if isinstance(cmd, str):
+            print(f"bench: {p} peer {cmd}: its column reads unavailable")
     runs = [(s, p) for s in args.shapes.split(",") if s for p in args.protocols.split(",") if p]
     runs += [
         (s, "cooperative-sticky")
