@@ -661,6 +661,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         rows.extend(bench_shape(shape, protocol, peers, timeouts, workdir, calls, budget))
         print(f" -- {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
+        if args.json:  # after every shape, so that a stopped run keeps what it measured
+            Path(args.json).write_text(json.dumps(rows, indent=1))
     print_tables(rows, peers, timeouts)
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nwhole run: {time.monotonic() - began:.0f} s (load average at the end {load})")
