@@ -158,7 +158,8 @@ demo: venv
 	@if [ "$(BROKER)" = kafka ]; then bash scripts/kafka_runtime.sh; fi
 	$(PY) -m kafka_sticky_plugin demo --broker $(BROKER) $(DEMO_ARGS)
 
-## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes (docs/benchmarks.md).
+## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes: our members'
+## and Java members' metadata, Java warm beside cold, CPU/GC and load (docs/benchmarks.md).
 bench: venv bench-peers
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 

@@ -1,8 +1,8 @@
 """kafka-python's own sticky assignor as a peer process, on the same input file as the others.
 
-Usage: ``python benchmarks/kafka_python_peer.py sticky INPUT OUTPUT [REPEAT]``. kafka-python
-3.x has no cooperative-sticky assignor and no rack-aware one. Timed apart, best of REPEAT,
-one JSON line:
+Usage: ``python benchmarks/kafka_python_peer.py sticky INPUT OUTPUT [CALLS [BUDGET_S]]`` (the
+call protocol: ``peer_calls.py``). kafka-python 3.x has no cooperative-sticky assignor and
+no rack-aware one. Timed apart in each call:
 
 - ``decode_s``: ``ConsumerProtocolSubscription.decode`` of every member's metadata, what its
   coordinator does before it calls ``assign()``;
@@ -13,7 +13,6 @@ one JSON line:
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from peer_calls import call_args, emit, run_calls
 from peer_files import read_input, write_output
 
 
@@ -58,12 +58,11 @@ def main(argv: list[str]) -> int:
     if protocol != "sticky":
         print(f"kafka-python has no {protocol} assignor", file=sys.stderr)
         return 2
-    repeat = int(argv[3]) if len(argv) > 3 else 1
+    calls, budget = call_args(argv)
     partitions, metadata, _racks = read_input(Path(source))
     cluster = StaticCluster(partitions)
-    best = [float("inf")] * 3
-    encoded: dict[str, bytes] = {}
-    for _ in range(repeat):
+
+    def call() -> tuple[dict[str, bytes], dict[str, float]]:
         t0 = time.perf_counter()
         members = [
             Member(m, ConsumerProtocolSubscription.decode(raw)) for m, raw in metadata.items()
@@ -73,20 +72,11 @@ def main(argv: list[str]) -> int:
         t2 = time.perf_counter()
         encoded = {m: a.encode() for m, a in plan.items()}
         t3 = time.perf_counter()
-        for i, s in enumerate((t1 - t0, t2 - t1, t3 - t2)):
-            best[i] = min(best[i], s)
-    write_output(Path(target), encoded)
-    print(
-        json.dumps(
-            {
-                "decode_s": best[0],
-                "assign_s": best[1],
-                "encode_s": best[2],
-                "racks": False,
-                "repeat": repeat,
-            }
-        )
-    )
+        return encoded, {"decode_s": t1 - t0, "assign_s": t2 - t1, "encode_s": t3 - t2}
+
+    encoded, done = run_calls(call, calls, budget)
+    write_output(Path(target), encoded or {})
+    emit({"done": True, "racks": False, "calls": done})
     return 0
 
 

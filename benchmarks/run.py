@@ -1,24 +1,32 @@
 """``make bench``: ours against franz-go, Apache Kafka (Java) and kafka-python, same bytes in.
 
 For every shape, protocol and phase (``fresh``, ``rejoin``, ``leave``; see ``shapes.py``) a
-generator process makes every member's JoinGroup metadata with our own assignors (what each
-member sends: subscription v3 with owned partitions, generation and rack, plus sticky user
-data for ``sticky``), writes it with the partition counts and replica racks to one input
-file (``peer_files.py``) and times our engine (``sticky_assign``/``cooperative_assign``) on the
-members read back from those bytes. Rejoin and leave inputs carry our engine's fresh plan as
-every member's previous assignment, so every peer gets the same bytes.
+generator process writes two inputs (``peer_files.py``), each with the partition counts,
+replica racks and every member's JoinGroup metadata:
 
-Then every peer runs on that file in its own process (``ours``: our leader's
-``assign_from_bytes``, ``benchmarks/ours_peer.py``; ``franz``: ``build/go/franz-peer``;
-``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``:
-``benchmarks/kafka_python_peer.py``), cut at ``--peer-timeout`` seconds (kafka-python:
-``--kafka-python-timeout``; once cut on a shape it is skipped on that shape's later phases;
-franz-go or Java cut on a fresh plan skip that shape's rejoin, their costliest phase, and still
-run its leave).
-Each prints its own timings (decode, assign, encode), writes the assignment bytes its client
-would send, and the plan's quality is measured here by our own code (``plan_quality.py``);
-peak MB is the peer process's own peak RSS (through ``peak_rss.py``).
-See docs/benchmarks.md.
+- ``ours``: what members of ours send (our assignor classes' ``metadata()``: subscription v3
+  with owned partitions, generation and rack, plus sticky user data for ``sticky``);
+- ``java``: what Java members send (``java_form.py``: for eager ``sticky`` no owned
+  partitions, the previous assignment only in the KIP-341 sticky user data).
+
+Where both are the same bytes (every ``fresh`` phase, every ``cooperative-sticky`` phase)
+each peer runs once and the ``java`` row says ``same``. The generator also times our engine
+(``sticky_assign``/``cooperative_assign``) on the members read back from the ``ours`` bytes.
+Rejoin and leave inputs carry our engine's fresh plan as every member's previous assignment.
+
+Then every peer runs on each input in its own process (``ours``: our leader's
+``assign_from_bytes``, ``benchmarks/ours_peer.py``, and on racked shapes ``ours-norack``, the
+same without replica racks, as franz-go gets them; ``franz``: ``build/go/franz-peer``;
+``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``: ``benchmarks/kafka_python_peer.py``).
+Each makes up to ``--calls`` calls in one process (the first cold, the best of the others
+warm; ``peer_calls.py``), each call cut at ``--peer-timeout`` seconds counted from the call's
+start only (kafka-python: ``--kafka-python-timeout``; once cut on a shape it is skipped on
+that shape's later phases; franz-go or Java cut on a fresh plan skip that shape's rejoin,
+their costliest phase, and still run its leave). Each call prints its decode, assign and
+encode seconds, CPU seconds and GC seconds; the load average is read before and after each
+peer process. Each peer writes the assignment bytes its client would send, and the plan's
+quality is measured here by our own code (``plan_quality.py``); peak MB is the peer
+process's own peak RSS (through ``peak_rss.py``). See docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -26,13 +34,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -44,7 +54,16 @@ from shapes import SHAPES  # noqa: E402
 
 PHASES = ("fresh", "rejoin", "leave")
 PEERS = ("ours", "franz", "java", "kafka-python")
-DEFAULT_SHAPES = "H-1M,H-1M-odd,HET-100k,HET-1M,NESTED-10k,H-1M-r3f3,H-1M-r6f2,NESTED-100k-r3f1"
+INPUTS = ("ours", "java")
+DEFAULT_SHAPES = (
+    "H-1M,H-1M-odd,HET-100k,HET-1M,NESTED-10k,H-1M-r3f3,H-1M-r6f2,NESTED-100k-r3f1,H-1M-numbered"
+)
+#: Calls per peer process and the budget (seconds) after which no further warm call starts.
+DEFAULT_CALLS = {"ours": 2, "ours-norack": 2, "franz": 2, "java": 3, "kafka-python": 1}
+DEFAULT_BUDGET = {"ours": 3.0, "ours-norack": 3.0, "franz": 3.0, "java": 8.0, "kafka-python": 0.0}
+#: Seconds a peer may take before its first call and between calls (reading its input,
+#: starting, writing its output); never part of the time limit.
+SETUP_TIMEOUT = 300.0
 
 Plan = dict[str, list[tuple[str, int]]]
 
@@ -78,6 +97,7 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     engine's time on the members read from those bytes."""
     import gc
 
+    from java_form import java_metadata
     from plan_quality import input_members
 
     from kafka_sticky_plugin.assignor.strategies import STICKY, strategy_named
@@ -101,8 +121,15 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
             phase_racks["member-new"] = racks[first]
         elif phase == "leave":
             del phase_subs[sorted(subs)[-1]]
+        java_path = input_path(workdir, shape_name, protocol, phase, "java")
+        write_input(
+            java_path,
+            shape.partitions,
+            java_metadata(protocol, phase_subs, phase_racks, fresh),
+            partition_racks,
+        )
         metadata = _metadata(protocol, phase_subs, phase_racks, fresh)
-        path = workdir / f"{shape_name}.{protocol}.{phase}.in"
+        path = input_path(workdir, shape_name, protocol, phase, "ours")
         write_input(path, shape.partitions, metadata, partition_racks)
         specs = input_members(protocol, metadata)
         del metadata
@@ -122,6 +149,11 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
         print(json.dumps(row), flush=True)
 
 
+def input_path(workdir: Path, shape: str, protocol: str, phase: str, source: str) -> Path:
+    """Where the generator writes one input (``source``: ``ours`` or ``java``)."""
+    return workdir / f"{shape}.{protocol}.{phase}.{source}.in"
+
+
 # --- peer processes ----------------------------------------------------------------------
 
 
@@ -129,6 +161,8 @@ def peer_command(peer: str) -> list[str] | str:
     """The command that runs ``peer`` (then PROTOCOL INPUT OUTPUT REPEAT), or why it cannot."""
     if peer == "ours":
         return [sys.executable, str(HERE / "ours_peer.py")]
+    if peer == "ours-norack":
+        return [sys.executable, str(HERE / "ours_peer.py"), "--no-racks"]
     if peer == "kafka-python":
         return [sys.executable, str(HERE / "kafka_python_peer.py")]
     if peer == "franz":
@@ -143,42 +177,115 @@ def peer_command(peer: str) -> list[str] | str:
     raise ValueError(peer)
 
 
-def run_limited(cmd: list[str], timeout: float | None) -> dict[str, object]:
-    """Run ``cmd`` under ``peak_rss.py``; kill the whole process group at ``timeout`` seconds.
-    Returns the peer's JSON line (if any), ``status`` (``ok``, ``cut`` or ``error: ...``) and
-    ``peak_mb``: the peer process's own peak RSS (``None`` when it was cut)."""
+def run_limited(
+    cmd: list[str], timeout: float | None, setup_timeout: float = SETUP_TIMEOUT
+) -> dict[str, object]:
+    """Run ``cmd`` (a peer following ``peer_calls.py``'s protocol) under ``peak_rss.py``.
+
+    The time limit ``timeout`` runs from each ``{"begin": i}`` line to that call's result
+    line only; before the first call, between calls and after the last, ``setup_timeout``
+    applies. Past either, the whole process group is killed. Returns :func:`summarise` of
+    the call lines, ``status`` (``ok``, ``cut`` (a call ran past ``timeout``), ``error: ...``),
+    ``peak_mb`` (the peer process's own peak RSS; ``None`` when killed) and the ``done`` line's
+    fields."""
     launcher = [sys.executable, str(HERE / "peak_rss.py")]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([*launcher, *cmd], stdout=out, stderr=err, start_new_session=True)
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [*launcher, *cmd], stdout=subprocess.PIPE, stderr=err, start_new_session=True
+        )
+        lines: queue.Queue[bytes | None] = queue.Queue()
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                lines.put(raw)
+            lines.put(None)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        calls: list[dict[str, object]] = []
+        extra: dict[str, object] = {}
+        peak: float | None = None
         status = "ok"
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            status = "cut"
-        out.seek(0)
-        lines = [x for x in out.read().decode(errors="replace").splitlines() if x.startswith("{")]
-        rows = [json.loads(x) for x in lines]
-        peak = next((r["peak_kb"] for r in rows if "peak_kb" in r), None)
-        found = [r for r in rows if "peak_kb" not in r]
-        row: dict[str, object] = found[-1] if found and status == "ok" else {}
-        if status == "ok" and (proc.returncode != 0 or not found):
+        in_call = False
+        deadline = time.monotonic() + setup_timeout
+        while True:
+            try:
+                wait = deadline - time.monotonic()
+                raw = lines.get(timeout=None if wait == float("inf") else max(0.0, wait))
+            except queue.Empty:
+                os.killpg(proc.pid, signal.SIGKILL)
+                status = "cut" if in_call else f"error: no progress in {setup_timeout:.0f} s"
+                break
+            if raw is None:
+                break
+            text = raw.decode(errors="replace").strip()
+            if not text.startswith("{"):
+                continue
+            line = json.loads(text)
+            if "begin" in line:
+                in_call = True
+                deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+            elif "call" in line:
+                in_call = False
+                calls.append(line)
+                deadline = time.monotonic() + setup_timeout
+            elif "peak_kb" in line:
+                peak = float(line["peak_kb"])
+            else:
+                extra.update(line)
+        proc.wait()
+        reader.join(10)
+        assert proc.stdout is not None
+        proc.stdout.close()
+        if status == "ok" and (proc.returncode != 0 or not calls or not extra.get("done")):
             err.seek(0)
             tail = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             status = f"error: {tail[0][:160]}"
-        row["status"] = status
-        row["peak_mb"] = None if peak is None else peak / 1024
-        return row
+    row: dict[str, object] = {**summarise(calls), **extra} if status == "ok" else {}
+    if status == "cut" and calls:
+        row["cold_s"] = call_seconds(calls[0])  # cut in a warm call: the cold one finished
+    row["status"] = status
+    row["peak_mb"] = None if peak is None or status != "ok" else peak / 1024
+    return row
+
+
+def call_seconds(call: Mapping[str, object]) -> float:
+    """One call's whole time: ``total_s`` (ours) or decode + assign + encode."""
+    if "total_s" in call:
+        return _seconds(call["total_s"])
+    return sum(_seconds(call[k]) for k in ("decode_s", "assign_s", "encode_s"))
+
+
+def summarise(calls: Sequence[Mapping[str, object]]) -> dict[str, object]:
+    """The figures of a peer's calls: ``cold_s`` (the first call), ``warm_s`` (the best of the
+    others; ``None`` with one call) and ``seconds`` (warm where there is one, else cold);
+    the split, ``cpu_s`` and ``gc_s`` are those of the call ``seconds`` comes from, and
+    ``cold_*`` the cold call's split."""
+    if not calls:
+        return {}
+    cold = calls[0]
+    warm = min(calls[1:], key=call_seconds) if len(calls) > 1 else None
+    chosen = warm or cold
+    out: dict[str, object] = {
+        "calls": len(calls),
+        "cold_s": call_seconds(cold),
+        "warm_s": None if warm is None else call_seconds(warm),
+        "seconds": call_seconds(chosen),
+    }
+    for key in ("decode_s", "assign_s", "encode_s", "cpu_s", "gc_s"):
+        if key in chosen:
+            out[key] = _seconds(chosen[key])
+        if key in cold:
+            out[f"cold_{key}"] = _seconds(cold[key])
+    return out
 
 
 def total_seconds(row: Mapping[str, object]) -> float | None:
-    """Decode + assign + encode (ours: the leader's whole call)."""
+    """The row's headline seconds (warm if measured, else cold); ``None`` unless ``ok``."""
     if row.get("status") != "ok":
         return None
-    if "total_s" in row:
-        return _seconds(row["total_s"])
-    return sum(_seconds(row[k]) for k in ("decode_s", "assign_s", "encode_s"))
+    return _seconds(row["seconds"])
 
 
 def _seconds(value: object) -> float:
@@ -191,15 +298,24 @@ def _seconds(value: object) -> float:
 # --- orchestration -----------------------------------------------------------------------
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    if a.stat().st_size != b.stat().st_size:
+        return False
+    return a.read_bytes() == b.read_bytes()
+
+
 def bench_shape(
     shape: str,
     protocol: str,
     peers: list[str],
     timeouts: Mapping[str, float | None],
     workdir: Path,
+    calls: Mapping[str, int] = DEFAULT_CALLS,
+    budget: Mapping[str, float] = DEFAULT_BUDGET,
 ) -> list[dict[str, object]]:
-    """Every phase of one shape for one protocol: our engine, then every peer on the same
-    input file, with quality measured on each peer's output."""
+    """Every phase of one shape for one protocol on both inputs: our engine, then every peer
+    on the same input file, with quality measured on each peer's output (a peer whose output
+    on the ``java`` input is the same bytes as on ``ours`` gets the same quality figures)."""
     from plan_quality import input_members, plan_of, quality
 
     spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
@@ -214,50 +330,80 @@ def bench_shape(
         raise RuntimeError(f"generator failed on {shape}/{protocol}: {gen.stderr[-2000:]}")
     engine = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
     spent["generate"] += time.monotonic() - t0
+    racked = SHAPES[shape].racks is not None
+    run_peers = [*peers, "ours-norack"] if racked and "ours" in peers else list(peers)
     rows: list[dict[str, object]] = []
     skipped: dict[str, str] = {}
     cut_fresh: set[str] = set()
     for phase in PHASES:
-        source = workdir / f"{shape}.{protocol}.{phase}.in"
-        t0 = time.monotonic()
-        partitions, metadata, racks = read_input(source)
-        members = input_members(protocol, metadata)
-        del metadata
-        spent["quality"] += time.monotonic() - t0
-        base = {"shape": shape, "protocol": protocol, "phase": phase}
-        rows.append({**base, "peer": "engine", "status": "ok", **engine[phase]})
-        for peer in peers:
-            row: dict[str, object] = {**base, "peer": peer}
-            cmd = peer_command(peer)
-            if peer == "kafka-python" and protocol != "sticky":
-                row["status"] = "n/a"
-            elif isinstance(cmd, str):
-                row["status"] = f"unavailable: {cmd}"
-            elif peer in skipped:
-                row["status"] = skipped[peer]
-            elif phase == "rejoin" and peer in cut_fresh:
-                row["status"] = "skipped (cut on fresh)"
-            else:
-                target = workdir / f"{shape}.{protocol}.{phase}.{peer}.out"
-                t0 = time.monotonic()
-                row.update(run_limited([*cmd, protocol, str(source), str(target)], timeouts[peer]))
-                t1 = time.monotonic()
-                if row["status"] == "ok":
-                    plan = plan_of(read_output(target), members)
-                    row.update(quality(partitions, members, plan, racks))
-                    del plan
-                elif row["status"] == "cut" and peer == "kafka-python":
-                    skipped[peer] = f"skipped (cut on {phase})"
-                elif row["status"] == "cut" and phase == "fresh":
-                    cut_fresh.add(peer)
-                spent["peers"] += t1 - t0
-                spent["quality"] += time.monotonic() - t1
-                target.unlink(missing_ok=True)
-            row["seconds"] = total_seconds(row)
-            rows.append(row)
-        source.unlink()
+        sources = {i: input_path(workdir, shape, protocol, phase, i) for i in INPUTS}
+        same = _same_file(sources["ours"], sources["java"])
+        first: dict[str, tuple[dict[str, object], bytes | None]] = {}
+        for source_name, source in sources.items():
+            base = {"shape": shape, "protocol": protocol, "phase": phase, "input": source_name}
+            rows.append({**base, "peer": "engine", "status": "ok", **engine[phase]})
+            if source_name == "java" and same:
+                for peer in run_peers:
+                    rows.append({**first[peer][0], **base, "same_bytes": True})
+                continue
+            t0 = time.monotonic()
+            partitions, metadata, racks = read_input(source)
+            members = input_members(protocol, metadata)
+            del metadata
+            spent["quality"] += time.monotonic() - t0
+            for peer in run_peers:
+                row: dict[str, object] = {**base, "peer": peer}
+                cmd = peer_command(peer)
+                out_bytes: bytes | None = None
+                if peer == "kafka-python" and protocol != "sticky":
+                    row["status"] = "n/a"
+                elif isinstance(cmd, str):
+                    row["status"] = f"unavailable: {cmd}"
+                elif peer in skipped:
+                    row["status"] = skipped[peer]
+                elif phase == "rejoin" and peer in cut_fresh:
+                    row["status"] = "skipped (cut on fresh)"
+                else:
+                    target = workdir / f"{shape}.{protocol}.{phase}.{source_name}.{peer}.out"
+                    args = [protocol, str(source), str(target)]
+                    args += [str(calls.get(peer, 1)), str(budget.get(peer, 0.0))]
+                    row["load_before"] = os.getloadavg()[0]
+                    t0 = time.monotonic()
+                    row["limit_s"] = timeouts.get(peer)
+                    row.update(run_limited([*cmd, *args], timeouts.get(peer)))
+                    t1 = time.monotonic()
+                    row["load_after"] = os.getloadavg()[0]
+                    if row["status"] == "ok":
+                        out_bytes = target.read_bytes()
+                        earlier = first.get(peer)
+                        if earlier is not None and earlier[1] == out_bytes:
+                            row.update(_quality_of(earlier[0]))
+                        else:
+                            plan = plan_of(read_output(target), members)
+                            row.update(quality(partitions, members, plan, racks))
+                            del plan
+                    elif row["status"] == "cut" and peer == "kafka-python":
+                        skipped[peer] = f"skipped (cut on {phase})"
+                    elif row["status"] == "cut" and phase == "fresh":
+                        cut_fresh.add(peer)
+                    spent["peers"] += t1 - t0
+                    spent["quality"] += time.monotonic() - t1
+                    target.unlink(missing_ok=True)
+                row["seconds"] = total_seconds(row)
+                rows.append(row)
+                first.setdefault(peer, (row, out_bytes))
+            del members
+        for source in sources.values():
+            source.unlink()
     print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)
     return rows
+
+
+QUALITY_KEYS = ("twice", "invalid", "unassigned", "spread", "moved", "optimal", "cross_rack")
+
+
+def _quality_of(row: Mapping[str, object]) -> dict[str, object]:
+    return {k: row[k] for k in QUALITY_KEYS if k in row}
 
 
 def _cell(row: Mapping[str, object] | None, timeouts: Mapping[str, float | None]) -> str:
@@ -265,74 +411,162 @@ def _cell(row: Mapping[str, object] | None, timeouts: Mapping[str, float | None]
         return "-"
     status = str(row.get("status"))
     if status == "cut":
-        return f"cut >{timeouts[str(row['peer'])]:.0f}s"
+        limit = row.get("limit_s") or timeouts[str(row["peer"])]
+        return f"cut >{_seconds(limit):.0f}s"
     if status != "ok":
         return status.split(":")[0].split(" (")[0]
-    return f"{row['seconds']:.3f}"
+    mark = "" if row.get("warm_s") is not None or row.get("calls") != 1 else "c"
+    return f"{_seconds(row['seconds']):.3f}{mark}"
 
 
 def _ratio(peer: Mapping[str, object] | None, ours: Mapping[str, object] | None) -> str:
     if not peer or not ours or peer.get("seconds") is None or ours.get("seconds") is None:
         return "-"
-    return f"{float(peer['seconds']) / max(float(ours['seconds']), 1e-9):.1f}x"  # type: ignore[arg-type]
+    return f"{_seconds(peer['seconds']) / max(_seconds(ours['seconds']), 1e-9):.1f}x"
+
+
+def _fig(row: Mapping[str, object] | None, key: str, digits: int = 3) -> str:
+    value = None if row is None or row.get("status") != "ok" else row.get(key)
+    return "-" if value is None else f"{_seconds(value):.{digits}f}"
+
+
+def _keys(rows: list[dict[str, object]]) -> list[tuple[str, str, str, str]]:
+    keys = {
+        (str(r["shape"]), str(r["protocol"]), str(r["phase"]), str(r.get("input", "ours")))
+        for r in rows
+    }
+    return sorted(
+        keys,
+        key=lambda k: (
+            k[1] != "sticky",
+            k[1],
+            _order(k[0]),
+            PHASES.index(k[2]),
+            INPUTS.index(k[3]),
+        ),
+    )
 
 
 def print_tables(
     rows: list[dict[str, object]], peers: list[str], timeouts: Mapping[str, float | None]
 ) -> None:
-    """Time table (ratios: peer's whole bytes path / our leader's, and peer's assign call /
-    our engine), then quality and memory per peer."""
-    index = {(r["shape"], r["protocol"], r["phase"], r["peer"]): r for r in rows}
-    keys = sorted(
-        {(r["shape"], r["protocol"], r["phase"]) for r in rows},
-        key=lambda k: (
-            str(k[1]) != "sticky",
-            str(k[1]),
-            _order(str(k[0])),
-            PHASES.index(str(k[2])),
-        ),
-    )
+    """The time table (ratios: peer / our leader, both on the same input), Java's split and
+    cold call, then CPU, GC and load per peer, then quality and memory."""
+    index: dict[tuple[object, ...], dict[str, object]] = {
+        (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), r["peer"]): r for r in rows
+    }
+    keys = _keys(rows)
     others = [p for p in peers if p != "ours"]
     print(
-        "\ntime (s): engine = our engine call; ours = our leader's bytes path (decode + engine + "
-        "encode);\npeers: decode + assign + encode; ratio = peer / ours; assign/eng = peer's "
-        "assign call / our engine"
+        "\ntime (s; warm: best of the calls after the first in one process, c = cold only): "
+        "engine = our engine call;\nours = our leader's bytes path (decode + engine + encode); "
+        "no-rack = ours without replica racks (racked shapes);\npeers: decode + assign + encode; "
+        "ratio = peer / ours on the same input (franz on racked shapes: / no-rack)"
     )
-    head = f"{'shape':<16} {'protocol':<7} {'phase':<6} {'engine':>7} {'ours':>7}"
+    head = f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'engine':>6} {'ours':>7}"
+    head += f" {'no-rack':>7}"
     for p in others:
-        head += f" {p:>12} {'ratio':>7} {'asg/eng':>7}"
+        head += f" {p:>12} {'ratio':>6}"
     print(head)
-    for shape, protocol, phase in keys:
-        eng = index.get((shape, protocol, phase, "engine"))
-        ours = index.get((shape, protocol, phase, "ours"))
+    for shape, protocol, phase, source in keys:
+        at = {p: index.get((shape, protocol, phase, source, p)) for p in ["engine", *peers]}
+        at["ours-norack"] = index.get((shape, protocol, phase, source, "ours-norack"))
+        eng, ours, norack = at["engine"], at["ours"], at["ours-norack"]
+        label = source + ("=" if ours and ours.get("same_bytes") else "")
         line = (
-            f"{shape!s:<16} {_short(str(protocol)):<7} {phase!s:<6} "
-            f"{float(eng['engine_s']) if eng else float('nan'):>7.3f} {_cell(ours, timeouts):>7}"  # type: ignore[arg-type]
+            f"{shape:<16} {_short(protocol):<6} {phase:<6} {label:<5} "
+            f"{_fig(eng, 'engine_s'):>6} {_cell(ours, timeouts):>7} "
+            f"{(_cell(norack, timeouts) if norack else '-'):>7}"
         )
         for p in others:
-            r = index.get((shape, protocol, phase, p))
-            asg = "-"
-            if r and r.get("status") == "ok" and eng and "assign_s" in r:
-                asg = f"{float(r['assign_s']) / max(float(eng['engine_s']), 1e-9):.1f}x"  # type: ignore[arg-type]
-            line += f" {_cell(r, timeouts):>12} {_ratio(r, ours):>7} {asg:>7}"
+            r = at[p]
+            against = norack if p == "franz" and norack else ours
+            line += f" {_cell(r, timeouts):>12} {_ratio(r, against):>6}"
         print(line)
-    print("\nquality (measured by our code on each peer's assignment bytes) and peak RSS")
-    print(
-        f"{'shape':<16} {'protocol':<7} {'phase':<6} {'peer':<12} {'peak MB':>8} {'max-min':>7} "
-        f"{'moved':>7} {'twice':>5} {'invalid':>7} {'unasg':>7} {'optimal':>7} {'x-rack':>7}"
-    )
-    for shape, protocol, phase in keys:
-        for p in peers:
-            r = index.get((shape, protocol, phase, p))
+    if "java" in peers:
+        print(
+            "\nJava's split (s): warm call (best of the calls after the first) and the cold "
+            "first call; asg/eng = Java's assign / our engine"
+        )
+        print(
+            f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'decode':>7} {'assign':>7} "
+            f"{'encode':>7} {'warm':>7} {'c-dec':>7} {'c-asg':>7} {'c-enc':>7} {'cold':>7} "
+            f"{'asg/eng':>7}"
+        )
+        for shape, protocol, phase, source in keys:
+            r = index.get((shape, protocol, phase, source, "java"))
+            eng = index.get((shape, protocol, phase, source, "engine"))
             if not r or r.get("status") != "ok":
                 continue
-            opt = {True: "yes", False: "NO", None: "-"}[r.get("optimal")]  # type: ignore[index]
+            warm = r.get("warm_s") is not None
+            asg = "-"
+            if eng:
+                asg = f"{_seconds(r['assign_s']) / max(_seconds(eng['engine_s']), 1e-9):.1f}x"
             print(
-                f"{shape!s:<16} {_short(str(protocol)):<7} {phase!s:<6} {p:<12} "
-                f"{float(r['peak_mb']):>8.0f} {r['spread']!s:>7} {r['moved']!s:>7} "  # type: ignore[arg-type]
-                f"{r['twice']!s:>5} {r['invalid']!s:>7} {r['unassigned']!s:>7} {opt:>7} "
-                f"{r.get('cross_rack', '-')!s:>7}"
+                f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} "
+                + "".join(
+                    f" {(_fig(r, k) if warm else '-'):>7}"
+                    for k in ("decode_s", "assign_s", "encode_s", "warm_s")
+                )
+                + "".join(
+                    f" {_fig(r, k):>7}"
+                    for k in ("cold_decode_s", "cold_assign_s", "cold_encode_s", "cold_s")
+                )
+                + f" {asg:>7}"
             )
+    print(
+        "\nCPU and GC (s) of the call in the time table, load average (1 min) before/after "
+        "the peer's process; gc: Java the collectors' time, Go the runtime's GC CPU estimate, "
+        "Python wall time in the cyclic GC"
+    )
+    print(
+        f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<12} {'wall':>7} "
+        f"{'cpu':>7} {'cpu/our':>7} {'gc':>6} {'load':>9}"
+    )
+    for lead, r, ours in _measured(index, keys, [*peers, "ours-norack"]):
+        load = f"{_seconds(r['load_before']):.1f}/{_seconds(r['load_after']):.1f}"
+        cpu_ratio = "-"
+        if ours and r.get("cpu_s") is not None and ours.get("cpu_s") is not None:
+            cpu_ratio = f"{_seconds(r['cpu_s']) / max(_seconds(ours['cpu_s']), 1e-9):.1f}x"
+        print(
+            f"{lead} {_fig(r, 'seconds'):>7} {_fig(r, 'cpu_s'):>7} {cpu_ratio:>7} "
+            f"{_fig(r, 'gc_s', 2):>6} {load:>9}"
+        )
+    print("\nquality (measured by our code on each peer's assignment bytes) and peak RSS")
+    print(
+        f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<12} {'peak MB':>8} "
+        f"{'max-min':>7} {'moved':>7} {'twice':>5} {'invalid':>7} {'unasg':>7} {'optimal':>7} "
+        f"{'x-rack':>7}"
+    )
+    for lead, r, _ in _measured(index, keys, [*peers, "ours-norack"]):
+        opt = {True: "yes", False: "NO", None: "-"}[r.get("optimal")]  # type: ignore[index]
+        print(
+            f"{lead} {_fig(r, 'peak_mb', 0):>8} {r['spread']!s:>7} {r['moved']!s:>7} "
+            f"{r['twice']!s:>5} {r['invalid']!s:>7} {r['unassigned']!s:>7} {opt:>7} "
+            f"{r.get('cross_rack', '-')!s:>7}"
+        )
+
+
+def _measured(
+    index: Mapping[tuple[object, ...], dict[str, object]],
+    keys: list[tuple[str, str, str, str]],
+    peers: list[str],
+) -> list[tuple[str, dict[str, object], dict[str, object] | None]]:
+    """Per row key and peer that ran on that input (not a ``same bytes`` copy) and
+    finished: the row's leading columns, the row, and our leader's row on the same input
+    (``no-rack`` for franz-go where there is one)."""
+    out = []
+    for shape, protocol, phase, source in keys:
+        for p in peers:
+            r = index.get((shape, protocol, phase, source, p))
+            if not r or r.get("status") != "ok" or r.get("same_bytes"):
+                continue
+            ours = index.get((shape, protocol, phase, source, "ours"))
+            if p == "franz":
+                ours = index.get((shape, protocol, phase, source, "ours-norack")) or ours
+            lead = f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} {p:<12}"
+            out.append((lead, r, ours))
+    return out
 
 
 def _short(protocol: str) -> str:
@@ -367,25 +601,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", default=",".join(PEERS), help=f"from {PEERS}")
     parser.add_argument("--peer-timeout", type=float, default=20.0, help="per call, franz/java")
     parser.add_argument("--kafka-python-timeout", type=float, default=5.0)
+    parser.add_argument(
+        "--calls",
+        type=int,
+        help="calls per peer process (default: Java 3, ours and franz 2, kafka-python 1); "
+        "the first is the cold call",
+    )
+    parser.add_argument(
+        "--warm-budget",
+        type=float,
+        help="no further warm call starts once a peer's calls took this many seconds "
+        "(default: Java 8, ours and franz 3)",
+    )
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
+    parser.add_argument(
+        "--tables", metavar="JSON", help="print the tables of an earlier run's --json file only"
+    )
     args = parser.parse_args(argv)
     if args.generate:
         generate(args.generate[0], args.generate[1], Path(args.generate[2]))
         return 0
-    if args.build:
-        build_peers()
     peers = [p for p in args.peers.split(",") if p]
-    for p in peers:
-        cmd = peer_command(p)
-        if isinstance(cmd, str):
-            print(f"bench: {p} peer {cmd}: its column reads unavailable")
+    calls = {p: args.calls or n for p, n in DEFAULT_CALLS.items()}
+    calls["kafka-python"] = 1 if args.calls is None else args.calls
+    budget = {p: args.warm_budget or b for p, b in DEFAULT_BUDGET.items()}
     timeouts: dict[str, float | None] = {
         "ours": None,
+        "ours-norack": None,
         "franz": args.peer_timeout,
         "java": args.peer_timeout,
         "kafka-python": args.kafka_python_timeout,
     }
+    if args.tables:
+        print_tables(json.loads(Path(args.tables).read_text()), peers, timeouts)
+        return 0
+    if args.build:
+        build_peers()
+    for p in peers:
+        cmd = peer_command(p)
+        if isinstance(cmd, str):
+            print(f"bench: {p} peer {cmd}: its column reads unavailable")
     runs = [(s, p) for s in args.shapes.split(",") if s for p in args.protocols.split(",") if p]
     runs += [
         (s, "cooperative-sticky")
@@ -393,16 +649,23 @@ def main(argv: list[str] | None = None) -> int:
         if s and (s, "cooperative-sticky") not in runs
     ]
     began = time.monotonic()
-    print(f"bench (python {sys.version.split()[0]}, {os.cpu_count()} cpus): {len(runs)} runs")
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"bench (python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average {load}): "
+        f"{len(runs)} runs"
+    )
     rows: list[dict[str, object]] = []
     workdir = ROOT / "build" / "bench"
     workdir.mkdir(parents=True, exist_ok=True)
     for shape, protocol in runs:
         t0 = time.monotonic()
-        rows.extend(bench_shape(shape, protocol, peers, timeouts, workdir))
+        rows.extend(bench_shape(shape, protocol, peers, timeouts, workdir, calls, budget))
         print(f" -- {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
+        if args.json:  # after every shape, so that a stopped run keeps what it measured
+            Path(args.json).write_text(json.dumps(rows, indent=1))
     print_tables(rows, peers, timeouts)
-    print(f"\nwhole run: {time.monotonic() - began:.0f} s")
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\nwhole run: {time.monotonic() - began:.0f} s (load average at the end {load})")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

@@ -10,6 +10,16 @@
   subscriptions.
 - HET-1M: 1,000 topics x 1,000 partitions, 4,000 members, each subscribed to 25 topics drawn
   at random (seeded): 4,000 distinct subscriptions, one connected group.
+- H-1M-numbered: H-1M with the numbered topic names ``topic-0000``.. (the extra row below).
+
+Topic names: topic i is ``topic-`` and 8 hex digits of ``i * 2654435761 mod 2**32`` (distinct,
+as the multiplier is odd), so that Java's ``TopicPartition.hashCode`` values spread out: on
+H-1M every one of the million partitions gets its own hash. The numbered names
+``topic-0000``.. that earlier runs used give only 21,330 distinct hashes for the same million
+(their ``String.hashCode`` values sit side by side, 31 apart per partition step), which
+makes Java's hash collections (``ImplicitLinkedHashCollection``, ``HashMap``) collide and
+costs Java's ``assign`` about 1.5x; they stay as one labelled row (``H-1M-numbered``), not
+the default. :func:`distinct_partition_hashes` counts them.
 
 Phases: ``fresh`` (nobody owns anything); ``rejoin`` (every member owns its fresh partitions at
 generation 1, one new member joins with the first member's subscription); ``leave`` (every
@@ -50,13 +60,44 @@ class Shape:
         return {(t, p): sets[p % n] for t, c in self.partitions.items() for p in range(c)}
 
 
+_SPREAD = 2654435761  # odd, so i -> i * _SPREAD mod 2**32 is one-to-one
+
+
+def topic_names(n: int, numbered: bool = False) -> list[str]:
+    """The ``n`` topic names of a shape, in topic order (see the module docstring)."""
+    if numbered:
+        return [f"topic-{i:04d}" for i in range(n)]
+    return [f"topic-{i * _SPREAD % 2**32:08x}" for i in range(n)]
+
+
 def _topics(n: int) -> list[str]:
-    return [f"topic-{i:04d}" for i in range(n)]
+    return topic_names(n)
 
 
-def _homogeneous(n_topics: int, n_members: int, odd: bool = False) -> Callable[[], Subscriptions]:
+def java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode`` of ``text`` as an unsigned 32-bit value (UTF-16 units)."""
+    h = 0
+    raw = text.encode("utf-16-be")
+    for k in range(0, len(raw), 2):
+        h = (31 * h + (raw[k] << 8 | raw[k + 1])) & 0xFFFFFFFF
+    return h
+
+
+def distinct_partition_hashes(partitions: dict[str, int]) -> int:
+    """How many distinct Java ``TopicPartition.hashCode`` values the partitions have
+    (``31 * (31 + partition) + topic.hashCode()``, 32-bit)."""
+    seen: set[int] = set()
+    for topic, count in partitions.items():
+        h = java_string_hash(topic)
+        seen.update((31 * (31 + p) + h) & 0xFFFFFFFF for p in range(count))
+    return len(seen)
+
+
+def _homogeneous(
+    n_topics: int, n_members: int, odd: bool = False, numbered: bool = False
+) -> Callable[[], Subscriptions]:
     def build() -> Subscriptions:
-        topics = _topics(n_topics)
+        topics = topic_names(n_topics, numbered)
         subs = {f"member-{i:05d}": topics for i in range(n_members)}
         if odd:
             subs[f"member-{n_members - 1:05d}"] = topics[:1]
@@ -123,6 +164,11 @@ SHAPES = {
         racks=(3, 1),
     ),
     "HET-1M": Shape("HET-1M", dict.fromkeys(_topics(1000), 1000), _scattered(1000, 4000, 25)),
+    "H-1M-numbered": Shape(
+        "H-1M-numbered",
+        dict.fromkeys(topic_names(500, numbered=True), 2000),
+        _homogeneous(500, 2000, numbered=True),
+    ),
 }
 
 

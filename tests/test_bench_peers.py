@@ -21,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from java_form import java_metadata  # noqa: E402
 from peer_files import read_input, read_output, write_input, write_output  # noqa: E402
 from plan_quality import input_members, plan_of, quality  # noqa: E402
 from run import peer_command, run_limited  # noqa: E402
@@ -51,6 +52,10 @@ def _metadata() -> dict[str, bytes]:
     return out
 
 
+def _java_metadata() -> dict[str, bytes]:
+    return java_metadata("sticky", SUBS, RACKS, PREVIOUS)
+
+
 def _command(peer: str) -> list[str]:
     cmd = peer_command(peer)
     if isinstance(cmd, str) and all(shutil.which(t) for t in TOOLCHAIN.get(peer, ())):
@@ -71,15 +76,23 @@ def test_input_file_round_trips(tmp_path: Path) -> None:
     assert read_input(tmp_path / "plain") == (PARTITIONS, metadata, None)
 
 
+@pytest.mark.parametrize("form", ["ours", "java"])
 @pytest.mark.parametrize("peer", ["ours", "franz", "java", "kafka-python"])
-def test_peer_plan_is_read_back_and_judged_by_our_code(peer: str, tmp_path: Path) -> None:
+def test_peer_plan_is_read_back_and_judged_by_our_code(
+    peer: str, form: str, tmp_path: Path
+) -> None:
+    """Each peer on our members' bytes and on Java members' bytes (no owned partitions, the
+    previous assignment in the sticky user data only), two calls in one process."""
     cmd = _command(peer)
     source, target = tmp_path / "in", tmp_path / "out"
-    metadata = _metadata()
+    metadata = _metadata() if form == "ours" else _java_metadata()
     write_input(source, PARTITIONS, metadata, PARTITION_RACKS)
-    row = run_limited([*cmd, "sticky", str(source), str(target)], 120)
+    row = run_limited([*cmd, "sticky", str(source), str(target), "2"], 120)
     assert row["status"] == "ok", row
     assert float(row["peak_mb"]) > 1  # type: ignore[arg-type]
+    assert row["calls"] == 2 and row["done"] is True
+    assert row["warm_s"] is not None and row["seconds"] == row["warm_s"]
+    assert float(row["cpu_s"]) >= 0 and float(row["gc_s"]) >= 0  # type: ignore[arg-type]
     members = input_members("sticky", metadata)
     assert {s.member_id: sorted(s.owned) for s in members if s.owned} == PREVIOUS
     assignments = read_output(target)
@@ -127,6 +140,22 @@ def test_quality_reports_a_bad_plan(tmp_path: Path) -> None:
     assert got["moved"] == 10  # m-2's ten owned partitions went to m-1 or nobody
 
 
-def test_a_peer_that_hangs_is_cut() -> None:
-    row = run_limited([sys.executable, "-c", "import time; time.sleep(60)"], 0.5)
+def test_a_peer_that_hangs_in_a_call_is_cut() -> None:
+    hang = "import json, time; print(json.dumps({'begin': 0}), flush=True); time.sleep(60)"
+    row = run_limited([sys.executable, "-c", hang], 0.5)
     assert row["status"] == "cut"
+
+
+def test_the_time_limit_covers_the_call_only() -> None:
+    """Start-up before the ``begin`` line is not cut by the call's limit (only by the setup
+    limit); a call within its limit is ``ok`` however long the start-up took."""
+    slow_start = (
+        "import time, json; time.sleep(1.5); print(json.dumps({'begin': 0}), flush=True); "
+        "print(json.dumps({'call': 0, 'total_s': 0.01, 'cpu_s': 0.0, 'gc_s': 0.0})); "
+        "print(json.dumps({'done': True}))"
+    )
+    row = run_limited([sys.executable, "-c", slow_start], 0.5)
+    assert row["status"] == "ok", row
+    assert row["cold_s"] == row["seconds"] == 0.01 and row["warm_s"] is None
+    stuck = run_limited([sys.executable, "-c", "import time; time.sleep(60)"], 0.5, 1.0)
+    assert str(stuck["status"]).startswith("error: no progress")

@@ -3,16 +3,23 @@
 // benchmarks/run.py wrote (the exact bytes our leader gets) and writes back each member's
 // SyncGroup assignment bytes as franz-go encodes them.
 //
-// Usage: franz-peer PROTOCOL INPUT OUTPUT [REPEAT]
+// Usage: franz-peer PROTOCOL INPUT OUTPUT [CALLS [BUDGET_S]]
 //
 // PROTOCOL is "sticky" or "cooperative-sticky". INPUT and OUTPUT use the framing described in
-// docs/benchmarks.md (big-endian, Kafka-style int16/int32 lengths). One JSON line on stdout
-// gives the best of REPEAT runs (default 1) of each timed step:
+// docs/benchmarks.md (big-endian, Kafka-style int16/int32 lengths). Up to CALLS calls (default
+// 1) run in this one process, the first cold, the later warm; after the first, no further call
+// starts once the calls so far took BUDGET_S seconds. Before each call one line {"begin": i}
+// is printed (the caller's time limit runs from it), after it one JSON line with:
 //
 //   - decode_s: MemberBalancer (franz-go decodes every member's metadata),
 //   - assign_s: Balance (BalanceOrError on the ConsumerBalancer; for cooperative-sticky this
 //     includes franz-go's own AdjustCooperative),
-//   - encode_s: IntoSyncAssignment (the SyncGroup assignment bytes).
+//   - encode_s: IntoSyncAssignment (the SyncGroup assignment bytes),
+//   - cpu_s: the process's user + system CPU seconds over the call (getrusage),
+//   - gc_s: the runtime's GC CPU seconds over the call (/cpu/classes/gc/total:cpu-seconds,
+//     an estimate the runtime keeps).
+//
+// The last call's assignment is written to OUTPUT, then {"done": true, ...} is printed.
 //
 // franz-go takes partition racks only from its own client's metadata (no public way to give
 // them to a GroupBalancer), so replica racks in INPUT are ignored: "racks" is false in the
@@ -26,8 +33,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"sort"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -121,13 +130,21 @@ func run() error {
 	default:
 		return fmt.Errorf("unknown protocol %q", os.Args[1])
 	}
-	repeat := 1
+	calls := 1
 	if len(os.Args) > 4 {
 		n, err := strconv.Atoi(os.Args[4])
 		if err != nil || n < 1 {
-			return fmt.Errorf("bad REPEAT %q", os.Args[4])
+			return fmt.Errorf("bad CALLS %q", os.Args[4])
 		}
-		repeat = n
+		calls = n
+	}
+	budget := -1.0
+	if len(os.Args) > 5 {
+		b, err := strconv.ParseFloat(os.Args[5], 64)
+		if err != nil {
+			return fmt.Errorf("bad BUDGET_S %q", os.Args[5])
+		}
+		budget = b
 	}
 	in, err := readInput(os.Args[2])
 	if err != nil {
@@ -135,15 +152,12 @@ func run() error {
 	}
 	// The client hands MemberBalancer members sorted by instance id, then member id.
 	sort.Slice(in.members, func(i, j int) bool { return in.members[i].MemberID < in.members[j].MemberID })
-	best := [3]float64{-1, -1, -1}
-	keep := func(i int, d time.Duration) {
-		if s := d.Seconds(); best[i] < 0 || s < best[i] {
-			best[i] = s
-		}
-	}
 	var sync []kmsg.SyncGroupRequestGroupAssignment
-	for range repeat {
+	spent, done := 0.0, 0
+	for run := 0; run < calls && (run == 0 || budget < 0 || spent < budget); run++ {
 		sync = nil
+		fmt.Printf("{\"begin\": %d}\n", run)
+		gc0, cpu0 := gcSeconds(), cpuSeconds()
 		start := time.Now()
 		mb, interests, err := balancer.MemberBalancer(in.members)
 		if err != nil {
@@ -169,19 +183,41 @@ func run() error {
 		balanced := time.Now()
 		sync = into.IntoSyncAssignment()
 		encoded := time.Now()
-		keep(0, decoded.Sub(start))
-		keep(1, balanced.Sub(begin))
-		keep(2, encoded.Sub(balanced))
+		cpu1, gc1 := cpuSeconds(), gcSeconds()
+		spent += encoded.Sub(start).Seconds()
+		done++
+		line, _ := json.Marshal(map[string]any{
+			"call": run, "decode_s": decoded.Sub(start).Seconds(),
+			"assign_s": balanced.Sub(begin).Seconds(), "encode_s": encoded.Sub(balanced).Seconds(),
+			"cpu_s": cpu1 - cpu0, "gc_s": gc1 - gc0,
+		})
+		fmt.Println(string(line))
 	}
 	if err := writeOutput(os.Args[3], sync); err != nil {
 		return err
 	}
-	line, _ := json.Marshal(map[string]any{
-		"decode_s": best[0], "assign_s": best[1], "encode_s": best[2],
-		"racks": false, "repeat": repeat,
-	})
+	line, _ := json.Marshal(map[string]any{"done": true, "racks": false, "calls": done})
 	fmt.Println(string(line))
 	return nil
+}
+
+// cpuSeconds is the process's user + system CPU time so far.
+func cpuSeconds() float64 {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return float64(u.Utime.Nano()+u.Stime.Nano()) / 1e9
+}
+
+// gcSeconds is the runtime's estimate of the CPU time its garbage collector used so far.
+func gcSeconds() float64 {
+	sample := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return sample[0].Value.Float64()
 }
 
 func main() {

@@ -4,15 +4,22 @@
  * benchmarks/run.py wrote, the exact bytes our leader gets.
  *
  * Usage: java -cp build/jvm/bench-peer/classes:build/jvm/bench-peer/lib/* BenchPeer
- *            PROTOCOL INPUT OUTPUT [REPEAT]
+ *            PROTOCOL INPUT OUTPUT [CALLS [BUDGET_S]]
  *
- * Steps timed apart, best of REPEAT (default 1), printed as one JSON line on stdout:
+ * Up to CALLS (default 1) calls in this one JVM, each timed apart; the first is the cold call
+ * (a JVM whose JIT has seen only a two-member warm-up, as in a leader's first rebalance), the
+ * later ones are warm; after the first, no further call starts once the calls so far took
+ * BUDGET_S seconds (default: no budget). Before each call one line {"begin": i} is printed (the
+ * caller's time limit runs from it), after it one JSON line with:
  *   decode_s: ConsumerProtocol.deserializeSubscription of every member (what the consumer
  *             coordinator does before it calls the assignor);
  *   assign_s: assign(partitionsPerTopic, subscriptions), or assignPartitions with
  *             PartitionInfo replicas carrying racks when INPUT has replica racks (KIP-881);
  *             CooperativeStickyAssignor's own cooperative adjustment is inside it;
- *   encode_s: ConsumerProtocol.serializeAssignment of every member's plan.
+ *   encode_s: ConsumerProtocol.serializeAssignment of every member's plan;
+ *   cpu_s:    the process's CPU seconds over the call (every thread: GC and JIT included);
+ *   gc_s:     the collectors' accumulated collection time over the call (GC MXBeans).
+ * The last call's assignment is written to OUTPUT, then {"done": true, ...} is printed.
  * A tiny group is assigned once first so that class loading is not timed.
  * File framing: docs/benchmarks.md.
  */
@@ -24,6 +31,8 @@ import java.io.DataOutputStream;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -71,11 +80,10 @@ public final class BenchPeer {
 
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
-            System.err.println("usage: BenchPeer sticky|cooperative-sticky INPUT OUTPUT [REPEAT]");
+            System.err.println("usage: BenchPeer sticky|cooperative-sticky INPUT OUTPUT [CALLS [BUDGET_S]]");
             System.exit(2);
         }
         String protocol = args[0];
-        int repeat = args.length > 3 ? Integer.parseInt(args[3]) : 1;
 
         Map<String, Integer> counts = new LinkedHashMap<>();
         Map<String, byte[]> metadata = new LinkedHashMap<>();
@@ -126,10 +134,19 @@ public final class BenchPeer {
 
         warmUp(protocol);
 
-        double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
+        int calls = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        double budget = args.length > 4 ? Double.parseDouble(args[4]) : Double.MAX_VALUE;
+        com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         Map<String, byte[]> encoded = null;
-        for (int run = 0; run < repeat; run++) {
+        double spent = 0;
+        int done = 0;
+        for (int run = 0; run < calls && (run == 0 || spent < budget); run++) {
             encoded = null;
+            System.out.printf("{\"begin\": %d}%n", run);
+            System.out.flush();
+            long gc0 = gcMillis();
+            long cpu0 = os.getProcessCpuTime();
             long t0 = System.nanoTime();
             Map<String, Subscription> subscriptions = new HashMap<>();
             for (Map.Entry<String, byte[]> e : metadata.entrySet()) {
@@ -150,9 +167,18 @@ public final class BenchPeer {
                 encoded.put(e.getKey(), b);
             }
             long t3 = System.nanoTime();
-            best[0] = Math.min(best[0], (t1 - t0) / 1e9);
-            best[1] = Math.min(best[1], (t2 - t1) / 1e9);
-            best[2] = Math.min(best[2], (t3 - t2) / 1e9);
+            long cpu1 = os.getProcessCpuTime();
+            long gc1 = gcMillis();
+            spent += (t3 - t0) / 1e9;
+            done++;
+            System.out.printf(
+                "{\"call\": %d, \"decode_s\": %.6f, \"assign_s\": %.6f, \"encode_s\": %.6f, "
+                    + "\"cpu_s\": %.6f, \"gc_s\": %.6f}%n",
+                run, (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9, (cpu1 - cpu0) / 1e9,
+                (gc1 - gc0) / 1e3);
+            System.out.flush();
+            subscriptions = null;
+            plan = null;
         }
 
         try (DataOutputStream out = new DataOutputStream(
@@ -164,10 +190,16 @@ public final class BenchPeer {
                 out.write(e.getValue());
             }
         }
-        System.out.printf(
-            "{\"decode_s\": %.6f, \"assign_s\": %.6f, \"encode_s\": %.6f, \"racks\": %b, "
-                + "\"repeat\": %d}%n",
-            best[0], best[1], best[2], infos != null, repeat);
+        System.out.printf("{\"done\": true, \"racks\": %b, \"calls\": %d}%n", infos != null, done);
+    }
+
+    /** The collectors' accumulated collection time so far, in milliseconds. */
+    private static long gcMillis() {
+        long total = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
     }
 
     /** Assign a two-member group once, so class loading and static set-up are not timed. */
