@@ -5,9 +5,10 @@ own event loop (``MemberConfig.client == "aiokafka"``).
 The member always installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
 is eager only and has no generations), commits on revoke (auto-commit off), commits its
 positions every ``commit_interval_s`` (both through
-:func:`kafka_sticky_plugin.aiokafka.commit_on_revoke`, bounded by the revocation deadline), and reports ``started``, ``assigned``/``revoked``/
-``lost`` (with the partitions it owns afterwards and the generation), ``committed``/
-``commit_failed``, ``generation``, ``error`` and ``stopped``.
+:func:`kafka_sticky_plugin.aiokafka.commit_on_revoke`, bounded by the revocation deadline),
+and reports ``started``, ``assigned``/``revoked``/``lost`` (with the partitions it owns
+afterwards and the generation), ``committed``/``commit_failed``, ``generation``, ``error``
+and ``stopped``.
 """
 
 from __future__ import annotations

@@ -88,6 +88,10 @@ class MemberConfig:
     #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
     #: matches ``topic_pattern`` is seen).
     metadata_max_age_ms: int = 5000
+    #: The interpreter of a child-process member (``process=True``): empty for this one; a
+    #: client-version venv's python (``.venvs/kafka-python-2.2/bin/python``) runs the member
+    #: on that client version, with this checkout on its ``PYTHONPATH``.
+    python: str = ""
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

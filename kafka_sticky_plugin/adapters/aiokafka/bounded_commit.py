@@ -26,7 +26,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["commit_on_revoke", "commit_deadline_ms"]
+__all__ = ["commit_deadline_ms", "commit_on_revoke"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
