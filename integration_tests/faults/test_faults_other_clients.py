@@ -41,7 +41,7 @@ def _settings(client: str) -> tuple[str, dict[str, Any]]:
         python = Path(".venvs") / KAFKA_PYTHON_2 / "bin" / "python"
         if not python.exists():
             pytest.skip(f"needs {python} (make matrix-venvs)")
-        return "kafka-python 2.2", {"process_members": True, "python": str(python.resolve())}
+        return "kafka-python 2.2", {"process_members": True, "python": str(python.absolute())}
     if client == JAVA:
         return "Java 4.4.0", {"client": JAVA}
     return client, {"client": client}
