@@ -5,7 +5,8 @@ consumer 4.4.0 as the reference.
 
 In ``make test``: the coordinator's broker SIGKILLed (5 s down) and restarted, for each client
 and each strategy it has (librdkafka has no eager ``sticky``). ``make faults`` adds the full
-broker failover (then every broker bounced) for aiokafka and confluent."""
+broker failover (then every broker bounced) and the consumer bounces (clean and SIGKILL, one
+by one and all at once, a member paused past its session) for aiokafka and confluent."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from faults_cluster import cluster_or_skip, record_and_check
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
     broker_failover,
+    consumer_bounces,
     coordinator_failover,
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
@@ -74,4 +76,18 @@ def test_broker_failover(cluster: KafkaCluster, client: str) -> None:
     label = f"{client} cooperative-sticky: broker failover"
     with FaultRun(cluster, ["cooperative-sticky"], label=label, client=client) as run:
         figures = broker_failover(run)
+    record_and_check(figures)
+
+
+@pytest.mark.faults_full
+@pytest.mark.parametrize("client", ["aiokafka", "confluent"])
+def test_consumer_bounces(cluster: KafkaCluster, client: str) -> None:
+    """Child-process members: two restarted cleanly one by one, one SIGKILLed, one paused
+    past its session and resumed, then all restarted cleanly at once and all SIGKILLed at
+    once."""
+    label = f"{client} cooperative-sticky: consumer bounces"
+    with FaultRun(
+        cluster, ["cooperative-sticky"], label=label, client=client, process_members=True
+    ) as run:
+        figures = consumer_bounces(run)
     record_and_check(figures)

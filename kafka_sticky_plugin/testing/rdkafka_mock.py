@@ -21,7 +21,6 @@ import ctypes
 import glob
 import os
 from collections.abc import Iterable
-from types import TracebackType
 
 __all__ = ["API", "ERROR", "MockCluster", "MockUnavailable", "find_librdkafka"]
 
@@ -180,10 +179,5 @@ class MockCluster:
     def __enter__(self) -> MockCluster:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
