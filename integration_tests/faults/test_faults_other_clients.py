@@ -4,9 +4,9 @@ the version matrix's ``.venvs/kafka-python-2.2`` as child processes) and the gen
 consumer 4.4.0 as the reference.
 
 In ``make test``: the coordinator's broker SIGKILLed (5 s down) and restarted, for each client
-and each strategy it has (librdkafka has no eager ``sticky``). ``make faults`` adds the full
-broker failover (then every broker bounced) and the consumer bounces (clean and SIGKILL, one
-by one and all at once, a member paused past its session) for aiokafka and confluent."""
+and each strategy it has (librdkafka has no eager ``sticky``), and the consumer bounces (clean
+and SIGKILL, one by one and all at once, a member paused past its session) for aiokafka and
+confluent. ``make faults`` adds their full broker failover (then every broker bounced)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,6 @@ def test_broker_failover(cluster: KafkaCluster, client: str) -> None:
     record_and_check(figures)
 
 
-@pytest.mark.faults_full
 @pytest.mark.parametrize("client", ["aiokafka", "confluent"])
 def test_consumer_bounces(cluster: KafkaCluster, client: str) -> None:
     """Child-process members: two restarted cleanly one by one, one SIGKILLed, one paused
