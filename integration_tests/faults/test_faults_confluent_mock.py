@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from kafka_sticky_plugin.testing import rdkafka_mock
 from kafka_sticky_plugin.testing.analysis import analyse_deliveries
 from kafka_sticky_plugin.testing.checks import check_deliveries, check_exclusive_ownership
 from kafka_sticky_plugin.testing.events import Partition
@@ -28,7 +29,6 @@ from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
 from kafka_sticky_plugin.testing.member_config import encode_sequence
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
-rdkafka_mock = pytest.importorskip("kafka_sticky_plugin.testing.rdkafka_mock")
 
 pytestmark = pytest.mark.timeout(180)
 
