@@ -35,6 +35,7 @@ except ImportError as _exc:
     raise _missing(_exc, "kafka_sticky_plugin.aiokafka", "aiokafka") from _exc
 
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
+from .adapters.aiokafka.bounded_commit import commit_on_revoke
 from .adapters.aiokafka.commit_guard import guard_commits
 from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
 from .adapters.aiokafka.processing import Processor
@@ -55,6 +56,7 @@ __all__ = [
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
+    "commit_on_revoke",
     "guard_commits",
     "install_hooks",
     "supported_text",

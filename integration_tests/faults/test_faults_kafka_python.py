@@ -15,10 +15,9 @@ from faults_cluster import cluster_or_skip, record_and_check
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
-    bounce_members,
     broker_failover,
     churn,
-    pause_member,
+    consumer_bounces,
     static_bounce,
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
@@ -44,14 +43,11 @@ def test_broker_failover(cluster: KafkaCluster, strategy: str) -> None:
 @pytest.mark.faults_full
 def test_consumer_bounces(cluster: KafkaCluster) -> None:
     """Members restarted cleanly one by one, then one SIGKILLed, then one paused past its
-    session and resumed (its stale view until it learns it was expelled is exempt)."""
+    session and resumed (its stale view until it learns it was expelled is exempt), then all
+    restarted cleanly at once and all SIGKILLed at once."""
     label = "kafka-python 3 cooperative-sticky: consumer bounces"
     with FaultRun(cluster, ["cooperative-sticky"], label=label, process_members=True) as run:
-        run.start()
-        bounce_members(run, hard=False, names=run.names[:2])
-        bounce_members(run, hard=True, names=run.names[2:3])
-        pause_member(run, run.names[3], pause_s=10.0)
-        figures = run.finish()
+        figures = consumer_bounces(run)
     record_and_check(figures)
 
 

@@ -1,10 +1,18 @@
-"""The faults tier's broker failover (coordinator's broker SIGKILLed, then every broker
-bounced) for the other clients we hook: aiokafka (hooked) and confluent-kafka (our listener
-bridge), cooperative-sticky (the suite budget; kafka-python 3 runs both strategies)."""
+"""The faults tier for the other clients we hook, on one shared 3-broker cluster: aiokafka
+(hooked), confluent-kafka (our listener bridge), a kafka-python 2.x hook family (members in
+the version matrix's ``.venvs/kafka-python-2.2`` as child processes) and the genuine Java
+consumer 4.4.0 as the reference.
+
+In ``make test``: the coordinator's broker SIGKILLed (5 s down) and restarted, for each client
+and each strategy it has (librdkafka has no eager ``sticky``), and the consumer bounces (clean
+and SIGKILL, one by one and all at once, a member paused past its session) for aiokafka and
+confluent. ``make faults`` adds their full broker failover (then every broker bounced)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from faults_cluster import cluster_or_skip, record_and_check
@@ -12,10 +20,16 @@ from faults_cluster import cluster_or_skip, record_and_check
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
     broker_failover,
+    consumer_bounces,
+    coordinator_failover,
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
 
-pytestmark = [pytest.mark.timeout(600), pytest.mark.faults_full]
+pytestmark = pytest.mark.timeout(600)
+
+JAVA = "java-4.4.0"
+#: The kafka-python 2.x hook family run here (created by ``make matrix-venvs``).
+KAFKA_PYTHON_2 = "kafka-python-2.2"
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +37,56 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
     yield from cluster_or_skip(tmp_path_factory)
 
 
+def _settings(client: str) -> tuple[str, dict[str, Any]]:
+    """(label, FaultRun settings) of one client."""
+    if client == KAFKA_PYTHON_2:
+        python = Path(".venvs") / KAFKA_PYTHON_2 / "bin" / "python"
+        if not python.exists():
+            pytest.skip(f"needs {python} (make matrix-venvs)")
+        return "kafka-python 2.2", {"process_members": True, "python": str(python.absolute())}
+    if client == JAVA:
+        return "Java 4.4.0", {"client": JAVA}
+    return client, {"client": client}
+
+
+@pytest.mark.parametrize(
+    ("client", "strategy"),
+    [
+        ("aiokafka", "sticky"),
+        ("aiokafka", "cooperative-sticky"),
+        ("confluent", "cooperative-sticky"),
+        (KAFKA_PYTHON_2, "sticky"),
+        (KAFKA_PYTHON_2, "cooperative-sticky"),
+        (JAVA, "sticky"),
+        (JAVA, "cooperative-sticky"),
+    ],
+)
+def test_coordinator_kill(cluster: KafkaCluster, client: str, strategy: str) -> None:
+    """Nothing lost, no two owners, committed == log end, nothing raised out of poll()."""
+    name, settings = _settings(client)
+    label = f"{name} {strategy}: coordinator kill"
+    with FaultRun(cluster, [strategy], label=label, **settings) as run:
+        figures = coordinator_failover(run)
+    record_and_check(figures)
+
+
+@pytest.mark.faults_full
 @pytest.mark.parametrize("client", ["aiokafka", "confluent"])
 def test_broker_failover(cluster: KafkaCluster, client: str) -> None:
     label = f"{client} cooperative-sticky: broker failover"
     with FaultRun(cluster, ["cooperative-sticky"], label=label, client=client) as run:
         figures = broker_failover(run)
+    record_and_check(figures)
+
+
+@pytest.mark.parametrize("client", ["aiokafka", "confluent"])
+def test_consumer_bounces(cluster: KafkaCluster, client: str) -> None:
+    """Child-process members: two restarted cleanly one by one, one SIGKILLed, one paused
+    past its session and resumed, then all restarted cleanly at once and all SIGKILLed at
+    once."""
+    label = f"{client} cooperative-sticky: consumer bounces"
+    with FaultRun(
+        cluster, ["cooperative-sticky"], label=label, client=client, process_members=True
+    ) as run:
+        figures = consumer_bounces(run)
     record_and_check(figures)

@@ -4,9 +4,11 @@ own event loop (``MemberConfig.client == "aiokafka"``).
 
 The member always installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
 is eager only and has no generations), commits on revoke (auto-commit off), commits its
-positions every ``commit_interval_s``, and reports ``started``, ``assigned``/``revoked``/
-``lost`` (with the partitions it owns afterwards and the generation), ``committed``/
-``commit_failed``, ``generation``, ``error`` and ``stopped``.
+positions every ``commit_interval_s`` (both through
+:func:`kafka_sticky_plugin.aiokafka.commit_on_revoke`, bounded by the revocation deadline),
+and reports ``started``, ``assigned``/``revoked``/``lost`` (with the partitions it owns
+afterwards and the generation), ``committed``/``commit_failed``, ``generation``, ``error``
+and ``stopped``.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ async def _run(
     from aiokafka import AIOKafkaConsumer
     from aiokafka.abc import ConsumerRebalanceListener
 
-    from ..aiokafka import install_hooks
+    from ..aiokafka import commit_on_revoke, install_hooks
 
     owned: set[Partition] = set()
     positions: dict[Any, int] = {}
@@ -96,12 +98,12 @@ async def _run(
             return
         parts = _parts(chosen)
         by_partition = {(tp.topic, tp.partition): off for tp, off in chosen.items()}
-        try:
-            await consumer.commit(dict(chosen))
-        except Exception as exc:  # reported, the member goes on
-            report("commit_failed", parts, detail=repr(exc))
-        else:
+        # Bounded (aiokafka alone retries a missing coordinator without end, stalling the
+        # loop past max_poll_interval_ms: see adapters/aiokafka/bounded_commit).
+        if await commit_on_revoke(consumer, dict(chosen)):
             report("committed", parts, offsets=tuple(by_partition[p] for p in parts))
+        else:
+            report("commit_failed", parts, detail="commit_on_revoke gave up")
 
     class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         async def on_partitions_revoked(self, revoked: Any) -> None:

@@ -5,8 +5,9 @@ strategy names (``cooperative-sticky``, ``range``, ``roundrobin``; eager ``stick
 exist there and is refused). The listener is this package's
 :func:`kafka_sticky_plugin.confluent.subscribe` bridge; the member commits its own tracked
 positions (last delivered offset + 1) for revoked partitions inside
-``on_partitions_revoked`` (commit-on-revoke), periodically from the poll loop, and never for
-lost partitions, exactly like the kafka-python member.
+``on_partitions_revoked`` (commit-on-revoke, synchronous), periodically from the poll loop
+(asynchronous: a synchronous commit blocks the loop while no coordinator is known), and never
+for lost partitions, like the kafka-python member.
 
 librdkafka does not expose the group generation id to Python: every event of a confluent
 member carries generation -1 and it reports no ``generation`` events
@@ -87,6 +88,18 @@ def confluent_consume_loop(
     def event(kind: str, parts: Iterable[Partition] = (), **extra: Any) -> None:
         sink.add(member_event(config, kind, partitions=tuple(sorted(parts)), **extra))
 
+    def committed_async(error: Any, partitions: list[Any]) -> None:
+        """librdkafka's answer to a periodic asynchronous commit (served from ``consume``)."""
+        failed = [tp for tp in partitions if tp.error is not None]
+        done = [tp for tp in partitions if tp.error is None and tp.offset >= 0]
+        if error is not None or failed:
+            bad = partitions if error is not None else failed
+            event("commit_failed", {(tp.topic, tp.partition) for tp in bad}, detail=repr(error))
+        if error is None and done:
+            ordered = sorted(done, key=lambda tp: (tp.topic, tp.partition))
+            parts = [(tp.topic, tp.partition) for tp in ordered]
+            event("committed", parts, offsets=tuple(tp.offset for tp in ordered))
+
     consumer = create_consumer(
         {
             "bootstrap.servers": config.bootstrap,
@@ -100,18 +113,24 @@ def confluent_consume_loop(
             "log_level": 3,
             **({"group.instance.id": config.group_instance_id} if config.group_instance_id else {}),
             **({"client.rack": config.client_rack} if config.client_rack is not None else {}),
+            "on_commit": committed_async,
         }
     )
 
-    def commit(chosen: dict[Partition, int]) -> None:
+    def commit(chosen: dict[Partition, int], asynchronous: bool = False) -> None:
+        """Synchronously (on revoke, at close), or asynchronously (the periodic commit: a
+        synchronous commit waits for a group coordinator without bound, so during a
+        coordinator move the loop stopped polling past ``max.poll.interval.ms`` and
+        librdkafka left the group; the answer then comes to ``committed_async``)."""
         if not chosen:
             return
         parts = tuple(sorted(chosen))
+        offsets = [confluent_kafka.TopicPartition(t, p, chosen[(t, p)]) for t, p in parts]
+        if asynchronous:
+            consumer.commit(offsets=offsets, asynchronous=True)
+            return
         try:
-            done = consumer.commit(
-                offsets=[confluent_kafka.TopicPartition(t, p, chosen[(t, p)]) for t, p in parts],
-                asynchronous=False,
-            )
+            done = consumer.commit(offsets=offsets, asynchronous=False)
             for tp in done or []:
                 if tp.error is not None:
                     raise confluent_kafka.KafkaException(tp.error)
@@ -182,5 +201,5 @@ def confluent_consume_loop(
             metrics.tick(now)
             if now - last_commit >= config.commit_interval_s:
                 assigned = {(tp.topic, tp.partition) for tp in consumer.assignment()}
-                commit({p: o for p, o in list(positions.items()) if p in assigned})
+                commit({p: o for p, o in list(positions.items()) if p in assigned}, True)
                 last_commit = now

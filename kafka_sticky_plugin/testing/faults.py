@@ -1,5 +1,6 @@
 """Fault scenarios for a consumer group on a :mod:`.kafka_cluster`: the coordinator's broker
-killed, every broker bounced, consumers bounced (clean and SIGKILL), a static member bounced
+killed, every broker bounced, consumers bounced (clean and SIGKILL, one by one and all at
+once), a static member bounced
 within its session, a member paused past its session, and a seeded churn playbook; all under
 steady keyed production with ``acks=all`` (:class:`~.producer.KeyedProducer`).
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -46,10 +48,13 @@ __all__ = [
     "FaultMark",
     "FaultRun",
     "FindCoordinatorCounter",
+    "bounce_all",
     "bounce_members",
     "broker_failover",
     "check_figures",
     "churn",
+    "consumer_bounces",
+    "coordinator_failover",
     "kill_coordinator",
     "pause_member",
     "rolling_bounce",
@@ -347,6 +352,15 @@ def broker_failover(run: FaultRun) -> FaultFigures:
     return run.finish()
 
 
+def coordinator_failover(run: FaultRun) -> FaultFigures:
+    """The short form of :func:`broker_failover` (``make test`` runs it for every client):
+    start, SIGKILL the coordinator's broker and restart it, wait for a stable group, finish."""
+    run.start()
+    kill_coordinator(run)
+    run.group.wait_stable(timeout_s=90)
+    return run.finish()
+
+
 def rolling_bounce(run: FaultRun, hard: bool = False, between_s: float = 2.0) -> None:
     """Stop (SIGTERM; SIGKILL when ``hard``) and restart every broker, one at a time."""
     for node in run.cluster.broker_ids:
@@ -373,6 +387,40 @@ def bounce_members(run: FaultRun, hard: bool, names: Iterable[str] | None = None
         else:
             run.group.restart_member(name)
         run.group.wait_stable(timeout_s=90)
+
+
+def bounce_all(run: FaultRun, hard: bool) -> None:
+    """Every member stopped at once (clean closes in parallel, or SIGKILL of every process
+    member when ``hard``), then each started again; wait for a stable group."""
+    run.mark(f"{'kill' if hard else 'restart'} every member")
+    handles = {name: run.group.member(name) for name in run.names}
+    if hard:
+        for handle in handles.values():
+            if not isinstance(handle, ProcessMember):
+                raise TypeError("a hard bounce needs process members")
+            handle.kill()
+    else:
+        stoppers = [threading.Thread(target=h.stop, daemon=True) for h in handles.values()]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join(40)
+    for name, handle in handles.items():
+        run.group.start_member(name, process=isinstance(handle, ProcessMember))
+    run.group.wait_stable(timeout_s=90)
+
+
+def consumer_bounces(run: FaultRun) -> FaultFigures:
+    """The consumer-bounce set on a fresh run of process members (at least four): two
+    restarted cleanly one by one, one SIGKILLed, one paused past its session and resumed,
+    then all restarted cleanly at once and all SIGKILLed at once; finish."""
+    run.start()
+    bounce_members(run, hard=False, names=run.names[:2])
+    bounce_members(run, hard=True, names=run.names[2:3])
+    pause_member(run, run.names[3], pause_s=10.0)
+    bounce_all(run, hard=False)
+    bounce_all(run, hard=True)
+    return run.finish()
 
 
 def static_bounce(run: FaultRun, name: str) -> int:

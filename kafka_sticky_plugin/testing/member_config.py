@@ -91,6 +91,10 @@ class MemberConfig:
     #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
     #: matches ``topic_pattern`` is seen).
     metadata_max_age_ms: int = 5000
+    #: The interpreter of a child-process member (``process=True``): empty for this one; a
+    #: client-version venv's python (``.venvs/kafka-python-2.2/bin/python``) runs the member
+    #: on that client version, with this checkout on its ``PYTHONPATH``.
+    python: str = ""
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""
@@ -186,7 +190,6 @@ def consumer_settings(config: MemberConfig) -> dict[str, Any]:
     return {
         "bootstrap_servers": config.bootstrap,
         "group_id": config.group_id,
-        "group_instance_id": config.group_instance_id,
         "client_id": config.client_id or f"{config.member}-{config.incarnation}",
         "enable_auto_commit": False,
         "auto_offset_reset": "earliest",
@@ -195,6 +198,12 @@ def consumer_settings(config: MemberConfig) -> dict[str, Any]:
         "max_poll_interval_ms": config.max_poll_interval_ms,
         "metadata_max_age_ms": config.metadata_max_age_ms,
         **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
+        # Only when set: kafka-python 2.x has no static membership (nor the keyword).
+        **(
+            {"group_instance_id": config.group_instance_id}
+            if config.group_instance_id is not None
+            else {}
+        ),
     }
 
 

@@ -20,6 +20,7 @@ event (written by the parent), so ownership intervals always close.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
@@ -188,15 +190,25 @@ class ProcessMember(MemberHandle):
         """The child's command line (a subclass runs another program that speaks the same
         JSON lines, e.g. the Java member)."""
         return [
-            sys.executable,
+            self.config.python or sys.executable,
             "-m",
             "kafka_sticky_plugin.testing.member_process",
             self.config.to_json(),
         ]
 
+    def _environment(self) -> dict[str, str] | None:
+        """The child's environment: this one, plus this checkout on ``PYTHONPATH`` when the
+        member runs another interpreter (a client-version venv has no install of it)."""
+        if not self.config.python:
+            return None
+        checkout = str(Path(__file__).resolve().parents[2])
+        path = os.environ.get("PYTHONPATH")
+        return {**os.environ, "PYTHONPATH": checkout + (os.pathsep + path if path else "")}
+
     def start(self, timeout_s: float = 30.0) -> None:
         self._process = start_tied(
             self._command(),
+            env=self._environment(),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             stdin=subprocess.DEVNULL,

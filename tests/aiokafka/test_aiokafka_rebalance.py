@@ -296,6 +296,7 @@ def test_a_session_without_heartbeat_is_lost_before_records_are_handed_out() -> 
         c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
         await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
         impl = handle._impl
+        coordinator.coordinator_id = 0  # a known coordinator that heard nothing
         impl._heartbeat_ok_at -= coordinator._session_timeout_ms / 1000 + 1
         impl._joining = True
         await impl.check_session()
@@ -305,6 +306,33 @@ def test_a_session_without_heartbeat_is_lost_before_records_are_handed_out() -> 
         assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
         assert handle.owned == frozenset() and coordinator.generation == -1
         assert handle.generation is None
+        await close(c)
+
+    asyncio.run(scenario())
+
+
+def test_time_without_a_coordinator_does_not_count_against_the_session() -> None:
+    """The coordinator's broker died: while the member looks for the next coordinator (none
+    known), a silent session is not a loss (the broker that takes the group over restarts
+    every session when it loads it: issue 29's faults tier lost every partition at each
+    coordinator move); once one is known, silence counts from when it was last missing."""
+
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked([CooperativeStickyAssignor], listener)
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        impl = handle._impl
+        session_s = coordinator._session_timeout_ms / 1000
+        impl._heartbeat_ok_at -= session_s + 1
+        coordinator.coordinator_id = None  # looking for it
+        await impl.check_session()
+        assert handle.owned == frozenset(tps(0, 1)), "lost while no coordinator was known"
+        coordinator.coordinator_id = 0  # found: its heartbeat answer decides
+        await impl.check_session()
+        assert handle.owned == frozenset(tps(0, 1)), "lost right after the coordinator came"
+        impl._coordinator_missing_at -= session_s + 1  # ...and it never answered since
+        await impl.check_session()
+        assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
         await close(c)
 
     asyncio.run(scenario())
@@ -411,3 +439,30 @@ def test_a_failed_commit_before_the_rebalance_is_one_warning_line(
     assert "group g:" in message and "of 2 partitions" in message, message
     assert "RebalanceInProgressError" in message, message
     assert any(r.levelno == logging.DEBUG and r.exc_info for r in ours), "traceback at DEBUG"
+
+
+def test_commit_on_revoke_gives_up_with_false_and_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """aiokafka's commit fails (here: a consumer that was never started); the bounded
+    commit returns False and logs one WARNING line, raising nothing; nothing to commit is
+    True. The deadline is request_timeout_ms, at most half of max_poll_interval_ms."""
+    from aiokafka import AIOKafkaConsumer
+
+    from kafka_sticky_plugin.adapters.aiokafka.bounded_commit import commit_deadline_ms
+    from kafka_sticky_plugin.aiokafka import commit_on_revoke
+
+    async def scenario() -> None:
+        c = AIOKafkaConsumer(
+            group_id="g", bootstrap_servers="127.0.0.1:1", max_poll_interval_ms=10_000
+        )
+        try:
+            assert commit_deadline_ms(c) == 5_000
+            with caplog.at_level("WARNING", logger="kafka_sticky_plugin.aiokafka"):
+                assert not await commit_on_revoke(c, {TopicPartition(T, 0): 5}, timeout_ms=500)
+            assert len(caplog.records) == 1 and "delivered again" in caplog.records[0].message
+            assert await commit_on_revoke(c, {})
+        finally:
+            await c.stop()
+
+    asyncio.run(scenario())

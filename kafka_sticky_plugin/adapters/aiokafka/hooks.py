@@ -124,6 +124,8 @@ class AioHooks:
         self._held_by: Any = None
         self._coordinator: Any = None
         self._heartbeat_ok_at = time.monotonic()
+        #: when the member last found itself without a reachable group coordinator
+        self._coordinator_missing_at = 0.0
         self._joining = False
         self._in_rebalance = False
         self._originals: dict[str, Any] = {}
@@ -218,11 +220,22 @@ class AioHooks:
         """Before records are handed out: when no heartbeat succeeded for a whole session
         timeout (the event loop was blocked, the process frozen), the broker has already
         given the partitions to someone else, so they are lost *now*, before aiokafka's
-        heartbeat task finds out and before a prefetched record of theirs is delivered."""
+        heartbeat task finds out and before a prefetched record of theirs is delivered.
+
+        Time spent without a group coordinator does not count: when the coordinator's broker
+        dies, the broker that takes the group over starts every member's session afresh once
+        it has loaded the group, so only its answer to the next heartbeat can say whether the
+        membership survived (Java likewise only looks for the coordinator again when its
+        session passes without a heartbeat). Counting that time made every member of the
+        faults tier drop its partitions and rejoin at each coordinator move (issue 29)."""
         coordinator = self._coordinator
         if coordinator is None or not self.owned or self._joining:
             return  # a JoinGroup/SyncGroup in flight keeps the member alive without heartbeats
-        silent = time.monotonic() - self._heartbeat_ok_at
+        now = time.monotonic()
+        if coordinator.coordinator_id is None:
+            self._coordinator_missing_at = now  # still looking for it
+            return
+        silent = now - max(self._heartbeat_ok_at, self._coordinator_missing_at)
         if silent <= coordinator._session_timeout_ms / 1000:
             return
         log.warning(
@@ -253,14 +266,17 @@ class AioHooks:
             self._keep_static_member_id(member_id)
 
     async def _heartbeat(self) -> bool:
-        """aiokafka's heartbeat, remembering when one last succeeded (and, for a static
-        member, keeping its member id when the heartbeat reset its generation)."""
+        """aiokafka's heartbeat, remembering when one last succeeded or found no reachable
+        coordinator (and, for a static member, keeping its member id when the heartbeat
+        reset its generation)."""
         member_id = self._coordinator.member_id
         self.prompt.window.sent(time.monotonic())
         ok = bool(await self._originals["_do_heartbeat"]())
         if ok:
             self._heartbeat_ok_at = time.monotonic()
         else:
+            if self._coordinator.coordinator_id is None:  # unreachable: see check_session
+                self._coordinator_missing_at = time.monotonic()
             self._keep_static_member_id(member_id)
         return ok
 
