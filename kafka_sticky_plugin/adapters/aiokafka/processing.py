@@ -35,6 +35,7 @@ from aiokafka.errors import KafkaError
 from ...errors import ConfigurationError
 from ...processing.ledger import Ledger, Task
 from ...processing.user_listener import call_user, lost_method
+from .bounded_commit import commit_on_revoke
 
 __all__ = ["Processor"]
 
@@ -111,16 +112,16 @@ class Processor:
 
     async def commit(self) -> dict[TopicPartition, int]:
         """Commit finished work of owned partitions now; returns what was committed (a failed
-        commit is logged and retried on a later turn)."""
+        commit is logged and retried on a later turn). Bounded by the revocation deadline
+        (:func:`~.bounded_commit.commit_on_revoke`): a coordinator move never holds up
+        ``getmany`` past ``max_poll_interval_ms``."""
         offsets = self._ledger.commits(self._consumer.assignment())
         if not offsets:
             return {}
         self._committing = True
         try:
-            await self._consumer.commit(offsets)
-        except KafkaError as exc:
-            log.warning("commit of %s failed, retried later: %r", offsets, exc)
-            return {}
+            if not await commit_on_revoke(self._consumer, offsets):
+                return {}
         finally:
             self._committing = False
             self._last_commit = time.monotonic()
