@@ -23,16 +23,25 @@ broker keeps as committed (read back by the super user over the same transport) 
 offset each member reported committing. Every log line of the test (ours, kafka-python's and
 aiokafka's at DEBUG), every member event and the node's log is scanned for the passwords and
 private-key lines of the run: none may appear.
+
+The node's own contract, on the same node: no ACL, no access (for ``User:ANONYMOUS`` on the
+probe listener too); an ACL granted and revoked takes effect on every transport; a client
+certificate ``CN=admin`` is the super user; a wrong password or a missing client certificate
+connects nowhere.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
+import confluent_kafka
+import confluent_kafka.admin
 import pytest
 from group_flow import FlowingGroup
+from kafka import KafkaConsumer
 from secured_tier import (
     EMBEDDED_SKIP,
     LogLines,
@@ -42,10 +51,16 @@ from secured_tier import (
     secured_kafka,
 )
 
+from kafka_sticky_plugin.testing.admin import create_topic, unique_name
 from kafka_sticky_plugin.testing.checks import check_stable_assignment
+from kafka_sticky_plugin.testing.client_security import (
+    ClientSecurity,
+    confluent_settings,
+    kafka_python_settings,
+)
 from kafka_sticky_plugin.testing.events import Partition
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from kafka_sticky_plugin.testing.kafka_security import TRANSPORTS, SecuredKafka
 
 __all__ = ["log_lines", "secured_flow", "secured_kafka"]  # fixtures, imported for pytest
 
@@ -139,3 +154,61 @@ def test_join_rebalance_and_commit_over_a_secured_transport(
         f" no secret but {known} known KafkaAdminClient DEBUG line(s) (the harness's admin)"
     )
     assert len(log_lines.lines) > 100, "the DEBUG loggers produced almost nothing: scan blind"
+
+
+# -- the node's own contract ------------------------------------------------------------------
+
+
+def _visible_topics(bootstrap: str, security: ClientSecurity | None) -> set[str]:
+    """The topics a kafka-python client of ``security`` is allowed to see."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, **kafka_python_settings(security))
+    try:
+        return set(consumer.topics())
+    finally:
+        consumer.close()
+
+
+@pytest.mark.timeout(120)
+def test_the_node_authorizes_by_acl_and_maps_certificates_to_users(
+    secured_kafka: SecuredKafka,
+) -> None:
+    """Nothing without an ACL (neither ``User:ANONYMOUS`` on the probe listener nor a user),
+    a granted ``DESCRIBE`` shows the topic until it is revoked, and a client certificate
+    ``CN=admin`` is the super user ``User:admin`` (the principal mapping)."""
+    kafka = secured_kafka
+    topic = create_topic(
+        kafka.bootstrap(), unique_name("sec-node"), 1, security=kafka.admin("scram")
+    )
+    assert topic not in _visible_topics(kafka.broker.bootstrap, None)
+    assert topic not in _visible_topics(kafka.bootstrap("scram"), kafka.client("bob", "scram"))
+    kafka.grant("bob", "topic", topic, ("DESCRIBE",))
+    for transport in TRANSPORTS:
+        assert topic in _visible_topics(kafka.bootstrap(transport), kafka.client("bob", transport))
+    kafka.revoke("bob", "topic", topic, ("DESCRIBE",))
+    assert topic not in _visible_topics(kafka.bootstrap("tls"), kafka.client("bob", "tls"))
+    assert topic in _visible_topics(kafka.bootstrap("tls"), kafka.admin("tls"))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("transport", ["scram", "tls"])
+def test_a_wrong_credential_is_refused(secured_kafka: SecuredKafka, transport: str) -> None:
+    """A wrong SCRAM password, or TLS without a client certificate, connects nowhere
+    (librdkafka says so within seconds; kafka-python only times out bootstrapping)."""
+    right = secured_kafka.client("bob", transport)
+    wrong = (
+        replace(right, password="0" * 32)
+        if transport == "scram"
+        else replace(right, certfile=None, keyfile=None)
+    )
+    for security, works in ((right, True), (wrong, False)):
+        config: dict[str, Any] = {
+            "bootstrap.servers": secured_kafka.bootstrap(transport),
+            "log_level": 0,
+        }
+        client = confluent_kafka.admin.AdminClient({**config, **confluent_settings(security)})
+        try:
+            client.list_topics(timeout=8)
+            connected = True
+        except confluent_kafka.KafkaException:
+            connected = False
+        assert connected is works, (transport, security.protocol, works)
