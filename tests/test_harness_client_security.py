@@ -114,3 +114,18 @@ def test_certificates_verify_against_their_ca(tmp_path: Path) -> None:
     stranger = ssl.create_default_context(cafile=str(make_certificates(tmp_path / "x", []).ca))
     with pytest.raises(ssl.SSLCertVerificationError):
         _handshake(stranger, server)
+
+
+def test_a_child_member_gets_its_security_outside_its_command_line() -> None:
+    """A process member's command line (process listings, the leftover-process report) never
+    carries the password: the security settings go through the child's environment."""
+    from kafka_sticky_plugin.testing.events import EventLog
+    from kafka_sticky_plugin.testing.member_process import ProcessMember, _child_environment
+
+    config = MemberConfig("127.0.0.1:9", "g", ("t",), "m", security=SCRAM.as_dict())
+    command = ProcessMember(config, EventLog())._command()
+    assert not any("pw-1" in part for part in command)
+    assert "pw-1" in _child_environment(config)["KAFKA_STICKY_MEMBER_SECURITY"]
+    assert "KAFKA_STICKY_MEMBER_SECURITY" not in _child_environment(
+        MemberConfig("127.0.0.1:9", "g", ("t",), "m")
+    )
