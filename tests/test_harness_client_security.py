@@ -45,6 +45,20 @@ def test_kafka_python_settings_per_protocol() -> None:
     assert both["sasl_plain_password"] == "pw-1" and "ssl_certfile" not in both
 
 
+def test_aiokafka_settings_carry_tls_in_a_context(tmp_path: Path) -> None:
+    """aiokafka takes SCRAM by the same names as kafka-python, and TLS as an SSLContext that
+    trusts the CA."""
+    certs = make_certificates(tmp_path, [])
+    settings = aiokafka_settings(
+        ClientSecurity("SASL_SSL", username="alice", password="pw-1", cafile=str(certs.ca))
+    )
+    assert settings["sasl_plain_password"] == "pw-1" and settings["security_protocol"] == "SASL_SSL"
+    context = settings["ssl_context"]
+    assert isinstance(context, ssl.SSLContext) and context.verify_mode == ssl.CERT_REQUIRED
+    assert context.get_ca_certs(), "the CA is loaded"
+    assert "ssl_context" not in aiokafka_settings(SCRAM)
+
+
 def test_confluent_settings_per_protocol() -> None:
     assert confluent_settings(SCRAM) == {
         "security.protocol": "SASL_PLAINTEXT",
