@@ -10,7 +10,8 @@ group, so the three clients are each met on two transports and both assignors ar
 transport     assignor              first member (leader)    second member
 ============  ====================  =======================  ======================
 scram         cooperative-sticky    kafka-python 3 (hooked)  confluent-kafka
-tls           sticky                aiokafka (hooked)        kafka-python 3 (hooked)
+tls           sticky                aiokafka (hooked)        kafka-python 3 (hooked,
+                                                             a child process)
 scram_tls     cooperative-sticky    confluent-kafka          aiokafka (hooked)
 ============  ====================  =======================  ======================
 
@@ -76,11 +77,13 @@ class Scenario:
     assignor: str
     first: str
     second: str
+    #: The second member runs in a child process (its credentials cross by the environment).
+    second_process: bool = False
 
 
 SCENARIOS = [
     Scenario("scram", "cooperative-sticky", "kafka-python", "confluent"),
-    Scenario("tls", "sticky", "aiokafka", "kafka-python"),
+    Scenario("tls", "sticky", "aiokafka", "kafka-python", second_process=True),
     Scenario("scram_tls", "cooperative-sticky", "confluent", "aiokafka"),
 ]
 
@@ -116,7 +119,7 @@ def test_join_rebalance_and_commit_over_a_secured_transport(
     t0 = time.monotonic()
     group.start_member("first", client=scenario.first)
     alone = _stable(group, f"{scenario.first} alone", t0)
-    group.start_member("second", client=scenario.second)
+    group.start_member("second", process=scenario.second_process, client=scenario.second)
     both = _stable(group, f"{scenario.second} joined", t0)
     assert set(both.assignment) == {"first", "second"}
     assert set(both.assignment["first"]) <= set(alone.assignment["first"])
