@@ -95,6 +95,9 @@ class MemberConfig:
     #: client-version venv's python (``.venvs/kafka-python-2.2/bin/python``) runs the member
     #: on that client version, with this checkout on its ``PYTHONPATH``.
     python: str = ""
+    #: How the member authenticates (:meth:`.client_security.ClientSecurity.as_dict`; None:
+    #: PLAINTEXT). Each loop turns it into its client's settings.
+    security: dict[str, str] | None = None
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

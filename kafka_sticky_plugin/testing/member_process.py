@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -193,17 +193,19 @@ class ProcessMember(MemberHandle):
             self.config.python or sys.executable,
             "-m",
             "kafka_sticky_plugin.testing.member_process",
-            self.config.to_json(),
+            replace(self.config, security=None).to_json(),
         ]
 
-    def _environment(self) -> dict[str, str] | None:
-        """The child's environment: this one, plus this checkout on ``PYTHONPATH`` when the
-        member runs another interpreter (a client-version venv has no install of it)."""
-        if not self.config.python:
-            return None
-        checkout = str(Path(__file__).resolve().parents[2])
-        path = os.environ.get("PYTHONPATH")
-        return {**os.environ, "PYTHONPATH": checkout + (os.pathsep + path if path else "")}
+    def _environment(self) -> dict[str, str]:
+        """The child's environment: this one with the member's security settings
+        (:func:`_child_environment`), plus this checkout on ``PYTHONPATH`` when the member runs
+        another interpreter (a client-version venv has no install of it)."""
+        environment = _child_environment(self.config)
+        if self.config.python:
+            checkout = str(Path(__file__).resolve().parents[2])
+            path = environment.get("PYTHONPATH")
+            environment["PYTHONPATH"] = checkout + (os.pathsep + path if path else "")
+        return environment
 
     def start(self, timeout_s: float = 30.0) -> None:
         self._process = start_tied(
@@ -286,10 +288,24 @@ class _JsonLinesSink:
             self._write({"type": "deliveries", "deliveries": [asdict(d) for d in deliveries]})
 
 
+#: The child's :attr:`~.member_config.MemberConfig.security` (JSON), kept out of its command
+#: line, which process listings and the leftover-process report show.
+_SECURITY_ENV = "KAFKA_STICKY_MEMBER_SECURITY"
+
+
+def _child_environment(config: MemberConfig) -> dict[str, str]:
+    environment = {k: v for k, v in os.environ.items() if k != _SECURITY_ENV}
+    if config.security is not None:
+        environment[_SECURITY_ENV] = json.dumps(config.security)
+    return environment
+
+
 def main(argv: list[str] | None = None) -> int:
     """Child entry point: run one member until SIGTERM."""
     args = sys.argv[1:] if argv is None else argv
     config = MemberConfig.from_json(args[0])
+    if os.environ.get(_SECURITY_ENV):
+        config = replace(config, security=json.loads(os.environ[_SECURITY_ENV]))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
     member_loop(config.client)(config, _JsonLinesSink(sys.stdout), stop.is_set, None, None)
