@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .client_security import SecurityLike, kafka_python_settings
+
 __all__ = [
     "admin_client",
     "create_topic",
@@ -32,20 +34,23 @@ def unique_name(prefix: str) -> str:
 
 
 @contextmanager
-def admin_client(bootstrap: str) -> Iterator[Any]:
-    """A ``KafkaAdminClient`` that is closed at the end of the block."""
+def admin_client(bootstrap: str, security: SecurityLike = None) -> Iterator[Any]:
+    """A ``KafkaAdminClient`` that is closed at the end of the block (``security``: see
+    :mod:`.client_security`)."""
     from kafka import KafkaAdminClient
 
-    client = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=15000)
+    client = KafkaAdminClient(
+        bootstrap_servers=bootstrap, request_timeout_ms=15000, **kafka_python_settings(security)
+    )
     try:
         yield client
     finally:
         client.close()
 
 
-def partition_count(bootstrap: str, topic: str) -> int:
+def partition_count(bootstrap: str, topic: str, security: SecurityLike = None) -> int:
     """How many partitions the cluster metadata lists for ``topic`` (0: unknown topic)."""
-    with admin_client(bootstrap) as admin:
+    with admin_client(bootstrap, security) as admin:
         described = admin.describe_topics([topic])
     for entry in described:
         if entry.get("name", entry.get("topic")) == topic and not entry.get("error_code"):
@@ -53,11 +58,13 @@ def partition_count(bootstrap: str, topic: str) -> int:
     return 0
 
 
-def _wait_for_count(bootstrap: str, topic: str, expected: int, timeout_s: float) -> None:
+def _wait_for_count(
+    bootstrap: str, topic: str, expected: int, timeout_s: float, security: SecurityLike = None
+) -> None:
     deadline = time.monotonic() + timeout_s
     seen = -1
     while time.monotonic() < deadline:
-        seen = partition_count(bootstrap, topic)
+        seen = partition_count(bootstrap, topic, security)
         if seen == expected:
             return
         time.sleep(0.1)
@@ -65,15 +72,20 @@ def _wait_for_count(bootstrap: str, topic: str, expected: int, timeout_s: float)
 
 
 def create_topic(
-    bootstrap: str, name: str, partitions: int, timeout_s: float = 15.0, replication: int = 1
+    bootstrap: str,
+    name: str,
+    partitions: int,
+    timeout_s: float = 15.0,
+    replication: int = 1,
+    security: SecurityLike = None,
 ) -> str:
     """Create ``name`` with ``partitions`` partitions (``replication`` replicas each); wait
     until visible."""
     from kafka.admin import NewTopic
 
-    with admin_client(bootstrap) as admin:
+    with admin_client(bootstrap, security) as admin:
         admin.create_topics([NewTopic(name, partitions, replication)])
-    _wait_for_count(bootstrap, name, partitions, timeout_s)
+    _wait_for_count(bootstrap, name, partitions, timeout_s, security)
     return name
 
 

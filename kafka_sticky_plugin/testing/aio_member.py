@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .assignor_names import assignor_class
+from .client_security import aiokafka_settings
 from .events import Partition
 from .member_config import (
     EventSink,
@@ -65,6 +66,7 @@ async def _run(
     positions: dict[Any, int] = {}
     consumer = AIOKafkaConsumer(
         **consumer_settings(config),
+        **aiokafka_settings(config.security),
         partition_assignment_strategy=[assignor_class(n, "aiokafka") for n in config.assignors],
     )
     handle = install_hooks(consumer)

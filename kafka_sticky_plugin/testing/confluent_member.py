@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .client_security import confluent_settings
 from .events import Delivery, Partition
 from .member_config import (
     EventSink,
@@ -98,6 +99,7 @@ def confluent_consume_loop(
             "enable.auto.commit": False,
             "topic.metadata.refresh.interval.ms": 5000,
             "log_level": 3,
+            **confluent_settings(config.security),
             **({"group.instance.id": config.group_instance_id} if config.group_instance_id else {}),
             **({"client.rack": config.client_rack} if config.client_rack is not None else {}),
         }

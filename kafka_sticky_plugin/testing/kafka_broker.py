@@ -171,6 +171,12 @@ class _Node:
     #: ``server.properties`` entries written last, over :data:`FAST_GROUP_SETTINGS` (the
     #: launcher's ``settings``, a cluster's replicated internal topics); broker nodes only.
     overrides: dict[str, str] | None = None
+    #: More client listeners, ``{name: port}``, listened on and advertised beside
+    #: ``PLAINTEXT`` (their security protocols come from :attr:`overrides`, see
+    #: :mod:`.kafka_security`).
+    extra_listeners: dict[str, int] | None = None
+    #: More arguments of the storage tool's ``format`` (``--add-scram ...``).
+    format_args: tuple[str, ...] = ()
 
     @property
     def data_dir(self) -> Path:
@@ -185,7 +191,11 @@ class _Node:
         if not self.broker:
             return self._controller_properties(quorum)
         roles = "broker,controller" if self.controller_port is not None else "broker"
-        listeners = f"PLAINTEXT://{LOOPBACK}:{self.port}"
+        advertised = ",".join(
+            f"{name}://{LOOPBACK}:{port}"
+            for name, port in {"PLAINTEXT": self.port, **(self.extra_listeners or {})}.items()
+        )
+        listeners = advertised
         if self.controller_port is not None:
             listeners += f",CONTROLLER://{LOOPBACK}:{self.controller_port}"
         settings = {
@@ -193,7 +203,7 @@ class _Node:
             "node.id": str(self.node_id),
             "controller.quorum.bootstrap.servers": quorum,
             "listeners": listeners,
-            "advertised.listeners": f"PLAINTEXT://{LOOPBACK}:{self.port}",
+            "advertised.listeners": advertised,
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
@@ -231,7 +241,7 @@ def _java(runtime: KafkaRuntime, node_id: int, *args: str) -> list[str]:
 def _format(runtime: KafkaRuntime, node: _Node, cluster_id: str, config: Path) -> None:
     mode = "--standalone" if node.controller_port is not None else "--no-initial-controllers"
     tool = ("kafka.tools.StorageTool", "format", mode, f"--cluster-id={cluster_id}")
-    command = _java(runtime, node.node_id, *tool, "-c", str(config))
+    command = _java(runtime, node.node_id, *tool, *node.format_args, "-c", str(config))
     tool_process = start_tied(
         command,
         stdout=subprocess.PIPE,
@@ -299,16 +309,23 @@ def kafka_broker(
     stop_grace_s: float = 20.0,
     libs: Path | None = None,
     settings: Mapping[str, str] | None = None,
+    extra_listeners: Mapping[str, int] | None = None,
+    format_args: Sequence[str] = (),
 ) -> Iterator[RunningBroker]:
     """Run Apache Kafka on 127.0.0.1 for the duration of the block (see module docstring).
 
     ``racks`` has one entry per node (``None``: no ``broker.rack``); ``port`` fixes the first
     node's listener port (else a free one is picked, and a start that loses a port race is
     retried on new ports); ``settings`` are more ``server.properties`` entries for every
-    node, applied last (for example ``{"group.consumer.migration.policy": "disabled"}``).
+    node, applied last (for example ``{"group.consumer.migration.policy": "disabled"}``);
+    ``extra_listeners`` (``{name: port}``, one node only) are client listeners beside
+    ``PLAINTEXT``, whose protocols ``settings`` name; ``format_args`` go to the storage tool's
+    ``format`` (:mod:`.kafka_security` uses the three for a secured node).
     """
     if not racks:
         raise ConfigurationError("kafka_broker needs at least one node (racks=[None])")
+    if extra_listeners and len(racks) > 1:
+        raise ConfigurationError("extra_listeners are for a one-node kafka_broker only")
     runtime = find_kafka_runtime(libs)
     root = Path(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="kafka-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -316,6 +333,9 @@ def kafka_broker(
     last_error: BrokerStartError | None = None
     for attempt in range(attempts):
         nodes = _plan_nodes(root / f"cluster-{os.getpid()}-{attempt}", racks, port, settings)
+        nodes[0].extra_listeners = dict(extra_listeners) if extra_listeners else None
+        for node in nodes:
+            node.format_args = tuple(format_args)
         log_path = root / f"kafka-{nodes[0].port}.log"
         try:
             _start(runtime, nodes, log_path, startup_timeout_s)

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..assignor.strategies import STRATEGIES
 from .assignor_names import make_assignor
+from .client_security import kafka_python_settings
 from .events import Partition
 from .member_config import (
     EventSink,
@@ -235,6 +236,7 @@ def consume_loop(
 
     consumer = KafkaConsumer(
         **consumer_settings(config),
+        **kafka_python_settings(config.security),
         partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
     )
     positions: dict[Any, int] = {}

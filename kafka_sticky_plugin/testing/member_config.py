@@ -88,6 +88,9 @@ class MemberConfig:
     #: ``metadata_max_age_ms`` of kafka-python and aiokafka members (how soon a new topic that
     #: matches ``topic_pattern`` is seen).
     metadata_max_age_ms: int = 5000
+    #: How the member authenticates (:meth:`.client_security.ClientSecurity.as_dict`; None:
+    #: PLAINTEXT). Each loop turns it into its client's settings.
+    security: dict[str, str] | None = None
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+from .client_security import SecurityLike, kafka_python_settings
 from .events import Partition
 from .member_config import encode_sequence
 
@@ -24,12 +25,16 @@ __all__ = ["KeyedProducer"]
 class KeyedProducer:
     """Writes keyed numbered records to one topic, in bursts or at a steady rate."""
 
-    def __init__(self, bootstrap: str, topic: str, keys: int = 64) -> None:
+    def __init__(
+        self, bootstrap: str, topic: str, keys: int = 64, security: SecurityLike = None
+    ) -> None:
         from kafka import KafkaProducer
 
         self.topic = topic
         self._keys = keys
-        self._producer: Any = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
+        self._producer: Any = KafkaProducer(
+            bootstrap_servers=bootstrap, acks="all", linger_ms=5, **kafka_python_settings(security)
+        )
         self._lock = threading.Lock()
         self._acked: dict[Partition, set[int]] = {}
         self._next = 0

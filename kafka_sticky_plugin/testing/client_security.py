@@ -1,0 +1,125 @@
+"""How a test client authenticates, said once and turned into each client's own settings.
+
+A :class:`ClientSecurity` names the listener's protocol (``SASL_PLAINTEXT``: SCRAM,
+``SSL``: TLS with a client certificate, ``SASL_SSL``: SCRAM over TLS) and the credentials;
+:func:`kafka_python_settings`, :func:`aiokafka_settings` and :func:`confluent_settings` give
+the keyword arguments (or the configuration entries) of kafka-python, aiokafka and
+librdkafka for it. A member's :class:`~.member_config.MemberConfig` carries it as a plain
+dict (:meth:`ClientSecurity.as_dict`), so it crosses to a child process as JSON.
+
+Invariants: ``None`` (no security) gives no settings at all, so a PLAINTEXT client's
+configuration is exactly what it was before; the password never appears in a ``repr``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = [
+    "ClientSecurity",
+    "SecurityLike",
+    "aiokafka_settings",
+    "confluent_settings",
+    "kafka_python_settings",
+]
+
+_SASL = ("SASL_PLAINTEXT", "SASL_SSL")
+_TLS = ("SSL", "SASL_SSL")
+
+
+@dataclass(frozen=True)
+class ClientSecurity:
+    """One client's security settings (see the module docstring)."""
+
+    #: ``SASL_PLAINTEXT``, ``SSL`` or ``SASL_SSL``.
+    protocol: str
+    #: The SCRAM user and password (SASL protocols).
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    #: The CA certificate that signed the broker's (TLS protocols).
+    cafile: str | None = None
+    #: The client certificate and its private key (``SSL``: the principal is the
+    #: certificate's name).
+    certfile: str | None = None
+    keyfile: str | None = None
+    mechanism: str = "SCRAM-SHA-512"
+
+    def as_dict(self) -> dict[str, str]:
+        """The non-empty fields, as :class:`~.member_config.MemberConfig` carries them."""
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+    @classmethod
+    def of(cls, security: SecurityLike) -> ClientSecurity | None:
+        """``security`` as a :class:`ClientSecurity` (a dict from :meth:`as_dict` or one)."""
+        if security is None or isinstance(security, ClientSecurity):
+            return security
+        return cls(**dict(security))
+
+
+#: What the settings functions take: a :class:`ClientSecurity`, its :meth:`~ClientSecurity.as_dict`,
+#: or None (PLAINTEXT).
+SecurityLike = ClientSecurity | Mapping[str, str] | None
+
+
+def kafka_python_settings(security: SecurityLike) -> dict[str, Any]:
+    """kafka-python's ``KafkaConsumer``/``KafkaProducer``/``KafkaAdminClient`` keywords."""
+    sec = ClientSecurity.of(security)
+    if sec is None:
+        return {}
+    settings: dict[str, Any] = {"security_protocol": sec.protocol}
+    if sec.protocol in _SASL:
+        settings.update(
+            sasl_mechanism=sec.mechanism,
+            sasl_plain_username=sec.username,
+            sasl_plain_password=sec.password,
+        )
+    if sec.protocol in _TLS:
+        settings.update(ssl_cafile=sec.cafile, ssl_check_hostname=True)
+        if sec.certfile is not None:
+            settings.update(ssl_certfile=sec.certfile, ssl_keyfile=sec.keyfile)
+    return settings
+
+
+def aiokafka_settings(security: SecurityLike) -> dict[str, Any]:
+    """aiokafka's ``AIOKafkaConsumer`` keywords (TLS through an ``ssl.SSLContext``)."""
+    sec = ClientSecurity.of(security)
+    if sec is None:
+        return {}
+    settings: dict[str, Any] = {"security_protocol": sec.protocol}
+    if sec.protocol in _SASL:
+        settings.update(
+            sasl_mechanism=sec.mechanism,
+            sasl_plain_username=sec.username,
+            sasl_plain_password=sec.password,
+        )
+    if sec.protocol in _TLS:
+        from aiokafka.helpers import create_ssl_context
+
+        settings["ssl_context"] = create_ssl_context(
+            cafile=sec.cafile, certfile=sec.certfile, keyfile=sec.keyfile
+        )
+    return settings
+
+
+def confluent_settings(security: SecurityLike) -> dict[str, Any]:
+    """librdkafka's configuration entries (confluent-kafka)."""
+    sec = ClientSecurity.of(security)
+    if sec is None:
+        return {}
+    settings: dict[str, Any] = {"security.protocol": sec.protocol}
+    if sec.protocol in _SASL:
+        settings.update(
+            {
+                "sasl.mechanisms": sec.mechanism,
+                "sasl.username": sec.username,
+                "sasl.password": sec.password,
+            }
+        )
+    if sec.protocol in _TLS:
+        settings["ssl.ca.location"] = sec.cafile
+        if sec.certfile is not None:
+            settings["ssl.certificate.location"] = sec.certfile
+            settings["ssl.key.location"] = sec.keyfile
+    return settings
