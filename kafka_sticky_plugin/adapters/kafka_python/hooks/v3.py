@@ -85,7 +85,7 @@ class V3Hooks(HooksBase):
         self.group_authorization = GroupAuthorization(
             self._consumer, self.group_id, self._drop_membership
         )
-        self._patch(coordinator, "poll_heartbeat", self.poll_heartbeat)
+        self._patch(coordinator, "_send_heartbeat_request", self.send_heartbeat_request)
         self.topic_authorization = TopicAuthorization(self._consumer, self.group_id)
         self.topic_authorization.install()
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
@@ -257,11 +257,15 @@ class V3Hooks(HooksBase):
                 self.group_authorization.refused("FindCoordinator")
             raise
 
-    def poll_heartbeat(self) -> None:
-        """The client's check of its heartbeat loop; a refused heartbeat (the group's ACL was
-        revoked) drops the membership at once, then raises as the client does."""
+    async def send_heartbeat_request(self, *args: Any, **kwargs: Any) -> Any:
+        """The client's heartbeat; a refused one (the group's ACL was revoked while this
+        member ran) drops the membership at once, which also stops the heartbeat loop (the
+        client would retry every ``retry_backoff_ms``, keep its partitions, and fetch on
+        while the broker hands them to others)."""
         try:
-            self.original(self._coordinator, "poll_heartbeat")()
+            return await self.original(self._coordinator, "_send_heartbeat_request")(
+                *args, **kwargs
+            )
         except Exception as exc:
             if is_group_refusal(exc):
                 self.group_authorization.refused("Heartbeat")
