@@ -31,6 +31,7 @@ from typing import Any
 
 from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.rebalance import RebalanceProtocol
+from .authorization import TopicAuthorization
 from .common import (
     HooksBase,
     instantiate_assignor,
@@ -76,6 +77,9 @@ class V2Hooks(HooksBase):
         self._patch(
             self._coordinator, "_handle_join_group_response", self.handle_join_group_response
         )
+        # Refused topics: reported once, never raised out of poll() (see .authorization).
+        self.topic_authorization = TopicAuthorization(self._consumer, self.group_id)
+        self.topic_authorization.install()
 
     # -- helpers --------------------------------------------------------------------------
     def _listener(self) -> Any | None:
