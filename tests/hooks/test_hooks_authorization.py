@@ -6,6 +6,7 @@ spaced group attempts."""
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -99,15 +100,15 @@ def test_uninstall_gives_the_client_its_listener_back(consumer: Any) -> None:
 def test_group_refusals_are_one_line_and_spaced(caplog: pytest.LogCaptureFixture) -> None:
     dropped: list[int] = []
 
-    class _Consumer:
-        config = {
+    consumer = SimpleNamespace(
+        config={
             "security_protocol": "SASL_SSL",
             "sasl_mechanism": "SCRAM-SHA-512",
             "sasl_plain_username": "carol",
             "sasl_plain_password": "pw-never-logged",
         }
-
-    state = GroupAuthorization(_Consumer(), "g", lambda: dropped.append(1))
+    )
+    state = GroupAuthorization(consumer, "g", lambda: dropped.append(1))
     waits = []
     with caplog.at_level(logging.DEBUG, "kafka_sticky_plugin"):
         for _ in range(8):
