@@ -45,6 +45,20 @@ def test_kafka_python_settings_per_protocol() -> None:
     assert both["sasl_plain_password"] == "pw-1" and "ssl_certfile" not in both
 
 
+def test_aiokafka_settings_carry_tls_in_a_context(tmp_path: Path) -> None:
+    """aiokafka takes SCRAM by the same names as kafka-python, and TLS as an SSLContext that
+    trusts the CA."""
+    certs = make_certificates(tmp_path, [])
+    settings = aiokafka_settings(
+        ClientSecurity("SASL_SSL", username="alice", password="pw-1", cafile=str(certs.ca))
+    )
+    assert settings["sasl_plain_password"] == "pw-1" and settings["security_protocol"] == "SASL_SSL"
+    context = settings["ssl_context"]
+    assert isinstance(context, ssl.SSLContext) and context.verify_mode == ssl.CERT_REQUIRED
+    assert context.get_ca_certs(), "the CA is loaded"
+    assert "ssl_context" not in aiokafka_settings(SCRAM)
+
+
 def test_confluent_settings_per_protocol() -> None:
     assert confluent_settings(SCRAM) == {
         "security.protocol": "SASL_PLAINTEXT",
@@ -114,3 +128,18 @@ def test_certificates_verify_against_their_ca(tmp_path: Path) -> None:
     stranger = ssl.create_default_context(cafile=str(make_certificates(tmp_path / "x", []).ca))
     with pytest.raises(ssl.SSLCertVerificationError):
         _handshake(stranger, server)
+
+
+def test_a_child_member_gets_its_security_outside_its_command_line() -> None:
+    """A process member's command line (process listings, the leftover-process report) never
+    carries the password: the security settings go through the child's environment."""
+    from kafka_sticky_plugin.testing.events import EventLog
+    from kafka_sticky_plugin.testing.member_process import ProcessMember, _child_environment
+
+    config = MemberConfig("127.0.0.1:9", "g", ("t",), "m", security=SCRAM.as_dict())
+    command = ProcessMember(config, EventLog())._command()
+    assert not any("pw-1" in part for part in command)
+    assert "pw-1" in _child_environment(config)["KAFKA_STICKY_MEMBER_SECURITY"]
+    assert "KAFKA_STICKY_MEMBER_SECURITY" not in _child_environment(
+        MemberConfig("127.0.0.1:9", "g", ("t",), "m")
+    )

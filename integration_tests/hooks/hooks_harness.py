@@ -41,14 +41,22 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-def create_topics(bootstrap: str, partitions: dict[str, int], timeout_s: float = 15.0) -> None:
-    """Create topics and wait until a consumer's metadata shows every partition."""
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=15000)
+def create_topics(
+    bootstrap: str,
+    partitions: dict[str, int],
+    timeout_s: float = 15.0,
+    settings: dict[str, Any] | None = None,
+) -> None:
+    """Create topics and wait until a consumer's metadata shows every partition (``settings``:
+    more client keywords, such as a secured listener's, for both clients)."""
+    admin = KafkaAdminClient(
+        bootstrap_servers=bootstrap, request_timeout_ms=15000, **(settings or {})
+    )
     try:
         admin.create_topics([NewTopic(name, count, 1) for name, count in partitions.items()])
     finally:
         admin.close()
-    probe = KafkaConsumer(bootstrap_servers=bootstrap)
+    probe = KafkaConsumer(bootstrap_servers=bootstrap, **(settings or {}))
     try:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -104,6 +112,8 @@ class Member:
     hooks: bool = True
     poll_ms: int = 100
     work_s: float = 0.0
+    #: More ``KafkaConsumer`` keywords (a secured listener's settings, for one).
+    settings: dict[str, Any] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     deliveries: list[Delivery] = field(default_factory=list)
     owned: set[Partition] = field(default_factory=set)
@@ -147,6 +157,7 @@ class Member:
                 partition_assignment_strategy=self.strategy,
                 client_id=f"{self.group}-{self.name}",
                 **GROUP_SETTINGS,
+                **self.settings,
             )
             if self.hooks:
                 install_hooks(consumer)
@@ -200,8 +211,14 @@ class Member:
 class Producer:
     """Sends numbered records round-robin over every partition until stopped."""
 
-    def __init__(self, bootstrap: str, partitions: dict[str, int], rate_per_s: float = 100) -> None:
-        self._producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
+    def __init__(
+        self,
+        bootstrap: str,
+        partitions: dict[str, int],
+        rate_per_s: float = 100,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        self._producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=5, **(settings or {}))
         self._targets = [(t, p) for t, n in sorted(partitions.items()) for p in range(n)]
         self._interval = 1.0 / rate_per_s
         self._stop = threading.Event()

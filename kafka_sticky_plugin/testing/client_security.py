@@ -63,11 +63,8 @@ class ClientSecurity:
 SecurityLike = ClientSecurity | Mapping[str, str] | None
 
 
-def kafka_python_settings(security: SecurityLike) -> dict[str, Any]:
-    """kafka-python's ``KafkaConsumer``/``KafkaProducer``/``KafkaAdminClient`` keywords."""
-    sec = ClientSecurity.of(security)
-    if sec is None:
-        return {}
+def _python_client_settings(sec: ClientSecurity) -> dict[str, Any]:
+    """The keywords kafka-python and aiokafka name alike: the protocol and SCRAM."""
     settings: dict[str, Any] = {"security_protocol": sec.protocol}
     if sec.protocol in _SASL:
         settings.update(
@@ -75,6 +72,15 @@ def kafka_python_settings(security: SecurityLike) -> dict[str, Any]:
             sasl_plain_username=sec.username,
             sasl_plain_password=sec.password,
         )
+    return settings
+
+
+def kafka_python_settings(security: SecurityLike) -> dict[str, Any]:
+    """kafka-python's ``KafkaConsumer``/``KafkaProducer``/``KafkaAdminClient`` keywords."""
+    sec = ClientSecurity.of(security)
+    if sec is None:
+        return {}
+    settings = _python_client_settings(sec)
     if sec.protocol in _TLS:
         settings.update(ssl_cafile=sec.cafile, ssl_check_hostname=True)
         if sec.certfile is not None:
@@ -87,13 +93,7 @@ def aiokafka_settings(security: SecurityLike) -> dict[str, Any]:
     sec = ClientSecurity.of(security)
     if sec is None:
         return {}
-    settings: dict[str, Any] = {"security_protocol": sec.protocol}
-    if sec.protocol in _SASL:
-        settings.update(
-            sasl_mechanism=sec.mechanism,
-            sasl_plain_username=sec.username,
-            sasl_plain_password=sec.password,
-        )
+    settings = _python_client_settings(sec)
     if sec.protocol in _TLS:
         from aiokafka.helpers import create_ssl_context
 

@@ -50,8 +50,9 @@ class Certificates:
         return self.clients[name][1]
 
     def key_lines(self) -> list[str]:
-        """Every base64 body line of every private key written (the broker's and the
-        clients'): the strings no log may contain."""
+        """Every base64 body line of at least 16 characters (a shorter last line could match
+        by chance) of every private key written, the broker's and the clients': the strings
+        no log may contain."""
         lines: list[str] = []
         for path in (self.broker_keystore, *(key for _, key in self.clients.values())):
             in_key = False
@@ -60,7 +61,7 @@ class Certificates:
                     in_key = True
                 elif line.startswith("-----END"):
                     in_key = False
-                elif in_key and line.strip():
+                elif in_key and len(line.strip()) >= 16:
                     lines.append(line.strip())
         return lines
 

@@ -20,13 +20,14 @@ event (written by the parent), so ownership intervals always close.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
@@ -191,7 +192,7 @@ class ProcessMember(MemberHandle):
             sys.executable,
             "-m",
             "kafka_sticky_plugin.testing.member_process",
-            self.config.to_json(),
+            replace(self.config, security=None).to_json(),
         ]
 
     def start(self, timeout_s: float = 30.0) -> None:
@@ -202,6 +203,7 @@ class ProcessMember(MemberHandle):
             stdin=subprocess.DEVNULL,
             text=True,
             encoding="utf-8",
+            env=_child_environment(self.config),
         )
         stdout = self._process.stdout
         if stdout is None:  # pragma: no cover - PIPE always gives a stream
@@ -274,10 +276,24 @@ class _JsonLinesSink:
             self._write({"type": "deliveries", "deliveries": [asdict(d) for d in deliveries]})
 
 
+#: The child's :attr:`~.member_config.MemberConfig.security` (JSON), kept out of its command
+#: line, which process listings and the leftover-process report show.
+_SECURITY_ENV = "KAFKA_STICKY_MEMBER_SECURITY"
+
+
+def _child_environment(config: MemberConfig) -> dict[str, str]:
+    environment = {k: v for k, v in os.environ.items() if k != _SECURITY_ENV}
+    if config.security is not None:
+        environment[_SECURITY_ENV] = json.dumps(config.security)
+    return environment
+
+
 def main(argv: list[str] | None = None) -> int:
     """Child entry point: run one member until SIGTERM."""
     args = sys.argv[1:] if argv is None else argv
     config = MemberConfig.from_json(args[0])
+    if os.environ.get(_SECURITY_ENV):
+        config = replace(config, security=json.loads(os.environ[_SECURITY_ENV]))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
     member_loop(config.client)(config, _JsonLinesSink(sys.stdout), stop.is_set, None, None)
