@@ -42,6 +42,7 @@ attempt); no line carries credentials; the original listener is restored by ``un
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -107,22 +108,28 @@ class TopicAuthorization:
 
     # -- installation ---------------------------------------------------------------------
     def install(self) -> None:
-        """Swap the client's listener (a weak reference to the class method) for ours."""
+        """Swap the client's listener (a weak reference to the class method) for ours. Ours
+        is also the coordinator's ``_handle_metadata_update`` instance attribute, so the
+        client's own ``remove_listener(WeakMethod(self._handle_metadata_update))`` (2.x
+        ``__del__``, 3.0 ``close``) finds and removes it."""
         from kafka.util import WeakMethod
 
         coordinator = self._coordinator
         cluster = coordinator._cluster
         self._original = WeakMethod(coordinator._handle_metadata_update)
         cluster.remove_listener(self._original)
-        self._registered = WeakMethod(self.on_metadata)
+        vars(coordinator)["_handle_metadata_update"] = self.on_metadata
+        self._registered = WeakMethod(coordinator._handle_metadata_update)
         cluster.add_listener(self._registered)
 
     def uninstall(self) -> None:
         if self._registered is None:
             return
-        cluster = self._coordinator._cluster
-        cluster.remove_listener(self._registered)
-        cluster.add_listener(self._original)
+        coordinator = self._coordinator
+        with contextlib.suppress(KeyError):
+            coordinator._cluster.remove_listener(self._registered)
+        vars(coordinator).pop("_handle_metadata_update", None)
+        coordinator._cluster.add_listener(self._original)
         self._registered = None
 
     # -- the listener ---------------------------------------------------------------------
