@@ -30,6 +30,7 @@ from ....errors import ConfigurationError
 from ....metrics.observe import assign_observed
 from ....metrics.recorder import RebalanceMetrics
 from ....migration_advice import refusal_line
+from .authorization import TopicAuthorization
 from .members import normalise_members
 
 __all__ = [
@@ -132,6 +133,8 @@ class HooksBase:
         )
         self._patched: dict[str, Callable[..., Any]] = {}
         self._originals: dict[str, Callable[..., Any]] = {}
+        #: The metadata listener that reports refused topics (set by a family's ``install``).
+        self.topic_authorization: TopicAuthorization | None = None
 
     def say_refusal(self, error: BaseException) -> None:
         """One WARNING line, once per consumer, when the broker refuses this classic member
@@ -160,6 +163,9 @@ class HooksBase:
 
     def uninstall(self) -> None:
         """Remove every instance patch; the client's class methods apply again."""
+        if self.topic_authorization is not None:
+            self.topic_authorization.uninstall()
+            self.topic_authorization = None
         heartbeat = getattr(self._coordinator, "heartbeat", None)  # prompt heartbeats (3.0)
         for target in (self._coordinator, self._subscription, heartbeat):
             for key in list(self._patched):
@@ -248,7 +254,8 @@ class HooksBase:
             raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
         self._coordinator._joined_subscription = set(topics)
         self.metrics.join_attempt()  # called once per JoinGroup sent
-        return self.build_group_protocols(topics)
+        refusals = self.topic_authorization
+        return self.build_group_protocols(topics if refusals is None else refusals.joinable(topics))
 
     def build_group_protocols(self, topics: Iterable[str]) -> list[tuple[str, Any]]:
         """JoinGroup protocols in preference order; ours as bytes, foreign as the client's."""

@@ -32,6 +32,7 @@ from typing import Any
 from ....assignor.decisions import lost_method_name, membership_lost
 from ....assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ....assignor.rebalance import RebalanceProtocol
+from .authorization import GroupAuthorization, TopicAuthorization, is_group_refusal
 from .common import (
     HooksBase,
     instantiate_assignor,
@@ -84,14 +85,41 @@ class V3Hooks(HooksBase):
         lookup = CoordinatorLookup(coordinator, coordinator.lookup_coordinator)
         self.coordinator_lookup = lookup
         self._patch(coordinator, "lookup_coordinator", lookup.lookup_coordinator)
-        self._patch(
-            coordinator, "ensure_coordinator_ready_async", lookup.ensure_coordinator_ready_async
+        ensure = self.ensure_coordinator_ready_async
+        self._patch(coordinator, "ensure_coordinator_ready_async", ensure)
+        # Authorization refusals: one line each, spaced attempts (see .authorization).
+        self.group_authorization = GroupAuthorization(
+            self._consumer, self.group_id, self._drop_membership
         )
+        self._patch(coordinator, "_send_heartbeat_request", self.send_heartbeat_request)
+        self.topic_authorization = TopicAuthorization(self._consumer, self.group_id)
+        self.topic_authorization.install()
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
         self.prompt.install(self._patch)  # the window only opens in cooperative groups
 
     # -- helpers --------------------------------------------------------------------------
+    def _drop_membership(self) -> None:
+        """The group refused this member: give the membership up, so the next ``poll()``
+        hands its partitions to ``on_partitions_lost`` before anything else is tried."""
+        coordinator = self._coordinator
+        if not membership_lost(
+            coordinator._generation.generation_id, coordinator._generation.member_id
+        ):
+            coordinator.reset_generation()
+        coordinator.request_rejoin()
+
+    async def _wait_if_refused(self, timeout_ms: int | None) -> bool:
+        """While the group refuses this member (and it holds nothing): sleep through this
+        ``poll()``'s share of the wait and report "not ready" (no request is sent)."""
+        wait_s = self.group_authorization.wait_s()
+        if wait_s <= 0 or self._subscription.assigned_partitions():
+            return False
+        if timeout_ms is not None:
+            wait_s = min(wait_s, timeout_ms / 1000)
+        await self._coordinator._manager._net.sleep(wait_s)
+        return True
+
     async def _call(self, name: str, partitions: Any) -> BaseException | None:
         """Invoke listener method ``name`` (sync or async); return what it raised. Timed for
         the metrics (as Java times its listener, a missing one included)."""
@@ -227,8 +255,48 @@ class V3Hooks(HooksBase):
         with self.metrics.timed_callback(kind, len(owned)):
             await original(*args, **kwargs)
 
+    async def ensure_coordinator_ready_async(self, timeout_ms: int | None = None) -> bool:
+        """The gated lookup (:class:`.coordinator_lookup.CoordinatorLookup`); a refused
+        FindCoordinator is reported (:class:`.authorization.GroupAuthorization`)."""
+        if await self._wait_if_refused(timeout_ms):
+            return False
+        try:
+            return await self.coordinator_lookup.ensure_coordinator_ready_async(timeout_ms)
+        except Exception as exc:
+            if is_group_refusal(exc):
+                self.group_authorization.refused("FindCoordinator")
+            raise
+
+    async def send_heartbeat_request(self, *args: Any, **kwargs: Any) -> Any:
+        """The client's heartbeat; a refused one (the group's ACL was revoked while this
+        member ran) drops the membership at once, which also stops the heartbeat loop (the
+        client would retry every ``retry_backoff_ms``, keep its partitions, and fetch on
+        while the broker hands them to others)."""
+        try:
+            return await self.original(self._coordinator, "_send_heartbeat_request")(
+                *args, **kwargs
+            )
+        except Exception as exc:
+            if is_group_refusal(exc):
+                self.group_authorization.refused("Heartbeat")
+            raise
+
     async def join_group_async(self, timeout_ms: int | None = None) -> bool:
-        """Complete a JoinGroup/SyncGroup task that finished between polls, else delegate."""
+        """Complete a JoinGroup/SyncGroup task that finished between polls, else delegate.
+        A refused JoinGroup/SyncGroup is reported and the next one waits."""
+        try:
+            joined = await self._join_group_async(timeout_ms)
+        except Exception as exc:
+            if is_group_refusal(exc):
+                self.group_authorization.refused("JoinGroup/SyncGroup")
+            raise
+        if joined:
+            self.group_authorization.accepted()
+        return joined
+
+    async def _join_group_async(self, timeout_ms: int | None) -> bool:
+        if await self._wait_if_refused(timeout_ms):
+            return False
         coordinator = self._coordinator
         task = coordinator._join_task
         if task is not None and task.is_done and task.succeeded() and coordinator.rejoining:

@@ -1,0 +1,97 @@
+"""What a consumer is told when the cluster's authorizer refuses it: one line per refusal,
+naming the group or topics, the ACL that is missing and the principal to grant it to. Pure
+text from facts the client adapters already hold; no client import, no I/O.
+
+Apache Kafka's rules (KafkaApis, 4.x) behind the advice:
+
+- FindCoordinator for a group needs ``Describe`` on the group; JoinGroup, SyncGroup,
+  Heartbeat, OffsetCommit and OffsetFetch need ``Read`` on it (``Read`` implies
+  ``Describe``), so the one grant to ask for is ``Read`` on ``Group``;
+- Metadata lists a topic only to a principal with ``Describe`` on it (TOPIC_AUTHORIZATION_FAILED
+  otherwise); Fetch, ListOffsets and OffsetCommit need ``Read`` on the topic, so the advice
+  for a consumer's topic is ``Read`` (which implies ``Describe``).
+
+Invariant: every line names what is refused and the grant that ends the refusal; no line
+carries a credential (the principal is a user *name*, never a password or key material).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "group_refused_line",
+    "leader_topics_refused_line",
+    "member_topics_refused_line",
+    "principal_text",
+    "topics_text",
+]
+
+
+def principal_text(config: Mapping[str, Any] | None) -> str:
+    """The principal a client authenticates as, as far as its configuration tells:
+    ``User:<name>`` for SASL PLAIN/SCRAM (the broker's default principal builder), else a
+    description (TLS certificates map to ``User:<distinguished name>``, which only the broker's
+    ``ssl.principal.mapping.rules`` decide). Accepts kafka-python/aiokafka settings
+    (``sasl_plain_username``) and librdkafka ones (``sasl.username``)."""
+    config = config or {}
+    name = config.get("sasl_plain_username") or config.get("sasl.username")
+    mechanism = str(
+        config.get("sasl_mechanism")
+        or config.get("sasl.mechanism")
+        or config.get("sasl.mechanisms")
+        or ""
+    ).upper()
+    protocol = str(config.get("security_protocol") or config.get("security.protocol") or "").upper()
+    if (
+        isinstance(name, str)
+        and name
+        and protocol.startswith("SASL")
+        and (mechanism in ("", "PLAIN") or mechanism.startswith("SCRAM"))
+    ):
+        return f"User:{name}"
+    if protocol == "SSL":
+        return "this consumer's certificate principal (User:<its distinguished name>)"
+    if protocol in ("", "PLAINTEXT"):
+        return "User:ANONYMOUS"
+    return "this consumer's principal"
+
+
+def topics_text(topics: Iterable[str]) -> str:
+    """``'a', 'b'`` (sorted, quoted) for a message."""
+    return ", ".join(repr(t) for t in sorted(set(topics)))
+
+
+def group_refused_line(group_id: str, principal: str, request: str, retry_s: float) -> str:
+    """GROUP_AUTHORIZATION_FAILED: the member cannot be in the group at all."""
+    return (
+        f"group {group_id}: not authorized to use the group ({request} answered"
+        f" GROUP_AUTHORIZATION_FAILED): grant Read on Group {group_id!r} to {principal};"
+        f" this consumer holds no partitions until then and asks again in {retry_s:.0f} s"
+    )
+
+
+def member_topics_refused_line(group_id: str, topics: Iterable[str], principal: str) -> str:
+    """The consumer cannot describe topics it subscribes to: it leaves them out of what it
+    asks the group for until they are granted."""
+    return (
+        f"group {group_id}: not authorized to describe subscribed topic(s) {topics_text(topics)}"
+        f" (TOPIC_AUTHORIZATION_FAILED): grant Read on each Topic to {principal}; this consumer"
+        " asks the group for its other topics only and rejoins when they are granted"
+    )
+
+
+def leader_topics_refused_line(
+    group_id: str, topics: Iterable[str], principal: str, subscribers: Iterable[str] = ()
+) -> str:
+    """The group's leader cannot describe topics only other members subscribe to: it cannot
+    know their partitions, so they stay unassigned (Java's leader raises
+    TopicAuthorizationException out of ``poll()`` instead, and the group stalls)."""
+    who = sorted(set(subscribers))
+    by = f" by member(s) {', '.join(who)}" if who else " by other members"
+    return (
+        f"group {group_id}: this consumer leads the group but is not authorized to describe"
+        f" topic(s) {topics_text(topics)} subscribed{by}: their partitions stay unassigned"
+        f" while it leads; grant Describe on each Topic to {principal}"
+    )
