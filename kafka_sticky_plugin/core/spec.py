@@ -16,6 +16,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 
 from ..errors import InvalidSpecError
 
@@ -42,11 +43,34 @@ def _is_canonical(owned: object) -> bool:
     return all(map(operator.lt, owned, owned[1:]))
 
 
+def _plain_pairs(owned: Iterable[tuple[str, int]]) -> list[TopicPartitionTuple] | None:
+    """``owned`` as a list when every item is a plain ``(str, int)`` tuple (checked in C, as
+    by :func:`_is_canonical`), else ``None`` (the caller checks item by item)."""
+    items = owned if type(owned) is list else list(owned) if type(owned) is tuple else None
+    if not items:
+        return None
+    if set(map(type, items)) != {tuple} or set(map(len, items)) != {2}:
+        return None
+    topics, partitions = zip(*items, strict=True)
+    if set(map(type, topics)) != {str} or set(map(type, partitions)) != {int}:
+        return None
+    return items
+
+
 def _normalise_owned(
     member_id: str, owned: Iterable[tuple[str, int]]
 ) -> tuple[TopicPartitionTuple, ...]:
     if _is_canonical(owned):
         return owned  # type: ignore[return-value]
+    plain = _plain_pairs(owned)
+    if plain is not None:
+        # Plain (str, int) pairs in another order (a Java member's topics come in hash
+        # order): sorted in C, where runs of the input make it cheap; duplicates only cost a
+        # second sort.
+        ordered = sorted(plain)
+        if all(map(operator.lt, ordered, islice(ordered, 1, None))):
+            return tuple(ordered)
+        return tuple(sorted(set(ordered)))
     out: set[TopicPartitionTuple] = set()
     for item in owned:
         try:
