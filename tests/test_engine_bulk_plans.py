@@ -17,6 +17,7 @@ import pytest
 from kafka_sticky_plugin.core.balance_builder import _State, initial_state, water_fill
 from kafka_sticky_plugin.core.claims import Claims, resolve_claims
 from kafka_sticky_plugin.core.components import Component, split_components
+from kafka_sticky_plugin.core.keep_flow import _claim_classes, _topic_groups
 from kafka_sticky_plugin.core.layout import Layout, build_layout
 from kafka_sticky_plugin.core.spec import MemberSpec
 
@@ -110,3 +111,27 @@ def test_initial_holdings_equal_the_one_step_rule(seed: int) -> None:
             # dict order too: the balancing walks these dicts
             assert list(got.kept[m].items()) == list(want.kept[m].items())
             assert list(got.fresh[m].items()) == list(want.fresh[m].items())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_classes_count_every_claim_of_its_group(seed: int) -> None:
+    """The stickiness flow's kind-0 classes: each member's valid claims counted per topic
+    group (in C over the flat group table), against a count one claim at a time."""
+    print(f"seed={seed}")
+    counts, members = _random_group(random.Random(seed))
+    layout = build_layout(counts, members)
+    claims = resolve_claims(layout)
+    for comp in split_components(layout):
+        if comp.homogeneous:
+            continue
+        groups = _topic_groups(layout, comp)
+        n_claims = sum(len(claims.owned[m]) for m in comp.members)
+        classes = _claim_classes(layout, claims, comp, groups, n_claims, [])
+        want: dict[tuple[int, int], int] = {}
+        for m in comp.members:
+            for q in claims.owned[m]:
+                key = (groups.of_topic[layout.topic_of(q)], m)
+                want[key] = want.get(key, 0) + 1
+        got = zip(classes.group, classes.member, classes.sizes, strict=True)
+        assert {(g, m): size for g, m, size in got} == want
+        assert list(zip(classes.group, classes.member, strict=True)) == sorted(want)

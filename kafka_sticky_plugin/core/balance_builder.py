@@ -27,10 +27,10 @@ fresh partition first.
 from __future__ import annotations
 
 import heapq
-from bisect import insort
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Mapping
-from itertools import chain, groupby
+from itertools import chain
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -120,13 +120,14 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     offsets, counts = layout.offsets, layout.counts
     owner = claims.owner
 
-    # Every validly owned partition starts with its owner: one list per (member, topic) run
-    # of its ascending claims (``groupby`` over the flat topic table, in C).
-    topic_at = layout.topic_at().__getitem__
+    # Every validly owned partition starts with its owner: one slice per (member, topic) run
+    # of its ascending claims, the run's end found by binary search.
+    topic_at = layout.topic_at()
+    ends = [o + n for o, n in zip(offsets, counts, strict=True)]
     for m in comp.members:
         qs = claims.owned[m]
         if qs:
-            state.kept[m] = {t: list(run) for t, run in groupby(qs, topic_at)}
+            state.kept[m] = _runs_by_topic(qs, topic_at, ends)
             state.load[m] = len(qs)
 
     # Free partitions, most constrained topics first, each to the least loaded subscriber
@@ -163,6 +164,19 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
             state.give(m, t, q)
             heapq.heapreplace(heap, (load + 1, m))
     return state
+
+
+def _runs_by_topic(qs: list[int], topic_at: list[int], ends: list[int]) -> dict[int, list[int]]:
+    """``{topic: its partitions in qs}`` for ascending global indices ``qs``, topics
+    ascending: a look-up, a binary search and a slice per topic, not a step per partition."""
+    runs: dict[int, list[int]] = {}
+    i, n = 0, len(qs)
+    while i < n:
+        t = topic_at[qs[i]]
+        j = bisect_left(qs, ends[t], i)
+        runs[t] = qs[i:j]
+        i = j
+    return runs
 
 
 def water_fill(free: list[int], takers: list[int], load: Mapping[int, int]) -> dict[int, list[int]]:
