@@ -27,7 +27,7 @@ fresh partition first.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from collections import deque
 from collections.abc import Mapping
 from itertools import chain
@@ -122,12 +122,11 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
 
     # Every validly owned partition starts with its owner: one slice per (member, topic) run
     # of its ascending claims, the run's end found by binary search.
-    topic_at = layout.topic_at()
     ends = [o + n for o, n in zip(offsets, counts, strict=True)]
     for m in comp.members:
         qs = claims.owned[m]
         if qs:
-            state.kept[m] = _runs_by_topic(qs, topic_at, ends)
+            state.kept[m] = _runs_by_topic(qs, offsets, ends)
             state.load[m] = len(qs)
 
     # Free partitions, most constrained topics first, each to the least loaded subscriber
@@ -166,13 +165,14 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     return state
 
 
-def _runs_by_topic(qs: list[int], topic_at: list[int], ends: list[int]) -> dict[int, list[int]]:
+def _runs_by_topic(qs: list[int], offsets: list[int], ends: list[int]) -> dict[int, list[int]]:
     """``{topic: its partitions in qs}`` for ascending global indices ``qs``, topics
-    ascending: a look-up, a binary search and a slice per topic, not a step per partition."""
+    ascending: two binary searches and a slice per topic, not a step per partition (the
+    topic is :meth:`.Layout.topic_of`'s, without its flat table's memory)."""
     runs: dict[int, list[int]] = {}
     i, n = 0, len(qs)
     while i < n:
-        t = topic_at[qs[i]]
+        t = bisect_right(offsets, qs[i]) - 1
         j = bisect_left(qs, ends[t], i)
         runs[t] = qs[i:j]
         i = j
