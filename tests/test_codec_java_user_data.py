@@ -14,15 +14,13 @@ import random
 import struct
 
 import pytest
-from codec_helpers import owned_array
+from codec_helpers import count_general_reads, owned_array
 
 from kafka_sticky_plugin.assignor.leader import member_spec
 from kafka_sticky_plugin.codec import (
     ArrayMemos,
     Subscription,
     SubscriptionDecoder,
-    _topic_partitions,
-    _wire,
     decode_subscription,
     encode_subscription,
     read_user_data_claim,
@@ -87,14 +85,7 @@ def test_repeated_java_layouts_skip_the_general_reader(monkeypatch: pytest.Monke
         for _ in range(8)
     ]
     expected = [_claim(raw, None) for raw in batch]
-    calls = []
-    general = _topic_partitions.topic_partition_pairs
-
-    def counting(reader: _wire.Reader, *args: object, **kwargs: object) -> object:
-        calls.append(1)
-        return general(reader, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_topic_partitions, "topic_partition_pairs", counting)
+    calls = count_general_reads(monkeypatch)
     arrays = ArrayMemos()
     assert [_claim(raw, arrays) for raw in batch] == expected
     assert len(calls) == 1
