@@ -135,3 +135,48 @@ def test_claim_classes_count_every_claim_of_its_group(seed: int) -> None:
         got = zip(classes.group, classes.member, classes.sizes, strict=True)
         assert {(g, m): size for g, m, size in got} == want
         assert list(zip(classes.group, classes.member, strict=True)) == sorted(want)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_uncontested_claims_are_kept_in_one_pass(seed: int) -> None:
+    """Claims that no two members share (a previous plan, plus invalid ones) are all kept,
+    with no hint, whatever the generations; one shared partition falls back to the policy
+    (that partition goes to the higher generation or is tied)."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    counts = {f"t{i}": rng.randint(1, 9) for i in range(rng.randint(1, 5))}
+    pairs = [(t, p) for t, c in counts.items() for p in range(c)]
+    rng.shuffle(pairs)
+    n = rng.randint(1, 6)
+    shares = [sorted(pairs[i::n]) for i in range(n)]
+    members = [
+        MemberSpec(
+            member_id=f"m{i}",
+            topics=list(counts),
+            owned=[*share, ("gone", 0), ("t0", 99)],
+            generation=rng.choice([-1, 1, 2]),
+        )
+        for i, share in enumerate(shares)
+    ]
+    layout = build_layout(counts, members)
+    claims = resolve_claims(layout)
+    want = [-1] * layout.total
+    for m, share in enumerate(shares):
+        for t, p in share:
+            want[layout.offsets[layout.topic_index[t]] + p] = m
+    assert claims.owner == want
+    assert claims.hints == {}
+    assert [len(qs) for qs in claims.owned] == [len(share) for share in shares]
+    if shares[0]:
+        # one partition claimed twice: the policy, not the one pass
+        contested = [
+            members[0],
+            MemberSpec(member_id="m0b", topics=list(counts), owned=shares[0][:1], generation=5),
+        ]
+        layout = build_layout(counts, contested)
+        claims = resolve_claims(layout)
+        t, p = shares[0][0]
+        q = layout.offsets[layout.topic_index[t]] + p
+        assert claims.owner[q] == 1
+        assert claims.hints == {q: 0}
+        assert claims.owner.count(-1) == layout.total - len(shares[0])

@@ -71,6 +71,8 @@ def resolve_claims(layout: Layout) -> Claims:
             allowed[subs] = frozenset(layout.topics[t] for t in subs)
         names = allowed[subs]
         claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
+    if _claim_uncontested(owner, claimed):
+        return Claims(owner=owner, owned=claimed)
     hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
     owned: list[list[int]] = []
     for m, qs in enumerate(claimed):
@@ -114,6 +116,23 @@ def _claimed_indices(
         if (topic in names if names is not None else topic in offset_of)
         and 0 <= partition < count_of[topic]
     ]
+
+
+def _claim_uncontested(owner: list[int], claimed: list[list[int]]) -> bool:
+    """Give every claim to its claimant, in C, and return True when no partition is claimed
+    twice: then every claim is uncontested and kept, whatever its generation, with no hint
+    (the policy's result). Otherwise reset ``owner`` to :data:`UNOWNED` and return False.
+
+    A member's claims are distinct (canonical pairs), so the partitions now owned number
+    the claims exactly when no two members claim the same one.
+    """
+    for m, qs in enumerate(claimed):
+        if qs:
+            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+    if len(owner) - owner.count(UNOWNED) == sum(map(len, claimed)):
+        return True
+    owner[:] = repeat(UNOWNED, len(owner))
+    return False
 
 
 def _claim_all(
