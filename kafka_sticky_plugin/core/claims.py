@@ -53,8 +53,10 @@ def resolve_claims(layout: Layout) -> Claims:
     Speed: a leader may read a million claims. A member's claims become global indices in a
     few C-level passes (``zip``/``map`` over its canonical ``owned`` tuple) when they are all
     valid, as they are from a healthy member; only a member with an invalid claim is filtered
-    one claim at a time. A member whose claims all land on unclaimed partitions takes them in
-    bulk, and only contested claims walk the policy one by one.
+    one claim at a time. When no partition is claimed twice (every healthy rebalance), one
+    pass sets every owner (:func:`_claim_uncontested`); otherwise a member whose claims all
+    land on unclaimed partitions takes them in bulk, and only contested claims walk the
+    policy one by one.
     """
     owner = [UNOWNED] * layout.total
     if not any(spec.owned for spec in layout.specs):
