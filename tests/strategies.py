@@ -146,8 +146,11 @@ def one_each_message(groups: list[tuple[str, list[int]]], generation: int, trunc
 @st.composite
 def one_each_members(draw: st.DrawFn) -> tuple[bytes, bytes]:
     """A message and the owned array in it: mostly one partition of each of the same topics,
-    sometimes a near miss (another topic, a group of two, unsorted groups, a truncation)."""
-    kind = draw(st.sampled_from(["same", "same", "same", "other-topic", "two", "unsorted"]))
+    sometimes a near miss (another topic, a group of two, unsorted groups, a truncation);
+    ``hash-order`` repeats one fixed non-canonical topic order, as Java members write."""
+    kind = draw(
+        st.sampled_from(["same", "same", "same", "other-topic", "two", "unsorted", "hash-order"])
+    )
     topics = ONE_EACH_TOPICS[:ONE_EACH_GROUPS]
     if kind == "other-topic":
         topics = sorted([*topics[:-1], ONE_EACH_TOPICS[ONE_EACH_GROUPS + draw(st.integers(0, 3))]])
@@ -159,6 +162,8 @@ def one_each_members(draw: st.DrawFn) -> tuple[bytes, bytes]:
     if kind == "unsorted":
         i = draw(st.integers(0, len(groups) - 2))
         groups[i], groups[i + 1] = groups[i + 1], groups[i]
+    if kind == "hash-order":
+        groups.sort(key=lambda group: group[0][::-1])
     truncate = draw(st.sampled_from([0, 0, 0, 1, 5, 9]))
     return one_each_message(groups, draw(st.integers(-1, 9)), truncate), owned_array(groups)
 

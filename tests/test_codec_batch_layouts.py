@@ -14,7 +14,7 @@ import random
 import struct
 
 import pytest
-from codec_helpers import owned_array
+from codec_helpers import count_general_reads, owned_array
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ONE_EACH_GROUPS as GROUPS
@@ -26,7 +26,6 @@ from kafka_sticky_plugin.codec import (
     Assignment,
     AssignmentEncoder,
     SubscriptionDecoder,
-    _topic_partitions,
     _wire,
     decode_subscription,
     encode_assignment,
@@ -68,14 +67,7 @@ def test_repeated_layouts_skip_the_general_reader(monkeypatch: pytest.MonkeyPatc
     ]
     near_miss = _message([(t, [1]) for t in [*TOPICS[: GROUPS - 1], "u00"]], 3, 0)
     expected = [decode_subscription(raw) for raw in [*batch, near_miss]]
-    calls = []
-    general = _topic_partitions.topic_partition_pairs
-
-    def counting(reader: _wire.Reader, *args: object, **kwargs: object) -> object:
-        calls.append(1)
-        return general(reader, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_topic_partitions, "topic_partition_pairs", counting)
+    calls = count_general_reads(monkeypatch)
     decoder = SubscriptionDecoder()
     for raw, value in zip(batch, expected, strict=False):
         subscription, block = decoder.decode_with_owned_block(raw)

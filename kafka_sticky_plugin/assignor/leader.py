@@ -37,12 +37,15 @@ and with nothing owned the cooperative round equals the eager sticky plan.
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from ..codec import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
+    ArrayMemos,
     Assignment,
     AssignmentEncoder,
     Subscription,
@@ -86,11 +89,12 @@ def _user_data_claim(
     subscription: Subscription,
     protocol: str,
     owned_block: bytes | None = None,
+    arrays: ArrayMemos | None = None,
 ) -> tuple[list[tuple[str, int]] | None, int]:
     """The strategy's ``read_claim`` for one member; unreadable means no history (one
     warning line naming the member)."""
     try:
-        return strategy_named(protocol).read_claim(subscription.user_data, owned_block)
+        return strategy_named(protocol).read_claim(subscription.user_data, owned_block, arrays)
     except CodecError as exc:
         _log.warning(
             "member %s: unreadable %s user data, treated as no history (%s)",
@@ -108,29 +112,36 @@ def member_spec(
     *,
     instance_id: str | None = None,
     owned_block: bytes | None = None,
+    arrays: ArrayMemos | None = None,
 ) -> MemberSpec:
     """The engine's view of one decoded member (claim rules in the module docstring).
 
     Topics unknown to the cluster are kept: the engine ignores them by contract.
-    ``owned_block`` (from :meth:`SubscriptionDecoder.decode_with_owned_block`) only saves
-    work; the result is the same with or without it.
+    ``owned_block`` (from :meth:`SubscriptionDecoder.decode_with_owned_block`) and ``arrays``
+    (the decoder's :attr:`~SubscriptionDecoder.arrays`) only save work; the result is the
+    same with or without them.
     """
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
-    ud_partitions, ud_generation = _user_data_claim(member_id, subscription, protocol, owned_block)
+    ud_partitions, ud_generation = _user_data_claim(
+        member_id, subscription, protocol, owned_block, arrays
+    )
     owned: Iterable[tuple[str, int]] = subscription.owned_partitions
+    # Claims known to be canonical (strictly increasing plain pairs): a canonical owned block.
+    canonical = subscription.owned_partitions if owned_block is not None else None
     if (not strategy_named(protocol).cooperative or version < 1) and ud_partitions:
-        if owned:
+        if not owned:
+            # The user data alone claims (Java and librdkafka members under EAGER): plain
+            # pairs from our codec, in the sender's order (Java's topics in hash order).
+            owned = canonical = _canonical_pairs(ud_partitions)
+        elif ud_partitions != list(owned):
             # Our members and librdkafka's write the same list twice: unite only if needed.
-            owned = owned if ud_partitions == list(owned) else [*owned, *ud_partitions]
-        else:
-            owned = ud_partitions
-    if owned_block is not None and owned is subscription.owned_partitions:
-        # Read from a canonical block: strictly increasing (str, int) pairs already.
+            owned, canonical = [*owned, *ud_partitions], None
+    if canonical is not None:
         return MemberSpec.from_canonical(
             member_id=member_id,
             topics=subscription.topics,
-            owned=subscription.owned_partitions,
+            owned=canonical,
             generation=max(generation, ud_generation, -1),
             rack=subscription.rack_id or None,
             instance_id=instance_id,
@@ -143,6 +154,16 @@ def member_spec(
         rack=subscription.rack_id or None,
         instance_id=instance_id,
     )
+
+
+def _canonical_pairs(pairs: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """The canonical form (sorted, distinct) of plain ``(str, int)`` pairs read by our codec,
+    sorted in C: a Java member's topic groups arrive as ascending runs, which the sort
+    merges; only duplicates cost a second sort."""
+    ordered = sorted(pairs)
+    if all(map(operator.lt, ordered, islice(ordered, 1, None))):
+        return tuple(ordered)
+    return tuple(sorted(set(ordered)))
 
 
 def _decode_member(
@@ -269,6 +290,7 @@ def _read_group(
                 protocol,
                 instance_id=member.instance_id,
                 owned_block=owned_block,
+                arrays=decoder.arrays,
             )
         except (CodecError, InvalidSpecError) as exc:
             _log.error(

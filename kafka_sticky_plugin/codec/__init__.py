@@ -11,6 +11,7 @@ Modules: :mod:`.consumer_protocol` (subscription and assignment v0-v3) and
 
 from __future__ import annotations
 
+from ._topic_partitions import ArrayMemos
 from ._wire import INT32_MAX, INT32_MIN
 from .consumer_protocol import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
@@ -36,6 +37,7 @@ __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "INT32_MAX",
     "INT32_MIN",
+    "ArrayMemos",
     "Assignment",
     "AssignmentEncoder",
     "Subscription",

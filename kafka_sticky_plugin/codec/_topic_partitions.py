@@ -32,6 +32,7 @@ from ._wire import (
 )
 
 __all__ = [
+    "ArrayMemos",
     "OneEachLayouts",
     "TopicHeaders",
     "TopicPartitionPair",
@@ -416,13 +417,16 @@ class OneEachLayouts:
 
     In a large group each member typically owns one partition of each of many topics (more
     members than partitions per topic), and members with the same subscription send arrays
-    that differ only in the partition numbers. After a canonical array of that form has been
-    read the slow way, :meth:`learn` keeps its layout (by group count); :meth:`read` then
-    unpacks a later array with one precompiled struct and accepts it only if every fixed byte
-    (topic lengths, names, counts) is equal to the learned layout's: the bytes are then
-    exactly those of a canonical array with these topics, so the result equals what the
-    general reader returns. Anything else returns ``None`` and the caller reads the general
-    way. Create one per batch (never module-wide); it keeps at most :attr:`CAPACITY` layouts.
+    that differ only in the partition numbers. After an array of that form has been read the
+    slow way, :meth:`learn` keeps its layout (by group count) and whether it was canonical;
+    :meth:`read` then unpacks a later array with one precompiled struct and accepts it only
+    if every fixed byte (topic lengths, names, counts) is equal to the learned layout's: the
+    bytes then differ from the learned array's only in partition numbers, so the pairs (wire
+    order) and the canonical verdict equal what the general reader returns. Non-canonical
+    layouts matter too: a Java member writes its topics in hash order (sticky user data,
+    owned partitions), the same order for every member with the same topics. Anything else
+    returns ``None`` and the caller reads the general way. Create one per batch (never
+    module-wide); it keeps at most :attr:`CAPACITY` layouts.
     """
 
     __slots__ = ("_by_count", "_headers")
@@ -433,35 +437,55 @@ class OneEachLayouts:
     MIN_GROUPS = 16
 
     def __init__(self) -> None:
-        self._by_count: dict[int, _OneEach] = {}
+        self._by_count: dict[int, tuple[_OneEach, bool]] = {}
         self._headers = TopicHeaders()
 
-    def read(self, reader: Reader) -> tuple[list[TopicPartitionPair], bytes] | None:
-        """The pairs and canonical bytes of the array at ``reader``'s offset (consumed), or
-        ``None`` (nothing consumed) when no learned layout matches it byte for byte."""
+    def read(self, reader: Reader) -> tuple[list[TopicPartitionPair], bytes | None] | None:
+        """The pairs (wire order) of the array at ``reader``'s offset (consumed) and its bytes
+        when the learned layout was canonical (``None`` when not), or ``None`` (nothing
+        consumed) when no learned layout matches it byte for byte."""
         count = reader.peek_int32()
-        layout = self._by_count.get(count) if count is not None else None
-        if layout is None:
+        learned = self._by_count.get(count) if count is not None else None
+        if learned is None:
             return None
+        layout, canonical = learned
         values = reader.unpack_ahead(layout.struct, _COUNT.size)
         if values is None or values[0::2] != layout.fixed:
             return None
         start = reader.offset
         reader.advance(_COUNT.size + layout.struct.size)
-        return list(zip(layout.topics, values[1::2], strict=True)), reader.bytes_since(start)
+        pairs = list(zip(layout.topics, values[1::2], strict=True))
+        return pairs, reader.bytes_since(start) if canonical else None
 
-    def learn(self, pairs: Sequence[TopicPartitionPair], block: bytes) -> None:
-        """Remember the layout of ``block``, the canonical bytes that ``pairs`` were read
-        from, when every topic in it holds one partition (its group count equals the number
-        of pairs)."""
+    def learn(
+        self, pairs: Sequence[TopicPartitionPair], block: bytes, canonical: bool = True
+    ) -> None:
+        """Remember the layout of ``block``, the bytes that ``pairs`` were read from (wire
+        order; ``canonical`` as the general reader judged them), when every topic in it holds
+        one partition (its group count equals the number of pairs)."""
         count = len(pairs)
         if count < self.MIN_GROUPS or _COUNT.unpack_from(block)[0] != count:
             return
         self._by_count.pop(count, None)
         topics = tuple(map(_FIRST, pairs))
-        self._by_count[count] = self._headers.one_each(topics, "owned array", "topic")
+        layout = self._headers.one_each(topics, "owned array", "topic")
+        self._by_count[count] = (layout, canonical)
         while len(self._by_count) > self.CAPACITY:
             del self._by_count[next(iter(self._by_count))]
+
+
+class ArrayMemos:
+    """The per-batch memos every ``[topic [partition]]`` array of one group shares: interned
+    topic names (see :func:`topic_partition_pairs`) and repeated layouts
+    (:class:`OneEachLayouts`). A :class:`~.consumer_protocol.SubscriptionDecoder` owns one and
+    hands it to the sticky user data reader, so a Java member's user data (its previous
+    assignment, topics in hash order) is read like its peers' owned arrays."""
+
+    __slots__ = ("layouts", "names")
+
+    def __init__(self) -> None:
+        self.names: dict[bytes, str] = {}
+        self.layouts = OneEachLayouts()
 
 
 def read_topic_partitions_block(
@@ -484,9 +508,8 @@ def read_topic_partitions_block(
             return hit
     start = reader.offset
     pairs, canonical = topic_partition_pairs(reader, expected, names)
-    if not canonical:
-        return pairs, None
+    if layouts is None:
+        return pairs, reader.bytes_since(start) if canonical else None
     block = reader.bytes_since(start)
-    if layouts is not None:
-        layouts.learn(pairs, block)
-    return pairs, block
+    layouts.learn(pairs, block, canonical)
+    return pairs, block if canonical else None

@@ -37,6 +37,7 @@ from itertools import islice
 
 from ..errors import CodecError
 from ._topic_partitions import (
+    ArrayMemos,
     OneEachLayouts,
     TopicHeaders,
     TopicPartitionPair,
@@ -197,13 +198,16 @@ class SubscriptionDecoder:
     of :func:`decode_subscription`.
     """
 
-    __slots__ = ("_headers", "_layouts", "_memo", "_names")
+    __slots__ = ("_headers", "_layouts", "_memo", "_names", "arrays")
 
     def __init__(self) -> None:
         self._memo: list[tuple[bytes, tuple[str, ...]]] = []
-        self._names: dict[bytes, str] = {}
+        self.arrays = ArrayMemos()
+        """This batch's array memos, for the user data reader
+        (:func:`~kafka_sticky_plugin.codec.read_user_data_claim`)."""
+        self._names: dict[bytes, str] = self.arrays.names
         self._headers = TopicHeaders()
-        self._layouts = OneEachLayouts()
+        self._layouts: OneEachLayouts = self.arrays.layouts
 
     def decode(self, data: bytes | bytearray | memoryview) -> Subscription:
         """Same as :func:`decode_subscription`."""

@@ -30,7 +30,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import CodecError
-from ._topic_partitions import TopicPartitionPair, read_topic_partitions, write_topic_partitions
+from ._topic_partitions import (
+    ArrayMemos,
+    TopicPartitionPair,
+    read_topic_partitions,
+    read_topic_partitions_block,
+    write_topic_partitions,
+)
 from ._wire import INT32_MAX, Reader, Writer
 
 __all__ = [
@@ -108,6 +114,24 @@ def decode_sticky_user_data(
     return _decode_sticky_v0(raw), None
 
 
+def _decode_sticky_batched(
+    raw: bytes, arrays: ArrayMemos
+) -> tuple[list[TopicPartitionPair], int | None]:
+    """:func:`decode_sticky_user_data` of non-empty ``raw`` with a batch's memos: the array is
+    read once (v1 and v0 share it: v1 iff 4 bytes follow it, v0 iff none), a layout repeated
+    from an earlier member in one ``struct`` call; same pairs, generation and errors."""
+    reader = Reader(raw, _STICKY + " v0")
+    partitions, _ = read_topic_partitions_block(
+        reader, "previous assignment", arrays.names, arrays.layouts
+    )
+    left = reader.remaining
+    if left == 4:
+        return partitions, _generation_or_none(reader.int32("generation"))
+    if left:
+        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
+    return partitions, None
+
+
 def encode_cooperative_user_data(generation: int | None) -> bytes:
     """Java's cooperative-sticky user data: the int32 generation, -1 for ``None``."""
     _check_generation(generation, _COOPERATIVE)
@@ -133,6 +157,7 @@ def read_user_data_claim(
     *,
     cooperative: bool,
     owned_block: bytes | None = None,
+    arrays: ArrayMemos | None = None,
 ) -> tuple[list[TopicPartitionPair] | None, int]:
     """``(previous partitions, generation or -1)`` claimed by a member's subscription user data.
 
@@ -144,8 +169,10 @@ def read_user_data_claim(
     is a shortcut with the same result: sticky user data that starts with exactly those
     bytes (what our members and librdkafka's send) is that same array, optionally followed
     by the int32 generation, so it is not decoded again; ``partitions`` is then ``None``,
-    meaning "the subscription's owned partitions". Raises :class:`CodecError` when the user
-    data cannot be read (the caller treats that as "no history").
+    meaning "the subscription's owned partitions". ``arrays`` (a batch's
+    :attr:`~.consumer_protocol.SubscriptionDecoder.arrays`) only saves work: a Java member's
+    user data repeats its peers' layout. Raises :class:`CodecError` when the user data cannot
+    be read (the caller treats that as "no history").
     """
     if not user_data:
         return [], -1
@@ -158,5 +185,8 @@ def read_user_data_claim(
         if len(user_data) == len(owned_block) + 4:
             tail = int.from_bytes(user_data[-4:], "big", signed=True)
             return None, max(tail, -1)
-    partitions, decoded = decode_sticky_user_data(user_data)
+    if arrays is None:
+        partitions, decoded = decode_sticky_user_data(user_data)
+    else:
+        partitions, decoded = _decode_sticky_batched(bytes(user_data), arrays)
     return partitions, -1 if decoded is None else decoded

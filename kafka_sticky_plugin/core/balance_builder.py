@@ -27,13 +27,17 @@ fresh partition first.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right, insort
 from collections import deque
+from collections.abc import Mapping
+from itertools import chain
 
-from .claims import Claims
+from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
+from .quota_builder import _free_indices
 
-__all__ = ["build_balanced_plan"]
+__all__ = ["build_balanced_plan", "initial_state", "water_fill"]
 
 # A source whose chain search fails freezes what it reaches; below this many low members
 # a cheap pre-check (does a low member subscribe to this topic?) runs before expanding.
@@ -89,26 +93,67 @@ class _State:
 
 def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
     """Return ``{member index: [global partition index, ...]}`` for any component."""
+    state = initial_state(layout, claims, comp)
+    _balance(state, comp)
+    _restore_owners(state, comp)
+
+    plan: dict[int, list[int]] = {}
+    for m in comp.members:
+        qs = list(chain.from_iterable(state.kept[m].values()))
+        qs.extend(chain.from_iterable(state.fresh[m].values()))
+        qs.sort()
+        plan[m] = qs
+    return plan
+
+
+def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
+    """The holdings before balancing: every valid claim with its owner, then each free
+    partition (most constrained topics first, ascending within a topic) to the least loaded
+    subscriber, the smallest index on equal loads, except that a hinted previous claimant at
+    that least load wins (the one-step rule, kept as the reference in
+    ``tests/test_engine_bulk_plans.py``).
+
+    Bulk: claims enter per (member, topic) run, and a topic whose free partitions carry no
+    hint is dealt by :func:`water_fill`; only hinted topics take a heap step per partition.
+    """
     state = _State(layout, claims, comp)
     offsets, counts = layout.offsets, layout.counts
     owner = claims.owner
 
+    # Every validly owned partition starts with its owner: one slice per (member, topic) run
+    # of its ascending claims, the run's end found by binary search.
+    ends = [o + n for o, n in zip(offsets, counts, strict=True)]
     for m in comp.members:
-        for q in claims.owned[m]:
-            state.give(m, layout.topic_of(q), q)
+        qs = claims.owned[m]
+        if qs:
+            state.kept[m] = _runs_by_topic(qs, offsets, ends)
+            state.load[m] = len(qs)
 
     # Free partitions, most constrained topics first, each to the least loaded subscriber
     # (the previous owner named by a hint wins ties).
+    hints = claims.hints
     order = sorted(comp.topics, key=lambda t: (len(state.subscribers[t]), t))
     for t in order:
-        free = [q for q in range(offsets[t], offsets[t] + counts[t]) if owner[q] < 0]
-        if not free:
+        start = offsets[t]
+        window = owner[start : start + counts[t]]
+        n_free = window.count(UNOWNED) + window.count(TIED)
+        if not n_free:
+            continue
+        free = (
+            list(range(start, start + counts[t]))
+            if n_free == len(window)
+            else _free_indices(window, start, n_free)
+        )
+        if not hints or hints.keys().isdisjoint(free):
+            for m, qs in water_fill(free, state.subscribers[t], state.load).items():
+                state.fresh[m][t] = qs
+                state.load[m] += len(qs)
             continue
         heap = [(state.load[m], m) for m in state.subscribers[t]]
         heapq.heapify(heap)
         for q in free:
             load, m = heap[0]
-            h = claims.hints.get(q)
+            h = hints.get(q)
             if h is not None and h in state.load and t in state.subs[h] and state.load[h] == load:
                 m = h
                 state.give(m, t, q)
@@ -117,17 +162,55 @@ def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict
                 continue
             state.give(m, t, q)
             heapq.heapreplace(heap, (load + 1, m))
+    return state
 
-    _balance(state, comp)
-    _restore_owners(state, comp)
 
-    plan: dict[int, list[int]] = {}
-    for m in comp.members:
-        qs = [q for qs in state.kept[m].values() for q in qs]
-        qs.extend(q for qs in state.fresh[m].values() for q in qs)
-        qs.sort()
-        plan[m] = qs
-    return plan
+def _runs_by_topic(qs: list[int], offsets: list[int], ends: list[int]) -> dict[int, list[int]]:
+    """``{topic: its partitions in qs}`` for ascending global indices ``qs``, topics
+    ascending: two binary searches and a slice per topic, not a step per partition (the
+    topic is :meth:`.Layout.topic_of`'s, without its flat table's memory)."""
+    runs: dict[int, list[int]] = {}
+    i, n = 0, len(qs)
+    while i < n:
+        t = bisect_right(offsets, qs[i]) - 1
+        j = bisect_left(qs, ends[t], i)
+        runs[t] = qs[i:j]
+        i = j
+    return runs
+
+
+def water_fill(free: list[int], takers: list[int], load: Mapping[int, int]) -> dict[int, list[int]]:
+    """Deal ``free`` (ascending) one partition at a time to the least loaded of ``takers``
+    (ascending member indices), the smallest index first on equal loads, counting what each
+    has received: ``{member: its partitions, ascending}`` (members receiving nothing left
+    out). ``load`` is read, not changed.
+
+    The picks are the first ``len(free)`` pairs ``(level, member)`` with ``level >=
+    load[member]`` in ascending order, so while the set of members at or below the current
+    level stays the same for ``k`` levels, the ``j``-th of its ``n`` members (by index) takes
+    every ``n``-th partition of the next ``n * k``: one slice per member and level change,
+    not a heap step per partition.
+    """
+    got: dict[int, list[int]] = {}
+    by_load = sorted(takers, key=lambda m: (load[m], m))
+    eligible: list[int] = []
+    k, pos, i, n_takers = len(free), 0, 0, len(by_load)
+    while pos < k:
+        level = load[by_load[i]]
+        while i < n_takers and load[by_load[i]] == level:
+            insort(eligible, by_load[i])
+            i += 1
+        n = len(eligible)
+        stop = k if i == n_takers else min(k, pos + n * (load[by_load[i]] - level))
+        for j, m in enumerate(eligible[: stop - pos]):
+            qs = free[pos + j : stop : n]
+            mine = got.get(m)
+            if mine is None:
+                got[m] = qs
+            else:
+                mine.extend(qs)
+        pos = stop
+    return got
 
 
 def _balance(state: _State, comp: Component) -> None:
@@ -172,10 +255,12 @@ def _restore_owners(state: _State, comp: Component) -> None:
     partitions that stay with their owner grows by at least one per repair, so this ends.
     """
     owner = state.owner
+    owner_at = owner.__getitem__
     displaced = [
         (x, t, q)
         for x in comp.members
         for t, qs in state.fresh[x].items()
+        if qs and max(map(owner_at, qs)) >= 0  # most fresh lists hold free partitions only
         for q in qs
         if owner[q] >= 0
     ]

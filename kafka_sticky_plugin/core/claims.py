@@ -53,8 +53,10 @@ def resolve_claims(layout: Layout) -> Claims:
     Speed: a leader may read a million claims. A member's claims become global indices in a
     few C-level passes (``zip``/``map`` over its canonical ``owned`` tuple) when they are all
     valid, as they are from a healthy member; only a member with an invalid claim is filtered
-    one claim at a time. A member whose claims all land on unclaimed partitions takes them in
-    bulk, and only contested claims walk the policy one by one.
+    one claim at a time. When no partition is claimed twice (every healthy rebalance), one
+    pass sets every owner (:func:`_claim_uncontested`); otherwise a member whose claims all
+    land on unclaimed partitions takes them in bulk, and only contested claims walk the
+    policy one by one.
     """
     owner = [UNOWNED] * layout.total
     if not any(spec.owned for spec in layout.specs):
@@ -71,6 +73,8 @@ def resolve_claims(layout: Layout) -> Claims:
             allowed[subs] = frozenset(layout.topics[t] for t in subs)
         names = allowed[subs]
         claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
+    if _claim_uncontested(owner, claimed):
+        return Claims(owner=owner, owned=claimed)
     hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
     owned: list[list[int]] = []
     for m, qs in enumerate(claimed):
@@ -114,6 +118,23 @@ def _claimed_indices(
         if (topic in names if names is not None else topic in offset_of)
         and 0 <= partition < count_of[topic]
     ]
+
+
+def _claim_uncontested(owner: list[int], claimed: list[list[int]]) -> bool:
+    """Give every claim to its claimant, in C, and return True when no partition is claimed
+    twice: then every claim is uncontested and kept, whatever its generation, with no hint
+    (the policy's result). Otherwise reset ``owner`` to :data:`UNOWNED` and return False.
+
+    A member's claims are distinct (canonical pairs), so the partitions now owned number
+    the claims exactly when no two members claim the same one.
+    """
+    for m, qs in enumerate(claimed):
+        if qs:
+            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+    if len(owner) - owner.count(UNOWNED) == sum(map(len, claimed)):
+        return True
+    owner[:] = repeat(UNOWNED, len(owner))
+    return False
 
 
 def _claim_all(

@@ -14,8 +14,10 @@ is ignored by the engine); only the types and ranges that make a spec meaningles
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from typing import Any
 
 from ..errors import InvalidSpecError
 
@@ -26,6 +28,15 @@ INT32_MAX = 2**31 - 1
 TopicPartitionTuple = tuple[str, int]
 
 
+def _plain(items: Sequence[Any]) -> bool:
+    """True when every item of non-empty ``items`` is a plain ``(str, int)`` tuple; every
+    check runs in C (``map``)."""
+    if set(map(type, items)) != {tuple} or set(map(len, items)) != {2}:
+        return False
+    topics, partitions = zip(*items, strict=True)
+    return set(map(type, topics)) == {str} and set(map(type, partitions)) == {int}
+
+
 def _is_canonical(owned: object) -> bool:
     """True when ``owned`` is already a tuple of distinct ``(str, int)`` pairs in increasing
     order (what the codecs produce). Every check runs in C (``map``), so a leader that decodes
@@ -34,12 +45,7 @@ def _is_canonical(owned: object) -> bool:
         return False
     if not owned:
         return True
-    if set(map(type, owned)) != {tuple} or set(map(len, owned)) != {2}:
-        return False
-    topics, partitions = zip(*owned, strict=True)
-    if set(map(type, topics)) != {str} or set(map(type, partitions)) != {int}:
-        return False
-    return all(map(operator.lt, owned, owned[1:]))
+    return _plain(owned) and all(map(operator.lt, owned, owned[1:]))
 
 
 def _normalise_owned(
@@ -47,6 +53,14 @@ def _normalise_owned(
 ) -> tuple[TopicPartitionTuple, ...]:
     if _is_canonical(owned):
         return owned  # type: ignore[return-value]
+    if isinstance(owned, (list, tuple)) and owned and _plain(owned):
+        # Plain (str, int) pairs in another order (a Java member's topics come in hash
+        # order): sorted in C, where runs of the input make it cheap; duplicates only cost a
+        # second sort.
+        ordered = sorted(owned)
+        if all(map(operator.lt, ordered, islice(ordered, 1, None))):
+            return tuple(ordered)
+        return tuple(sorted(set(ordered)))
     out: set[TopicPartitionTuple] = set()
     for item in owned:
         try:
