@@ -11,7 +11,10 @@ JSON lines on its stdout; the parent can then freeze it exactly like a debugger 
 share :mod:`.member_config` and never import one another.
 
 Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
-SIGTERM asks it to stop cleanly (close the consumer, leave the group).
+SIGTERM asks it to stop cleanly (close the consumer, leave the group). The child's WARNING and
+ERROR records of this package's loggers go to the parent too, which logs them again under the
+same logger name with the member's name appended, so a test's ``caplog`` sees what a child
+member's hooks said (one line each: the message, not a traceback).
 
 Invariant: every incarnation ends with a ``stopped`` event (clean close) or a ``killed``
 event (written by the parent), so ownership intervals always close.
@@ -20,6 +23,7 @@ event (written by the parent), so ownership intervals always close.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -175,6 +179,14 @@ class ProcessMember(MemberHandle):
                 self._ready.set()
         elif message.get("type") == "deliveries":
             self._log.add_deliveries(Delivery(**d) for d in message["deliveries"])
+        elif message.get("type") == "log":
+            logging.getLogger(str(message["name"])).log(
+                int(message["level"]),
+                "%s [member %s-%d, child process]",
+                message["message"],
+                self.config.member,
+                self.config.incarnation,
+            )
 
     def _parent_event(self, kind: str) -> None:
         self._log.add(
@@ -287,6 +299,31 @@ class _JsonLinesSink:
         if deliveries:
             self._write({"type": "deliveries", "deliveries": [asdict(d) for d in deliveries]})
 
+    def add_log(self, record: logging.LogRecord) -> None:
+        self._write(
+            {
+                "type": "log",
+                "name": record.name,
+                "level": record.levelno,
+                "message": record.getMessage(),
+            }
+        )
+
+
+class _ForwardedLogs(logging.Handler):
+    """Child side: this package's records at WARNING and above, sent to the parent (see the
+    module docstring)."""
+
+    def __init__(self, sink: _JsonLinesSink) -> None:
+        super().__init__(logging.WARNING)
+        self._sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._sink.add_log(record)
+        except Exception:  # a closed pipe: the parent is gone, nothing to tell
+            self.handleError(record)
+
 
 #: The child's :attr:`~.member_config.MemberConfig.security` (JSON), kept out of its command
 #: line, which process listings and the leftover-process report show.
@@ -308,7 +345,9 @@ def main(argv: list[str] | None = None) -> int:
         config = replace(config, security=json.loads(os.environ[_SECURITY_ENV]))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
-    member_loop(config.client)(config, _JsonLinesSink(sys.stdout), stop.is_set, None, None)
+    sink = _JsonLinesSink(sys.stdout)
+    logging.getLogger("kafka_sticky_plugin").addHandler(_ForwardedLogs(sink))
+    member_loop(config.client)(config, sink, stop.is_set, None, None)
     return 0
 
 

@@ -297,3 +297,32 @@ def test_join_in_flight_keeps_the_rebalance_pending_without_hooks(unhooked_v3: A
     """kafka-python 3.0.12 forgets a join started by a subscription change once it is sent."""
     consumer, _listener = unhooked_v3
     assert _pending_join_after_subscription_change(consumer)
+
+
+# -- close(): revoke before leaving (Java's onLeavePrepare; 2.x lacks it, 3.0 has it) --------
+
+
+def test_close_revokes_what_is_assigned_while_it_is_still_assigned() -> None:
+    """A commit-on-revoke listener can commit at close(): revoked with everything, held."""
+    from kafka.coordinator.base import Generation
+
+    consumer = make_consumer([StickyAssignor])
+    install_hooks(consumer)
+    listener = RecordingListener(consumer)
+    consumer.subscribe(["t1"], listener=listener)
+    join_complete(consumer, 2, "sticky", [("t1", 0), ("t1", 1)])
+    # What the client's join loop sets around the step above: the member is in generation 2.
+    consumer._coordinator._generation = Generation(2, "member-1", "sticky")
+    listener.calls.clear()
+    consumer.close()
+    everything = tps(("t1", 0), ("t1", 1))
+    assert listener.calls == [("revoked", everything, everything)]
+
+
+def test_close_after_a_lost_membership_reports_nothing_more(cooperative: Any) -> None:
+    """Lost at the last rejoin: the loss was reported then; close() has nothing to revoke."""
+    consumer, listener = cooperative
+    _lose_membership(consumer)
+    listener.calls.clear()
+    consumer.close()
+    assert listener.calls == []

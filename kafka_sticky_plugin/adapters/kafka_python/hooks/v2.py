@@ -15,6 +15,12 @@ other), the methods where a rebalance is decided:
   COOPERATIVE revoke-before-remove, keep fetch state of retained partitions, always call
   ``on_partitions_assigned`` with the added ones, rejoin when anything was revoked;
 
+- ``close``: after the client's auto-commit and before its LeaveGroup, the listener gets
+  ``on_partitions_revoked`` for everything assigned (``on_partitions_lost`` when the
+  membership is already gone), as Java's ``onLeavePrepare`` and kafka-python 3.0 do; 2.x
+  left without a callback, so a commit-on-revoke listener never committed what it had
+  consumed since its last commit, and the next owner read it again;
+
 and, on the subscription state instance, ``change_subscription`` so that a subscription
 change no longer drops assigned partitions at once (2.0.2 and kafka-python-ng did; KIP-70
 revokes them at the next rebalance, with the callback).
@@ -73,6 +79,7 @@ class V2Hooks(HooksBase):
         self._patch(self._coordinator, "_on_join_prepare", self.on_join_prepare)
         self._patch(self._coordinator, "_on_join_complete", self.on_join_complete)
         self._patch(self._coordinator, "_perform_assignment", self.perform_assignment)
+        self._patch(self._coordinator, "close", self.close)
         self._patch(self._subscription, "change_subscription", self.change_subscription)
         self._patch(self._coordinator, "_send_join_group_request", self.send_join_group_request)
         self._patch(
@@ -161,6 +168,37 @@ class V2Hooks(HooksBase):
             self._set_assignment_keeping_state(decision.kept)
         self._coordinator._is_leader = False
         sub.reset_group_subscription()
+
+    def close(self, autocommit: bool = True, **kwargs: Any) -> None:
+        """The client's close with Java's ``onLeavePrepare`` between its auto-commit and its
+        LeaveGroup (see the module docstring). Called by ``KafkaConsumer.close`` in the thread
+        that closes, with the partitions still assigned during the callback; a listener that
+        raises is one ERROR line and the close goes on. ``kwargs``: 2.2+'s ``timeout_ms``."""
+        coordinator = self._coordinator
+        original = self.original(coordinator, "close")
+        try:
+            if autocommit and coordinator.config["enable_auto_commit"]:
+                coordinator._maybe_auto_commit_offsets_sync(**kwargs)
+            self._revoke_on_close()
+        finally:
+            original(autocommit=False, **kwargs)
+
+    def _revoke_on_close(self) -> None:
+        sub = self._subscription
+        if not sub.partitions_auto_assigned():
+            return
+        held = set(sub.assigned_partitions())
+        if not held:
+            return
+        generation = self._coordinator._generation
+        listener = self._listener()
+        if membership_lost(generation.generation_id, generation.member_id):
+            log_partitions(self.group_id, "closing, membership lost; lost", held)
+            self._call(listener, lost_method_name(listener), held, "lost")
+        else:
+            log_partitions(self.group_id, "closing; revoking", held)
+            self._call(listener, "on_partitions_revoked", held, "revoked")
+        self._set_assignment_keeping_state(())
 
     def perform_assignment(self, leader_id: str, protocol: str, members: Any) -> dict[str, Any]:
         """Leader: decode every member with our codec and run our assignor's leader path."""
