@@ -14,6 +14,11 @@ Reads, from any cluster address the user gives (``kafka-1.prod:9093``, ``10.0.0.
 and prints whether the group can move online (classic -> consumer, or back), what blocks it
 and what each member must change (:mod:`.migration_advice` holds the rules).
 
+Over a secured listener it authenticates with the options of :mod:`.cli_security`
+(``--security-protocol``, ``--sasl-username``, the password from an environment variable or a
+file, ``--ssl-cafile``...); its principal needs ``Describe`` on the cluster and the group and
+``DescribeConfigs`` on the cluster.
+
 Exit status: 0 the move is possible, 1 something blocks it (printed), 2 bad arguments or an
 unreachable cluster, 3 no such group.
 """
@@ -24,6 +29,7 @@ import argparse
 import sys
 from typing import Any
 
+from .cli_security import add_security_arguments, security_from_args
 from .errors import ConfigurationError
 from .migration_advice import (
     EXIT_NO_GROUP,
@@ -34,6 +40,7 @@ from .migration_advice import (
     render,
 )
 from .testing.brokers import parse_bootstrap
+from .testing.client_security import ClientSecurity, confluent_settings, kafka_python_settings
 
 __all__ = ["main", "parse_args"]
 
@@ -64,16 +71,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=float, default=15.0, metavar="S", help="per request (default 15 s)"
     )
+    add_security_arguments(parser)
     return parser
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed arguments; a malformed ``--bootstrap`` raises :class:`ConfigurationError`
+    """The parsed arguments (``args.security``: a
+    :class:`~.testing.client_security.ClientSecurity` or ``None``); a malformed
+    ``--bootstrap`` or inconsistent security options raise :class:`ConfigurationError`
     (nothing is resolved or connected to)."""
     args = _parser().parse_args(argv)
     args.endpoints = parse_bootstrap(args.bootstrap)
     if not args.group:
         raise ConfigurationError("--group is empty: give the group id to check")
+    args.security = security_from_args(args)
     return args
 
 
@@ -119,7 +130,13 @@ def _user_data(assignment: Any) -> bytes | None:
     return raw if isinstance(raw, bytes) else str(raw).encode()
 
 
-def _group_facts(admin: Any, bootstrap: list[str], group_id: str, timeout_s: float) -> GroupFacts:
+def _group_facts(
+    admin: Any,
+    bootstrap: list[str],
+    group_id: str,
+    timeout_s: float,
+    security: ClientSecurity | None = None,
+) -> GroupFacts:
     listed = {g["group_id"]: g for g in admin.list_groups()}
     entry = listed.get(group_id)
     if entry is None:
@@ -146,12 +163,12 @@ def _group_facts(admin: Any, bootstrap: list[str], group_id: str, timeout_s: flo
             protocol=str(described["protocol_data"] or ""),
             members=members,
         )
-    members, assignor = _consumer_group_members(bootstrap, group_id, timeout_s)
+    members, assignor = _consumer_group_members(bootstrap, group_id, timeout_s, security)
     return GroupFacts(group_id, group_type, state=state, protocol=assignor, members=members)
 
 
 def _consumer_group_members(
-    bootstrap: list[str], group_id: str, timeout_s: float
+    bootstrap: list[str], group_id: str, timeout_s: float, security: ClientSecurity | None
 ) -> tuple[tuple[MemberFacts, ...], str]:
     """ConsumerGroupDescribe through confluent-kafka (kafka-python has no such request);
     nothing when confluent-kafka is not installed."""
@@ -159,7 +176,9 @@ def _consumer_group_members(
         from confluent_kafka.admin import AdminClient
     except ImportError:
         return (), ""
-    client = AdminClient({"bootstrap.servers": ",".join(bootstrap), "log_level": 3})
+    client = AdminClient(
+        {"bootstrap.servers": ",".join(bootstrap), "log_level": 3, **confluent_settings(security)}
+    )
     description = client.describe_consumer_groups([group_id])[group_id].result(timeout=timeout_s)
     members = tuple(
         MemberFacts(member_id=m.member_id, client_id=m.client_id, host=m.host)
@@ -184,13 +203,14 @@ def main(argv: list[str] | None = None) -> int:
             bootstrap_servers=bootstrap,
             client_id="kafka-sticky-migration-check",
             request_timeout_ms=int(args.timeout * 1000),
+            **kafka_python_settings(args.security),
         )
     except KafkaError as exc:
         print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}")
         return EXIT_USAGE
     try:
         cluster = _cluster_facts(admin)
-        group = _group_facts(admin, bootstrap, args.group, args.timeout)
+        group = _group_facts(admin, bootstrap, args.group, args.timeout, args.security)
     except KafkaError as exc:
         print(f"error: reading {args.bootstrap} failed: {type(exc).__name__}: {exc}")
         return EXIT_USAGE
