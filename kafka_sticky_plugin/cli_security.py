@@ -76,9 +76,9 @@ def _password(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise ConfigurationError(
-                f"--sasl-password-file {path}: cannot read it ({exc.strerror or type(exc).__name__})"
-            ) from None
+            why = exc.strerror or type(exc).__name__
+            refused = f"--sasl-password-file {path}: cannot read it ({why})"
+            raise ConfigurationError(refused) from None
         if not lines or not lines[0]:
             raise ConfigurationError(f"--sasl-password-file {path}: its first line is empty")
         return lines[0]

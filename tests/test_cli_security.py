@@ -120,7 +120,11 @@ def test_sasl_ssl_and_mutual_tls(pems: dict[str, str]) -> None:
             f"set the environment variable {PASSWORD_ENV}",
         ),
         (
-            ["--security-protocol=SASL_PLAINTEXT", "--sasl-username=a", "--sasl-password-file=/nope"],
+            [
+                "--security-protocol=SASL_PLAINTEXT",
+                "--sasl-username=a",
+                "--sasl-password-file=/nope",
+            ],
             {},
             "--sasl-password-file /nope: cannot read it",
         ),
