@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
+    "cluster_configs_unread_line",
     "group_refused_line",
     "leader_topics_refused_line",
     "member_topics_refused_line",
@@ -94,4 +95,15 @@ def leader_topics_refused_line(
         f"group {group_id}: this consumer leads the group but is not authorized to describe"
         f" topic(s) {topics_text(topics)} subscribed{by}: their partitions stay unassigned"
         f" while it leads; grant Describe on each Topic to {principal}"
+    )
+
+
+def cluster_configs_unread_line(principal: str) -> str:
+    """A broker that knows KIP-848 answered DescribeConfigs without any of its group
+    settings: the authorizer refused them (kafka-python's admin client drops the per-resource
+    error), so what depends on them is unknown, not default."""
+    return (
+        "note: the broker's group.* settings could not be read (DescribeConfigs on the cluster"
+        f" answered none of them): grant DescribeConfigs on Cluster 'kafka-cluster' to {principal};"
+        " the verdict below assumes their defaults"
     )

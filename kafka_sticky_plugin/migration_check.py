@@ -29,6 +29,7 @@ import argparse
 import sys
 from typing import Any
 
+from .authorization_advice import cluster_configs_unread_line, principal_text
 from .cli_security import add_security_arguments, security_from_args
 from .errors import ConfigurationError
 from .migration_advice import (
@@ -121,6 +122,17 @@ def _cluster_facts(admin: Any) -> ClusterFacts:
         consumer_max_size=int(size) if size is not None else None,
         consumer_assignors=listed("group.consumer.assignors"),
     )
+
+
+def _settings_unread(cluster: ClusterFacts) -> bool:
+    """A KIP-848 broker (``group.version`` >= 1) knows every setting asked for; none came
+    back, so they were refused (an older broker has no ``group.version`` and none of them)."""
+    return bool(cluster.group_version) and (
+        cluster.migration_policy,
+        cluster.consumer_max_size,
+        cluster.consumer_assignors,
+        cluster.rebalance_protocols,
+    ) == (None, None, None, None)
 
 
 def _user_data(assignment: Any) -> bytes | None:
@@ -217,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         admin.close()
     advice = advise(cluster, group)
+    if _settings_unread(cluster):
+        print(cluster_configs_unread_line(principal_text(kafka_python_settings(args.security))))
     for line in render(cluster, group, advice):
         print(line)
     return EXIT_NO_GROUP if group.group_type is None else advice.exit_code
