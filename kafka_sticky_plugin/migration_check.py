@@ -26,6 +26,7 @@ unreachable cluster, 3 no such group.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
@@ -199,6 +200,27 @@ def _consumer_group_members(
     return members, str(description.partition_assignor or "")
 
 
+class _BootstrapFailures(logging.Handler):
+    """The last reason kafka-python gave for a failed bootstrap connection (it logs it and
+    retries until its timeout, then raises a bare timeout): a refused SASL authentication
+    or a TLS certificate the client does not trust is then named in the error line. The
+    reason is the broker's or the TLS library's text, which carries no credential."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.last: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("Bootstrap connection to") and record.args:
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            reason = args[1] if len(args) > 1 else None
+            if isinstance(reason, BaseException):
+                self.last = f"{type(reason).__name__}: {reason}"
+
+    def __str__(self) -> str:
+        return "" if self.last is None else f" (last connection failure: {self.last})"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Read the facts, print the advice; see the module docstring for the exit status."""
     try:
@@ -210,16 +232,23 @@ def main(argv: list[str] | None = None) -> int:
     from kafka.errors import KafkaError
 
     bootstrap = _bootstrap_list(args.endpoints)
+    settings = kafka_python_settings(args.security)
+    if "bootstrap_timeout_ms" in KafkaAdminClient.DEFAULT_CONFIG:  # kafka-python 3.x
+        settings["bootstrap_timeout_ms"] = int(args.timeout * 1000)
+    failures = _BootstrapFailures()
+    logging.getLogger("kafka.net.manager").addHandler(failures)
     try:
         admin = KafkaAdminClient(
             bootstrap_servers=bootstrap,
             client_id="kafka-sticky-migration-check",
             request_timeout_ms=int(args.timeout * 1000),
-            **kafka_python_settings(args.security),
+            **settings,
         )
     except KafkaError as exc:
-        print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}")
+        print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}{failures}")
         return EXIT_USAGE
+    finally:
+        logging.getLogger("kafka.net.manager").removeHandler(failures)
     try:
         cluster = _cluster_facts(admin)
         group = _group_facts(admin, bootstrap, args.group, args.timeout, args.security)
