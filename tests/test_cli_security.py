@@ -173,3 +173,35 @@ def test_migration_check_carries_the_security_options(
     out = capsys.readouterr().out
     assert code == 2 and out.startswith("error: SASL_SSL needs --sasl-username")
     assert SECRET not in out
+
+
+def test_a_failed_bootstrap_names_its_last_connection_failure() -> None:
+    import logging
+
+    from kafka_sticky_plugin.migration_check import _BootstrapFailures
+
+    failures = _BootstrapFailures()
+    assert str(failures) == ""
+    logger = logging.getLogger("test.bootstrap")
+    logger.addHandler(failures)
+    try:
+        refused = RuntimeError("Authentication failed due to invalid credentials")
+        logger.warning("Bootstrap connection to %s failed: %s (backoff %.2f secs)", 1, refused, 0.1)
+        logger.warning("something else: %s", ValueError("not this"))
+    finally:
+        logger.removeHandler(failures)
+    assert str(failures) == (
+        " (last connection failure: RuntimeError: Authentication failed due to invalid credentials)"
+    )
+
+
+def test_unread_settings_are_told_only_on_a_kip848_broker() -> None:
+    from kafka_sticky_plugin.authorization_advice import cluster_configs_unread_line
+    from kafka_sticky_plugin.migration_advice import ClusterFacts
+    from kafka_sticky_plugin.migration_check import _settings_unread
+
+    assert _settings_unread(ClusterFacts(1, None, None, None, None))
+    assert not _settings_unread(ClusterFacts(0, None, None, None, None))
+    assert not _settings_unread(ClusterFacts(1, None, "bidirectional", None, None))
+    line = cluster_configs_unread_line("User:ops")
+    assert "grant DescribeConfigs on Cluster 'kafka-cluster' to User:ops" in line
