@@ -10,7 +10,6 @@ side: :mod:`kafka_sticky_plugin.adapters.aiokafka.authorization`. One node for t
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -18,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from acl_group import LogLines, acl_topic
 from secured_tier import EMBEDDED_SKIP, USERS
 
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
+from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.client_security import aiokafka_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
-from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 pytestmark = [EMBEDDED_SKIP]
 
@@ -115,35 +114,6 @@ class AioGroup:
             await asyncio.wait_for(member.consumer.stop(), 30)
 
 
-class Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-    def __enter__(self) -> Lines:
-        logging.getLogger("kafka_sticky_plugin").addHandler(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        logging.getLogger("kafka_sticky_plugin").removeHandler(self)
-
-    def having(self, text: str) -> list[str]:
-        return [line for line in self.lines if text in line]
-
-
-def _topic(kafka: SecuredKafka, prefix: str, partitions: int, records: int) -> str:
-    name = create_topic(
-        kafka.bootstrap("scram"), unique_name(prefix), partitions, security=kafka.admin()
-    )
-    producer = KeyedProducer(kafka.bootstrap("scram"), name, security=kafka.admin())
-    producer.send_burst(records)
-    producer.close()
-    return name
-
-
 @pytest.mark.timeout(240)
 def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> None:
     """carol may read the topic but not the group: one ERROR line naming the group, the grant
@@ -152,7 +122,7 @@ def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> Non
     single change and consume every record; carol holds nothing. Granted, carol joins;
     revoked, she gives her partitions up at once and the others take them. Never two
     owners."""
-    topic = _topic(kafka, "aio-group", 3, records=60)
+    topic = acl_topic(kafka, "aio-group", 3, records=60)
     group_id = unique_name("aio-group")
     for user in USERS:
         kafka.grant(user, "topic", topic)
@@ -169,14 +139,14 @@ def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> Non
             )
             await group.drive(2.0)
             settled = dict(group.changes)
-            with Lines() as logs:
+            with LogLines() as logs:
                 carol = await group.add("carol", [topic])
                 await group.drive(15.0)
             refusals = carol.hooks._impl.group_authorization.refusals
             print(
                 f"carol: {refusals} refused requests in 15 s; getmany raised {dict(carol.errors)}"
             )
-            said = logs.having(f"grant Read on Group {group_id!r} to User:carol")
+            said = logs.ours(f"grant Read on Group {group_id!r} to User:carol")
             assert len(said) == 1, logs.lines
             assert 1 <= refusals <= 6
             assert not carol.owned() and not carol.consumed
@@ -187,7 +157,7 @@ def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> Non
             kafka.grant("carol", "group", group_id)
             assert await group.drive_until(lambda: bool(carol.owned()), 60)
             kafka.revoke("carol", "group", group_id)
-            with Lines() as logs:
+            with LogLines() as logs:
                 assert await group.drive_until(
                     lambda: not carol.owned() and len(alice.owned()) + len(bob.owned()) == 3,
                     60,
@@ -195,7 +165,7 @@ def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> Non
             after = carol.hooks._impl.group_authorization.refusals - refusals
             print(f"after revoke: {after} refused requests; {dict(carol.errors)}")
             assert after >= 1  # the refusal, not a session expiry, ended the membership
-            assert len(logs.having(f"grant Read on Group {group_id!r} to User:carol")) == 1
+            assert len(logs.ours(f"grant Read on Group {group_id!r} to User:carol")) == 1
             assert not group.double_owned, group.double_owned
         finally:
             await group.close()

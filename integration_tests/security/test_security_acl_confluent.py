@@ -8,7 +8,6 @@ module.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -16,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from acl_group import LogLines, acl_topic
 from secured_tier import EMBEDDED_SKIP, USERS
 
 from kafka_sticky_plugin.confluent import create_consumer
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
+from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.client_security import confluent_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
-from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 pytestmark = [EMBEDDED_SKIP]
 
@@ -111,45 +110,13 @@ class RdGroup:
             member.consumer.close()
 
 
-class Lines(logging.Handler):
-    """Our consumer's log lines during a block."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-    def __enter__(self) -> Lines:
-        logging.getLogger("kafka_sticky_plugin").addHandler(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        logging.getLogger("kafka_sticky_plugin").removeHandler(self)
-
-    def having(self, text: str) -> list[str]:
-        return [line for line in self.lines if text in line]
-
-
-def _topic(kafka: SecuredKafka, prefix: str, partitions: int, records: int = 0) -> str:
-    name = create_topic(
-        kafka.bootstrap("scram"), unique_name(prefix), partitions, security=kafka.admin()
-    )
-    if records:
-        producer = KeyedProducer(kafka.bootstrap("scram"), name, security=kafka.admin())
-        producer.send_burst(records)
-        producer.close()
-    return name
-
-
 def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> None:
     """carol may read the topic but not the group: one ERROR line naming the group, the grant
     and her principal; a handful of refusals from poll() in 10 s (no storm); she holds
     nothing; alice keeps every partition without a rebalance. Granted, carol joins and the
     two share the topic; revoked, carol's membership ends and alice gets everything back.
     Never two owners; every record consumed."""
-    topic = _topic(kafka, "rd-group", 2, records=40)
+    topic = acl_topic(kafka, "rd-group", 2, records=40)
     group_id = unique_name("rd-group")
     for user in ("alice", "carol"):
         kafka.grant(user, "topic", topic)
@@ -159,12 +126,12 @@ def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> Non
         alice = group.add("alice", [topic])
         assert group.drive_until(lambda: len(alice.owned()) == 2, 30)
         alice_changes = group.changes["alice"]
-        with Lines() as logs:
+        with LogLines() as logs:
             carol = group.add("carol", [topic])
             group.drive(10.0)
         refused = carol.errors[30]  # GROUP_AUTHORIZATION_FAILED
         print(f"carol: {refused} refusals from poll() in 10 s; errors {dict(carol.errors)}")
-        assert len(logs.having(f"grant Read on Group {group_id!r} to User:carol")) == 1, logs.lines
+        assert len(logs.ours(f"grant Read on Group {group_id!r} to User:carol")) == 1, logs.lines
         assert 1 <= refused <= 6
         assert not carol.owned() and not carol.consumed
         assert group.changes["alice"] == alice_changes, "alice was disturbed"
@@ -187,22 +154,22 @@ def test_own_topic_refused_is_one_line_and_the_rest_is_consumed(kafka: SecuredKa
     """alice subscribes to ``common`` and ``hidden`` but may not describe ``hidden``: one
     WARNING line naming it and the grant; she is assigned ``common`` and consumes it all;
     bob (``common`` only) shares it; never two owners."""
-    common = _topic(kafka, "rd-common", 2, records=30)
-    hidden = _topic(kafka, "rd-hidden", 2, records=10)
+    common = acl_topic(kafka, "rd-common", 2, records=30)
+    hidden = acl_topic(kafka, "rd-hidden", 2, records=10)
     group_id = unique_name("rd-own")
     for user in ("alice", "bob"):
         kafka.grant(user, "group", group_id)
         kafka.grant(user, "topic", common)
     group = RdGroup(kafka, group_id)
     try:
-        with Lines() as logs:
+        with LogLines() as logs:
             alice = group.add("alice", [common, hidden])
             bob = group.add("bob", [common])
             assert group.drive_until(
                 lambda: len(alice.owned()) == 1 and len(bob.owned()) == 1, 40
             ), {u: m.owned() for u, m in group.members.items()}
             assert group.drive_until(lambda: len(group.consumed(common)) == 30, 20)
-        said = logs.having(f"not authorized to describe subscribed topic(s) {hidden!r}")
+        said = logs.ours(f"not authorized to describe subscribed topic(s) {hidden!r}")
         assert len(said) == 1 and "to User:alice" in said[0], logs.lines
         assert not group.consumed(hidden) and not bob.errors
         assert not group.double_owned
