@@ -92,15 +92,19 @@ class CheckedConsumer(confluent_kafka.Consumer):
             self._refusals_said.add(key)
             _log.log(level, "%s", line)
 
+    def _look(self, message: Any) -> None:
+        """What the consumer checks on every message ``poll()``/``consume()`` return."""
+        self._look_authorization(message)
+
     def poll(self, *args: Any, **kwargs: Any) -> Any:
         message = super().poll(*args, **kwargs)
-        self._look_authorization(message)
+        self._look(message)
         return message
 
     def consume(self, *args: Any, **kwargs: Any) -> Any:
         messages = super().consume(*args, **kwargs)
         for message in messages:
-            self._look_authorization(message)
+            self._look(message)
         return messages
 
     @property
@@ -122,6 +126,7 @@ class ConsumerProtocolConsumer(CheckedConsumer):
         self._refusal_said = False
 
     def _look(self, message: Any) -> None:
+        super()._look(message)
         error = message.error() if message is not None else None
         if error is None or self._refusal_said:
             return
@@ -132,17 +137,6 @@ class ConsumerProtocolConsumer(CheckedConsumer):
             if line is not None:
                 self._refusal_said = True
                 _log.warning("%s", line)
-
-    def poll(self, *args: Any, **kwargs: Any) -> Any:
-        message = super().poll(*args, **kwargs)
-        self._look(message)
-        return message
-
-    def consume(self, *args: Any, **kwargs: Any) -> Any:
-        messages = super().consume(*args, **kwargs)
-        for message in messages:
-            self._look(message)
-        return messages
 
 
 def _refused_topic(text: str) -> str:
