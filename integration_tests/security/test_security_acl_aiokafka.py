@@ -12,25 +12,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from acl_group import LogLines, acl_topic
-from secured_tier import EMBEDDED_SKIP, USERS
+from secured_tier import EMBEDDED_SKIP, USERS, secured_kafka
 
 from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.client_security import aiokafka_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
-
-
-@pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
-    with secured_kafka_broker(tmp_path_factory.mktemp("acl-aiokafka"), users=USERS) as node:
-        yield node
+__all__ = ["secured_kafka"]
 
 
 @dataclass
@@ -115,13 +110,14 @@ class AioGroup:
 
 
 @pytest.mark.timeout(240)
-def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> None:
+def test_group_acl_missing_then_granted_then_revoked(secured_kafka: SecuredKafka) -> None:
     """carol may read the topic but not the group: one ERROR line naming the group, the grant
     and her principal; at most 6 refused requests in 15 s (aiokafka alone: one per
     ``getmany``); alice and bob, polled in the same loop, keep their partitions without a
     single change and consume every record; carol holds nothing. Granted, carol joins;
     revoked, she gives her partitions up at once and the others take them. Never two
     owners."""
+    kafka = secured_kafka
     topic = acl_topic(kafka, "aio-group", 3, records=60)
     group_id = unique_name("aio-group")
     for user in USERS:

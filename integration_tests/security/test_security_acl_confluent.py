@@ -10,26 +10,20 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 from acl_group import LogLines, acl_topic
-from secured_tier import EMBEDDED_SKIP, USERS
+from secured_tier import EMBEDDED_SKIP, secured_kafka
 
 from kafka_sticky_plugin.confluent import create_consumer
 from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.client_security import confluent_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
-
-
-@pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
-    with secured_kafka_broker(tmp_path_factory.mktemp("acl-confluent"), users=USERS) as node:
-        yield node
+__all__ = ["secured_kafka"]
 
 
 @dataclass
@@ -110,12 +104,13 @@ class RdGroup:
             member.consumer.close()
 
 
-def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> None:
+def test_group_acl_missing_then_granted_then_revoked(secured_kafka: SecuredKafka) -> None:
     """carol may read the topic but not the group: one ERROR line naming the group, the grant
     and her principal; a handful of refusals from poll() in 10 s (no storm); she holds
     nothing; alice keeps every partition without a rebalance. Granted, carol joins and the
     two share the topic; revoked, carol's membership ends and alice gets everything back.
     Never two owners; every record consumed."""
+    kafka = secured_kafka
     topic = acl_topic(kafka, "rd-group", 2, records=40)
     group_id = unique_name("rd-group")
     for user in ("alice", "carol"):
@@ -150,10 +145,13 @@ def test_group_acl_missing_then_granted_then_revoked(kafka: SecuredKafka) -> Non
         group.close()
 
 
-def test_own_topic_refused_is_one_line_and_the_rest_is_consumed(kafka: SecuredKafka) -> None:
+def test_own_topic_refused_is_one_line_and_the_rest_is_consumed(
+    secured_kafka: SecuredKafka,
+) -> None:
     """alice subscribes to ``common`` and ``hidden`` but may not describe ``hidden``: one
     WARNING line naming it and the grant; she is assigned ``common`` and consumes it all;
     bob (``common`` only) shares it; never two owners."""
+    kafka = secured_kafka
     common = acl_topic(kafka, "rd-common", 2, records=30)
     hidden = acl_topic(kafka, "rd-hidden", 2, records=10)
     group_id = unique_name("rd-own")
