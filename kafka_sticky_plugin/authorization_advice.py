@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
+    "cluster_configs_unread_line",
     "group_refused_line",
     "leader_topics_refused_line",
     "member_topics_refused_line",
@@ -63,22 +64,32 @@ def topics_text(topics: Iterable[str]) -> str:
     return ", ".join(repr(t) for t in sorted(set(topics)))
 
 
-def group_refused_line(group_id: str, principal: str, request: str, retry_s: float) -> str:
-    """GROUP_AUTHORIZATION_FAILED: the member cannot be in the group at all."""
+def group_refused_line(group_id: str, principal: str, request: str, retry_s: float | None) -> str:
+    """GROUP_AUTHORIZATION_FAILED: the member cannot be in the group at all. ``retry_s``:
+    when it asks again (``None``: its client retries on its own schedule)."""
+    again = "its client keeps asking" if retry_s is None else f"asks again in {retry_s:.0f} s"
     return (
         f"group {group_id}: not authorized to use the group ({request} answered"
         f" GROUP_AUTHORIZATION_FAILED): grant Read on Group {group_id!r} to {principal};"
-        f" this consumer holds no partitions until then and asks again in {retry_s:.0f} s"
+        f" this consumer holds no partitions until then and {again}"
     )
 
 
-def member_topics_refused_line(group_id: str, topics: Iterable[str], principal: str) -> str:
+def member_topics_refused_line(
+    group_id: str, topics: Iterable[str], principal: str, *, client_rejoins: bool = False
+) -> str:
     """The consumer cannot describe topics it subscribes to: it leaves them out of what it
-    asks the group for until they are granted."""
+    asks the group for until they are granted (``client_rejoins``: the client, librdkafka,
+    does that itself)."""
+    then = (
+        "is assigned its other topics only; its client adds them once they are granted"
+        if client_rejoins
+        else "asks the group for its other topics only and rejoins when they are granted"
+    )
     return (
         f"group {group_id}: not authorized to describe subscribed topic(s) {topics_text(topics)}"
         f" (TOPIC_AUTHORIZATION_FAILED): grant Read on each Topic to {principal}; this consumer"
-        " asks the group for its other topics only and rejoins when they are granted"
+        f" {then}"
     )
 
 
@@ -94,4 +105,15 @@ def leader_topics_refused_line(
         f"group {group_id}: this consumer leads the group but is not authorized to describe"
         f" topic(s) {topics_text(topics)} subscribed{by}: their partitions stay unassigned"
         f" while it leads; grant Describe on each Topic to {principal}"
+    )
+
+
+def cluster_configs_unread_line(principal: str) -> str:
+    """A broker that knows KIP-848 answered DescribeConfigs without any of its group
+    settings: the authorizer refused them (kafka-python's admin client drops the per-resource
+    error), so what depends on them is unknown, not default."""
+    return (
+        "note: the broker's group.* settings could not be read (DescribeConfigs on the cluster"
+        f" answered none of them): grant DescribeConfigs on Cluster 'kafka-cluster' to {principal};"
+        " the verdict below assumes their defaults"
     )

@@ -14,6 +14,11 @@ Reads, from any cluster address the user gives (``kafka-1.prod:9093``, ``10.0.0.
 and prints whether the group can move online (classic -> consumer, or back), what blocks it
 and what each member must change (:mod:`.migration_advice` holds the rules).
 
+Over a secured listener it authenticates with the options of :mod:`.cli_security`
+(``--security-protocol``, ``--sasl-username``, the password from an environment variable or a
+file, ``--ssl-cafile``...); its principal needs ``Describe`` on the cluster and the group and
+``DescribeConfigs`` on the cluster.
+
 Exit status: 0 the move is possible, 1 something blocks it (printed), 2 bad arguments or an
 unreachable cluster, 3 no such group.
 """
@@ -21,9 +26,12 @@ unreachable cluster, 3 no such group.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
+from .authorization_advice import cluster_configs_unread_line, principal_text
+from .cli_security import add_security_arguments, security_from_args
 from .errors import ConfigurationError
 from .migration_advice import (
     EXIT_NO_GROUP,
@@ -34,6 +42,7 @@ from .migration_advice import (
     render,
 )
 from .testing.brokers import parse_bootstrap
+from .testing.client_security import ClientSecurity, confluent_settings, kafka_python_settings
 
 __all__ = ["main", "parse_args"]
 
@@ -64,16 +73,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=float, default=15.0, metavar="S", help="per request (default 15 s)"
     )
+    add_security_arguments(parser)
     return parser
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed arguments; a malformed ``--bootstrap`` raises :class:`ConfigurationError`
+    """The parsed arguments (``args.security``: a
+    :class:`~.testing.client_security.ClientSecurity` or ``None``); a malformed
+    ``--bootstrap`` or inconsistent security options raise :class:`ConfigurationError`
     (nothing is resolved or connected to)."""
     args = _parser().parse_args(argv)
     args.endpoints = parse_bootstrap(args.bootstrap)
     if not args.group:
         raise ConfigurationError("--group is empty: give the group id to check")
+    args.security = security_from_args(args)
     return args
 
 
@@ -112,6 +125,17 @@ def _cluster_facts(admin: Any) -> ClusterFacts:
     )
 
 
+def _settings_unread(cluster: ClusterFacts) -> bool:
+    """A KIP-848 broker (``group.version`` >= 1) knows every setting asked for; none came
+    back, so they were refused (an older broker has no ``group.version`` and none of them)."""
+    return bool(cluster.group_version) and (
+        cluster.migration_policy,
+        cluster.consumer_max_size,
+        cluster.consumer_assignors,
+        cluster.rebalance_protocols,
+    ) == (None, None, None, None)
+
+
 def _user_data(assignment: Any) -> bytes | None:
     raw = assignment.get("user_data") if isinstance(assignment, dict) else None
     if raw is None:
@@ -119,7 +143,13 @@ def _user_data(assignment: Any) -> bytes | None:
     return raw if isinstance(raw, bytes) else str(raw).encode()
 
 
-def _group_facts(admin: Any, bootstrap: list[str], group_id: str, timeout_s: float) -> GroupFacts:
+def _group_facts(
+    admin: Any,
+    bootstrap: list[str],
+    group_id: str,
+    timeout_s: float,
+    security: ClientSecurity | None = None,
+) -> GroupFacts:
     listed = {g["group_id"]: g for g in admin.list_groups()}
     entry = listed.get(group_id)
     if entry is None:
@@ -146,12 +176,12 @@ def _group_facts(admin: Any, bootstrap: list[str], group_id: str, timeout_s: flo
             protocol=str(described["protocol_data"] or ""),
             members=members,
         )
-    members, assignor = _consumer_group_members(bootstrap, group_id, timeout_s)
+    members, assignor = _consumer_group_members(bootstrap, group_id, timeout_s, security)
     return GroupFacts(group_id, group_type, state=state, protocol=assignor, members=members)
 
 
 def _consumer_group_members(
-    bootstrap: list[str], group_id: str, timeout_s: float
+    bootstrap: list[str], group_id: str, timeout_s: float, security: ClientSecurity | None
 ) -> tuple[tuple[MemberFacts, ...], str]:
     """ConsumerGroupDescribe through confluent-kafka (kafka-python has no such request);
     nothing when confluent-kafka is not installed."""
@@ -159,13 +189,36 @@ def _consumer_group_members(
         from confluent_kafka.admin import AdminClient
     except ImportError:
         return (), ""
-    client = AdminClient({"bootstrap.servers": ",".join(bootstrap), "log_level": 3})
+    client = AdminClient(
+        {"bootstrap.servers": ",".join(bootstrap), "log_level": 3, **confluent_settings(security)}
+    )
     description = client.describe_consumer_groups([group_id])[group_id].result(timeout=timeout_s)
     members = tuple(
         MemberFacts(member_id=m.member_id, client_id=m.client_id, host=m.host)
         for m in description.members
     )
     return members, str(description.partition_assignor or "")
+
+
+class _BootstrapFailures(logging.Handler):
+    """The last reason kafka-python gave for a failed bootstrap connection (it logs it and
+    retries until its timeout, then raises a bare timeout): a refused SASL authentication
+    or a TLS certificate the client does not trust is then named in the error line. The
+    reason is the broker's or the TLS library's text, which carries no credential."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.last: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("Bootstrap connection to") and record.args:
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            reason = args[1] if len(args) > 1 else None
+            if isinstance(reason, BaseException):
+                self.last = f"{type(reason).__name__}: {reason}"
+
+    def __str__(self) -> str:
+        return "" if self.last is None else f" (last connection failure: {self.last})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,24 +232,34 @@ def main(argv: list[str] | None = None) -> int:
     from kafka.errors import KafkaError
 
     bootstrap = _bootstrap_list(args.endpoints)
+    settings = kafka_python_settings(args.security)
+    if "bootstrap_timeout_ms" in KafkaAdminClient.DEFAULT_CONFIG:  # kafka-python 3.x
+        settings["bootstrap_timeout_ms"] = int(args.timeout * 1000)
+    failures = _BootstrapFailures()
+    logging.getLogger("kafka.net.manager").addHandler(failures)
     try:
         admin = KafkaAdminClient(
             bootstrap_servers=bootstrap,
             client_id="kafka-sticky-migration-check",
             request_timeout_ms=int(args.timeout * 1000),
+            **settings,
         )
     except KafkaError as exc:
-        print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}")
+        print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}{failures}")
         return EXIT_USAGE
+    finally:
+        logging.getLogger("kafka.net.manager").removeHandler(failures)
     try:
         cluster = _cluster_facts(admin)
-        group = _group_facts(admin, bootstrap, args.group, args.timeout)
+        group = _group_facts(admin, bootstrap, args.group, args.timeout, args.security)
     except KafkaError as exc:
         print(f"error: reading {args.bootstrap} failed: {type(exc).__name__}: {exc}")
         return EXIT_USAGE
     finally:
         admin.close()
     advice = advise(cluster, group)
+    if _settings_unread(cluster):
+        print(cluster_configs_unread_line(principal_text(kafka_python_settings(args.security))))
     for line in render(cluster, group, advice):
         print(line)
     return EXIT_NO_GROUP if group.group_type is None else advice.exit_code

@@ -65,3 +65,24 @@ def test_lines_name_the_refusal_the_grant_and_the_principal() -> None:
     assert "stay unassigned" in leader and "Describe" in leader
     for line in (group, member, leader):
         assert "\n" not in line and "s3cret" not in line
+
+
+def test_client_retry_wording_for_librdkafka() -> None:
+    from kafka_sticky_plugin.authorization_advice import (
+        group_refused_line,
+        member_topics_refused_line,
+    )
+
+    assert group_refused_line("g", "User:a", "FindCoordinator", None).endswith(
+        "holds no partitions until then and its client keeps asking"
+    )
+    line = member_topics_refused_line("g", ["t"], "User:a", client_rejoins=True)
+    assert "'t'" in line and line.endswith("its client adds them once they are granted")
+
+
+def test_librdkafka_topic_refusal_text_gives_the_topic() -> None:
+    from kafka_sticky_plugin.adapters.confluent_kafka.consumer import _refused_topic
+
+    text = "Subscribed topic not available: payments: Broker: Topic authorization failed"
+    assert _refused_topic(text) == "payments"
+    assert _refused_topic("something else") == "something else"

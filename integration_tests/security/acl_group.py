@@ -16,8 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_sticky_plugin.testing.admin import create_topic, unique_name
 from kafka_sticky_plugin.testing.client_security import kafka_python_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 #: The fast-group settings every member uses (BROKER_NOTES.md).
 GROUP_TIMING = {
@@ -134,3 +136,16 @@ class LogLines(logging.Handler):
 
     def __exit__(self, *exc: object) -> None:
         logging.getLogger().removeHandler(self)
+
+
+def acl_topic(kafka: SecuredKafka, prefix: str, partitions: int, records: int = 0) -> str:
+    """A fresh topic made by the super user over SCRAM, filled with ``records`` keyed
+    records."""
+    name = create_topic(
+        kafka.bootstrap("scram"), unique_name(prefix), partitions, security=kafka.admin()
+    )
+    if records:
+        producer = KeyedProducer(kafka.bootstrap("scram"), name, security=kafka.admin())
+        producer.send_burst(records)
+        producer.close()
+    return name

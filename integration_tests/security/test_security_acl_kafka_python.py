@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from acl_group import AclGroup, LogLines
+from acl_group import AclGroup, LogLines, acl_topic
 
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
+from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
 from kafka_sticky_plugin.testing.producer import KeyedProducer
 
@@ -35,17 +35,6 @@ def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
         yield node
 
 
-def _topic(kafka: SecuredKafka, prefix: str, partitions: int, records: int = 0) -> str:
-    name = create_topic(
-        kafka.bootstrap("scram"), unique_name(prefix), partitions, security=kafka.admin()
-    )
-    if records:
-        producer = KeyedProducer(kafka.bootstrap("scram"), name, security=kafka.admin())
-        producer.send_burst(records)
-        producer.close()
-    return name
-
-
 def _acked(producer: KeyedProducer) -> set[tuple[int, int]]:
     return {(tp[1], o) for tp, offsets in producer.acknowledged().items() for o in offsets}
 
@@ -54,7 +43,7 @@ def test_group_acl_missing_is_one_line_without_a_retry_storm(kafka: SecuredKafka
     """carol may read the topic but not the group: one ERROR line naming the group, the grant
     and her principal; at most a handful of refused attempts in ~10 s (the client alone:
     about one a second); she holds nothing; alice keeps consuming every record."""
-    topic = _topic(kafka, "acl-group", 2)
+    topic = acl_topic(kafka, "acl-group", 2)
     group_id = unique_name("acl-group")
     for user in ("alice", "carol"):
         kafka.grant(user, "topic", topic)
@@ -90,9 +79,9 @@ def test_leader_without_describe_on_another_members_topic(kafka: SecuredKafka) -
     is consumed; ``shared`` and ``hidden`` stay unassigned (the leader cannot know
     ``shared``'s partitions; nobody who subscribes to ``hidden`` may read it); the leader and
     carol each say so in one line; never two owners."""
-    common = _topic(kafka, "acl-common", 3, records=60)
-    shared = _topic(kafka, "acl-shared", 2, records=20)
-    hidden = _topic(kafka, "acl-hidden", 2, records=20)
+    common = acl_topic(kafka, "acl-common", 3, records=60)
+    shared = acl_topic(kafka, "acl-shared", 2, records=20)
+    hidden = acl_topic(kafka, "acl-hidden", 2, records=20)
     group_id = unique_name("acl-leader")
     for user in USERS:
         kafka.grant(user, "group", group_id)
@@ -131,7 +120,7 @@ def test_group_acl_revoked_then_granted_while_the_group_runs(kafka: SecuredKafka
     partitions up at once (lost) and alice takes them after the broker drops bob; granted
     again, bob rejoins and gets partitions back. Every acknowledged record is consumed, no
     poll() of alice raises, never two owners."""
-    topic = _topic(kafka, "acl-revoke", 4)
+    topic = acl_topic(kafka, "acl-revoke", 4)
     group_id = unique_name("acl-revoke")
     for user in ("alice", "bob"):
         kafka.grant(user, "topic", topic)

@@ -118,7 +118,8 @@ def confluent_settings(security: SecurityLike) -> dict[str, Any]:
             }
         )
     if sec.protocol in _TLS:
-        settings["ssl.ca.location"] = sec.cafile
+        if sec.cafile is not None:  # else librdkafka trusts the system's CAs
+            settings["ssl.ca.location"] = sec.cafile
         if sec.certfile is not None:
             settings["ssl.certificate.location"] = sec.certfile
             settings["ssl.key.location"] = sec.keyfile

@@ -63,6 +63,7 @@ from ...codec import decode_assignment
 from ...metrics.observe import assign_observed
 from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
+from .authorization import AioGroupAuthorization, is_group_refusal
 from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
@@ -131,6 +132,8 @@ class AioHooks:
         self._originals: dict[str, Any] = {}
         #: quicker heartbeats for a short window after a cooperative SyncGroup (.prompt)
         self.prompt = PromptTask(lambda: self._coordinator, self._heartbeat, prompt)
+        #: GROUP_AUTHORIZATION_FAILED: one line, spaced attempts (:mod:`.authorization`)
+        self.group_authorization = AioGroupAuthorization(consumer, str(consumer._group_id))
         self.metrics = RebalanceMetrics(
             str(consumer._group_id),
             str(getattr(consumer._client, "_client_id", "") or ""),
@@ -153,6 +156,7 @@ class AioHooks:
             ("_do_heartbeat", self._heartbeat),
             ("commit_offsets", self._commit_offsets),
             ("_maybe_leave_group", self._maybe_leave_group),
+            ("_push_error_to_user", self.push_error),
         ):
             self._originals[name] = getattr(coordinator, name)
             vars(coordinator)[name] = replacement
@@ -279,6 +283,28 @@ class AioHooks:
                 self._coordinator_missing_at = time.monotonic()
             self._keep_static_member_id(member_id)
         return ok
+
+    async def push_error(self, exc: Exception) -> None:
+        """aiokafka's hand-over of a coordination error to ``getmany``/``getone``; a group
+        refusal (:mod:`.authorization`) is said once, drops what the member holds, and the
+        next request to the broker waits (``getmany`` keeps raising it meanwhile)."""
+        coordinator = self._coordinator
+        if not is_group_refusal(exc):
+            await self._originals["_push_error_to_user"](exc)
+            return
+        wait_s = self.group_authorization.refused()
+        if self.owned or not membership_lost(coordinator.generation, coordinator.member_id):
+            member_id = coordinator.member_id
+            coordinator.reset_generation()
+            self._keep_static_member_id(member_id)
+            if self.owned:
+                await self._lose(self.owned)
+        await self.group_authorization.hold(
+            lambda: self._originals["_push_error_to_user"](exc),
+            coordinator._closing,
+            wait_s,
+            coordinator._retry_backoff_ms / 1000,
+        )
 
     async def _maybe_leave_group(self) -> None:
         """LeaveGroup on ``stop()`` (and poll-interval expiry) in *every* generation of a
@@ -621,6 +647,7 @@ class AioHooks:
     ) -> None:
         """After SyncGroup: revoke what leaves (still assigned), apply, record, report."""
         coordinator = self._coordinator
+        self.group_authorization.accepted()
         state = self._subscription
         bound = self._bound.get(str(protocol))
         if bound is None:

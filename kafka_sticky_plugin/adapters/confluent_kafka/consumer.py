@@ -15,6 +15,11 @@ from typing import Any
 
 import confluent_kafka
 
+from ...authorization_advice import (
+    group_refused_line,
+    member_topics_refused_line,
+    principal_text,
+)
 from ...errors import ConfigurationError
 from ...migration_advice import refusal_line
 from .config import RebalanceProtocol, check_config
@@ -59,6 +64,48 @@ class CheckedConsumer(confluent_kafka.Consumer):
         #: the labels of its rebalance metrics (never credentials)
         self.group_id = str(config.get("group.id") or "")
         self.client_id = str(config.get("client.id") or "rdkafka")
+        self._principal = principal_text(config)
+        self._refusals_said: set[str] = set()
+
+    def _look_authorization(self, message: Any) -> None:
+        """Say once, in one line naming the grant (ERROR for the group, WARNING for a topic, as
+        the kafka-python hooks do), each authorization refusal librdkafka
+        returns from ``poll()`` (GROUP_AUTHORIZATION_FAILED once per refused FindCoordinator
+        round, TOPIC_AUTHORIZATION_FAILED per subscribed topic it may not describe). The
+        message itself is returned unchanged."""
+        error = message.error() if message is not None else None
+        if error is None:
+            return
+        code = error.code()
+        if code == confluent_kafka.KafkaError.GROUP_AUTHORIZATION_FAILED:
+            key, level = "group", logging.ERROR
+            line = group_refused_line(self.group_id, self._principal, "FindCoordinator", None)
+        elif code == confluent_kafka.KafkaError.TOPIC_AUTHORIZATION_FAILED:
+            topic = message.topic() or _refused_topic(error.str())
+            key, level = f"topic {topic}", logging.WARNING
+            line = member_topics_refused_line(
+                self.group_id, [topic], self._principal, client_rejoins=True
+            )
+        else:
+            return
+        if key not in self._refusals_said:
+            self._refusals_said.add(key)
+            _log.log(level, "%s", line)
+
+    def _look(self, message: Any) -> None:
+        """What the consumer checks on every message ``poll()``/``consume()`` return."""
+        self._look_authorization(message)
+
+    def poll(self, *args: Any, **kwargs: Any) -> Any:
+        message = super().poll(*args, **kwargs)
+        self._look(message)
+        return message
+
+    def consume(self, *args: Any, **kwargs: Any) -> Any:
+        messages = super().consume(*args, **kwargs)
+        for message in messages:
+            self._look(message)
+        return messages
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:
@@ -79,6 +126,7 @@ class ConsumerProtocolConsumer(CheckedConsumer):
         self._refusal_said = False
 
     def _look(self, message: Any) -> None:
+        super()._look(message)
         error = message.error() if message is not None else None
         if error is None or self._refusal_said:
             return
@@ -90,16 +138,12 @@ class ConsumerProtocolConsumer(CheckedConsumer):
                 self._refusal_said = True
                 _log.warning("%s", line)
 
-    def poll(self, *args: Any, **kwargs: Any) -> Any:
-        message = super().poll(*args, **kwargs)
-        self._look(message)
-        return message
 
-    def consume(self, *args: Any, **kwargs: Any) -> Any:
-        messages = super().consume(*args, **kwargs)
-        for message in messages:
-            self._look(message)
-        return messages
+def _refused_topic(text: str) -> str:
+    """The topic of librdkafka's "Subscribed topic not available: <topic>: Broker: Topic
+    authorization failed" (the whole text when it is not of that form)."""
+    _, found, rest = text.partition("not available: ")
+    return rest.split(": ", 1)[0] if found else text
 
 
 def create_consumer(config: Mapping[str, Any]) -> CheckedConsumer:
