@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.faults import FaultFigures, check_figures
+from kafka_sticky_plugin.testing.faults import FaultFigures, FaultRun, check_figures
+from kafka_sticky_plugin.testing.gauntlet import gauntlet, step_table
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster, kafka_cluster
 
 TABLE = Path("build") / "faults" / "figures.txt"
@@ -35,3 +38,24 @@ def record_and_check(figures: FaultFigures) -> None:
     with TABLE.open("a", encoding="utf-8") as table:
         table.write(row + "\n")
     check_figures(figures)
+
+
+GAUNTLET_TABLE = Path("build") / "faults" / "gauntlet.txt"
+
+
+def run_gauntlet(cluster: KafkaCluster, label: str, strategy: str, **settings: Any) -> None:
+    """One client+strategy's gauntlet (:mod:`kafka_sticky_plugin.testing.gauntlet`) on
+    ``cluster``: print its per-step table, append it to build/faults/gauntlet.txt, then check
+    every step and the whole run."""
+    seed = int(os.environ.get("KAFKA_STICKY_FAULTS_SEED", random.randrange(1 << 30)))
+    print(f"{label}: gauntlet seed {seed} (KAFKA_STICKY_FAULTS_SEED={seed} replays it)")
+    with FaultRun(cluster, [strategy], label=label, **settings) as run:
+        result = gauntlet(run, seed=seed, on_step=print)
+    table = step_table(result)
+    print(table)
+    GAUNTLET_TABLE.parent.mkdir(parents=True, exist_ok=True)
+    with GAUNTLET_TABLE.open("a", encoding="utf-8") as out:
+        out.write(table + "\n")
+    problems = result.problems()
+    assert not problems, f"{label}: " + "; ".join(problems)
+    record_and_check(result.figures)

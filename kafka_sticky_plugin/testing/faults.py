@@ -406,7 +406,11 @@ def bounce_all(run: FaultRun, hard: bool) -> None:
         for stopper in stoppers:
             stopper.join(40)
     for name, handle in handles.items():
-        run.group.start_member(name, process=isinstance(handle, ProcessMember))
+        run.group.start_member(
+            name,
+            process=isinstance(handle, ProcessMember),
+            instance_id=handle.config.group_instance_id,
+        )
     run.group.wait_stable(timeout_s=90)
 
 
@@ -457,11 +461,17 @@ def pause_member(run: FaultRun, name: str, pause_s: float) -> None:
 
 
 def churn(
-    run: FaultRun, steps: int, seed: int, on_step: Callable[[str], None] | None = None
+    run: FaultRun,
+    steps: int,
+    seed: int,
+    on_step: Callable[[str], None] | None = None,
+    process: bool = False,
+    hold_s: tuple[float, float] = (0.2, 1.5),
 ) -> None:
     """A seeded playbook of ``steps`` steps: start a new member, stop one cleanly, restart
-    one, or let the group settle; at least two members always run. Prints nothing itself:
-    ``on_step`` gets each step's description."""
+    one, or let the group settle; at least two members always run. New members are child
+    processes when ``process``; each step is held a random ``hold_s`` (low, high) seconds.
+    Prints nothing itself: ``on_step`` gets each step's description."""
     rng = random.Random(seed)
     spare = 0
     for step in range(steps):
@@ -474,7 +484,7 @@ def churn(
         if action == "join":
             name = f"c{spare}"
             spare += 1
-            run.group.start_member(name)
+            run.group.start_member(name, process=process)
         elif action == "leave":
             name = rng.choice(live)
             run.group.stop_member(name)
@@ -486,4 +496,4 @@ def churn(
             time.sleep(1.0)
         if on_step is not None:
             on_step(f"step {step}: {action} {name}")
-        time.sleep(rng.uniform(0.2, 1.5))
+        time.sleep(rng.uniform(*hold_s))
