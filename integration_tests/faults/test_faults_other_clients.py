@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults_cluster import cluster_or_skip, record_and_check, run_gauntlet
+from faults_cluster import GauntletSpec, cluster_or_skip, record_and_check, run_gauntlets
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
@@ -52,23 +52,36 @@ def _settings(client: str) -> tuple[str, dict[str, Any]]:
     return client, {"client": client}
 
 
-@pytest.mark.parametrize(
-    ("client", "strategy"),
-    [
-        ("aiokafka", "sticky"),
-        ("aiokafka", "cooperative-sticky"),
-        ("confluent", "cooperative-sticky"),
-        (KAFKA_PYTHON_2, "sticky"),
-        (KAFKA_PYTHON_2, "cooperative-sticky"),
-        (JAVA, "cooperative-sticky"),
-        pytest.param(JAVA, "sticky", marks=pytest.mark.faults_full),
-    ],
-)
-def test_gauntlet(cluster: KafkaCluster, client: str, strategy: str) -> None:
-    """Every fault in one continuous run; 0 lost, no two owners, nothing raised, per step."""
+#: The clients and strategies of this module's gauntlets in ``make test``.
+GAUNTLETS = [
+    ("aiokafka", "sticky"),
+    ("aiokafka", "cooperative-sticky"),
+    ("confluent", "cooperative-sticky"),
+    (KAFKA_PYTHON_2, "sticky"),
+    (KAFKA_PYTHON_2, "cooperative-sticky"),
+    (JAVA, "cooperative-sticky"),
+]
+
+
+def _spec(client: str, strategy: str) -> GauntletSpec:
     name, settings = _settings(client)
-    settings["process_members"] = True
-    run_gauntlet(cluster, f"{name} {strategy}", strategy, members=4, **settings)
+    return GauntletSpec(f"{name} {strategy}", strategy, settings)
+
+
+def test_gauntlets(cluster: KafkaCluster) -> None:
+    """Every fault in one continuous run per client and strategy (the broker faults once for
+    all groups); 0 lost, no two owners, nothing raised, checked after each step."""
+    kafka_python_2 = Path(".venvs") / KAFKA_PYTHON_2 / "bin" / "python"
+    wanted = GAUNTLETS
+    if not kafka_python_2.exists():  # the other clients still run
+        print(f"kafka-python 2.2 gauntlets left out: needs {kafka_python_2} (make matrix-venvs)")
+        wanted = [(c, s) for c, s in GAUNTLETS if c != KAFKA_PYTHON_2]
+    run_gauntlets(cluster, [_spec(client, strategy) for client, strategy in wanted])
+
+
+@pytest.mark.faults_full
+def test_gauntlet_java_sticky(cluster: KafkaCluster) -> None:
+    run_gauntlets(cluster, [_spec(JAVA, "sticky")])
 
 
 @pytest.mark.faults_full

@@ -152,8 +152,10 @@ class FaultRun:
         label: str = "",
         process_members: bool = False,
         static: bool = False,
+        group_id: str | None = None,
         **member_settings: Any,
     ) -> None:
+        """``group_id``: the group's id (default: a fresh unique one)."""
         self.cluster = cluster
         self.label = label or f"{'+'.join(assignors)}"
         self.topic = create_topic(
@@ -161,7 +163,7 @@ class FaultRun:
         )
         self.group = ConsumerGroupRunner(
             cluster.bootstrap,
-            unique_name("faults-group"),
+            group_id or unique_name("faults-group"),
             {self.topic: partitions},
             assignors,
             **member_settings,
@@ -175,14 +177,14 @@ class FaultRun:
         self.frozen: list[tuple[str, float]] = []
         self.producer = KeyedProducer(cluster.bootstrap, self.topic)
         self.find_coordinator = FindCoordinatorCounter(self.group.group_id)
-        self._rate = rate_per_s
+        self.rate_per_s = rate_per_s
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self, stable_timeout_s: float = 90.0) -> None:
         """Start production and every member; wait for a stable group."""
         self.find_coordinator.attach()
-        self.producer.start(self._rate)
+        self.producer.start(self.rate_per_s)
         for name in self.names:
             instance_id = f"{name}-static" if self.static else None
             self.group.start_member(name, process=self.process_members, instance_id=instance_id)

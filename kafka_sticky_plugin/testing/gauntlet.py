@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .analysis import find_overlaps, ownership_intervals
@@ -40,13 +41,19 @@ from .faults import (
     bounce_all,
     bounce_members,
     churn,
-    kill_coordinator,
     pause_member,
-    rolling_bounce,
     static_bounce,
 )
 
-__all__ = ["STEPS", "GauntletResult", "StepFigures", "gauntlet", "step_table"]
+__all__ = [
+    "BROKER_STEPS",
+    "STEPS",
+    "GauntletResult",
+    "StepFigures",
+    "gauntlet",
+    "gauntlets",
+    "step_table",
+]
 
 #: The gauntlet's steps, in order (module docstring).
 STEPS = (
@@ -60,6 +67,8 @@ STEPS = (
     "pause past session",
     "churn",
 )
+#: The steps that hit the brokers, done once for every group of a :func:`gauntlets` call.
+BROKER_STEPS = STEPS[:2]
 
 
 @dataclass
@@ -130,59 +139,128 @@ def gauntlet(
     catch_up_s: float = 90.0,
     on_step: Callable[[str], None] | None = None,
 ) -> GauntletResult:
-    """Drive ``run`` (four or more process members, not yet started) through :data:`STEPS`
-    (module docstring); return every step's figures and the run's. Checks nothing itself:
-    the caller asserts (:meth:`GauntletResult.problems`, :func:`~.faults.check_figures`)."""
+    """One run through :data:`STEPS` (:func:`gauntlets` with one run)."""
+    return gauntlets(
+        [run], seed=seed, churn_steps=churn_steps, catch_up_s=catch_up_s, on_step=on_step
+    )[0]
+
+
+def gauntlets(
+    runs: Sequence[FaultRun],
+    *,
+    seed: int,
+    churn_steps: int = 25,
+    catch_up_s: float = 90.0,
+    parallel: int = 3,
+    on_step: Callable[[str], None] | None = None,
+) -> list[GauntletResult]:
+    """Drive ``runs`` (each four or more process members, not yet started, on one cluster)
+    through :data:`STEPS` (module docstring) and return each run's figures. The broker steps
+    happen once for every group (the SIGKILL hits each distinct coordinator of the groups in
+    turn); the member steps run for up to ``parallel`` groups at once, each in its own thread
+    (the others keep consuming). Checks nothing itself: the caller asserts
+    (:meth:`GauntletResult.problems`, :func:`~.faults.check_figures`)."""
     say = on_step if on_step is not None else (lambda _: None)
-    rng = random.Random(seed)
-    run.find_coordinator.attach()
-    run.producer.start(run._rate)
-    static_name = run.names[0]
-    for name in run.names:
-        instance_id = f"{name}-static" if name == static_name else None
-        run.group.start_member(name, process=True, instance_id=instance_id)
-    run.group.wait_stable(timeout_s=120)
-    dynamic = run.names[1:]
-    windows: list[tuple[str, float, float, float]] = []  # step, start, end, caught_up_s
-    others_revoked = 0
-    lost_at: dict[str, int] = {}
-    for step in STEPS:
-        start = run.mark(step).t
-        say(f"{run.label}: {step}")
-        if step == "coordinator SIGKILL":
-            kill_coordinator(run, down_s=3.0)
-            run.group.wait_stable(timeout_s=120)
-        elif step == "rolling broker bounce":
-            rolling_bounce(run, between_s=1.0)
-            run.group.wait_stable(timeout_s=120)
-        elif step == "members restarted one by one":
-            bounce_members(run, hard=False, names=dynamic)
-        elif step == "member SIGKILL":
-            bounce_members(run, hard=True, names=[rng.choice(dynamic)])
-        elif step == "all members restarted":
-            bounce_all(run, hard=False)
-        elif step == "all members SIGKILL":
-            bounce_all(run, hard=True)
-        elif step == "static bounce":
-            others_revoked = static_bounce(run, static_name)
-        elif step == "pause past session":
-            pause_member(run, rng.choice(dynamic), pause_s=9.0)
-        else:
-            churn(run, steps=churn_steps, seed=seed, on_step=say, process=True, hold_s=(0.1, 0.6))
-            run.group.wait_stable(timeout_s=120)
-        acknowledged = run.producer.acknowledged()
-        caught = run.group.wait_delivered(acknowledged, timeout_s=catch_up_s)
+    trackers = [_Tracker(run, seed + i, catch_up_s) for i, run in enumerate(runs)]
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        list(pool.map(_Tracker.start, trackers))
+        for step in BROKER_STEPS:
+            say(f"every group: {step}")
+            started = {id(t): t.run.mark(step).t for t in trackers}
+            if step == "coordinator SIGKILL":
+                coordinators = {
+                    t.run.cluster.coordinator_of(t.run.group.group_id) for t in trackers
+                }
+                for node in sorted(coordinators):
+                    for tracker in trackers:
+                        tracker.run.mark(f"kill broker {node}")
+                    runs[0].cluster.kill(node)
+                    time.sleep(3.0)
+                    runs[0].cluster.restart(node)
+            else:
+                for node in runs[0].cluster.broker_ids:
+                    for tracker in trackers:
+                        tracker.run.mark(f"bounce broker {node}")
+                    runs[0].cluster.stop(node)
+                    runs[0].cluster.restart(node)
+                    time.sleep(1.0)
+            for tracker in trackers:
+                tracker.run.group.wait_stable(timeout_s=120)
+            starts = [started[id(t)] for t in trackers]
+            list(pool.map(_Tracker.check, trackers, [step] * len(trackers), starts))
+        list(pool.map(lambda t: t.member_steps(churn_steps, say), trackers))
+        return list(pool.map(_Tracker.result, trackers))
+
+
+class _Tracker:
+    """One run's progress through the gauntlet: its step windows and findings."""
+
+    def __init__(self, run: FaultRun, seed: int, catch_up_s: float) -> None:
+        self.run = run
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.catch_up_s = catch_up_s
+        self.windows: list[tuple[str, float, float, float]] = []  # step, start, end, caught up
+        self.lost_at: dict[str, int] = {}
+        self.others_revoked = 0
+        self.static_name = run.names[0]
+        self.dynamic = run.names[1:]
+
+    def start(self) -> None:
+        """Production and the members (the first one static); wait for a stable group."""
+        run = self.run
+        run.producer.start(run.rate_per_s)
+        for name in run.names:
+            instance_id = f"{name}-static" if name == self.static_name else None
+            run.group.start_member(name, process=True, instance_id=instance_id)
+        run.group.wait_stable(timeout_s=120)
+
+    def check(self, step: str, start: float) -> None:
+        """After a step: wait until every record acknowledged so far was delivered."""
+        acknowledged = self.run.producer.acknowledged()
+        caught = self.run.group.wait_delivered(acknowledged, timeout_s=self.catch_up_s)
         end = time.monotonic()
         if not caught:
-            seen = {(d.topic, d.partition, d.offset) for d in run.group.log.deliveries()}
-            lost_at[step] = sum(
+            seen = {(d.topic, d.partition, d.offset) for d in self.run.group.log.deliveries()}
+            self.lost_at[step] = sum(
                 1 for (t, p), offs in acknowledged.items() for o in offs if (t, p, o) not in seen
             )
-        windows.append((step, start, end, end - start))
-    figures = run.finish()
-    return GauntletResult(
-        run.label, _step_figures(run, windows, lost_at, others_revoked, figures), figures
-    )
+        self.windows.append((step, start, end, end - start))
+
+    def member_steps(self, churn_steps: int, say: Callable[[str], None]) -> None:
+        """Every step of :data:`STEPS` after the broker steps, each followed by its check."""
+        run, rng = self.run, self.rng
+        for step in STEPS[len(BROKER_STEPS) :]:
+            start = run.mark(step).t
+            say(f"{run.label}: {step}")
+            if step == "members restarted one by one":
+                bounce_members(run, hard=False, names=self.dynamic)
+            elif step == "member SIGKILL":
+                bounce_members(run, hard=True, names=[rng.choice(self.dynamic)])
+            elif step == "all members restarted":
+                bounce_all(run, hard=False)
+            elif step == "all members SIGKILL":
+                bounce_all(run, hard=True)
+            elif step == "static bounce":
+                self.others_revoked = static_bounce(run, self.static_name)
+            elif step == "pause past session":
+                pause_member(run, rng.choice(self.dynamic), pause_s=9.0)
+            else:
+                churn(
+                    run,
+                    steps=churn_steps,
+                    seed=self.seed,
+                    on_step=lambda line: say(f"{run.label}: {line}"),
+                    process=True,
+                    hold_s=(0.1, 0.6),
+                )
+                run.group.wait_stable(timeout_s=120)
+            self.check(step, start)
+
+    def result(self) -> GauntletResult:
+        figures = self.run.finish()
+        steps = _step_figures(self.run, self.windows, self.lost_at, self.others_revoked, figures)
+        return GauntletResult(self.run.label, steps, figures)
 
 
 def _step_figures(
