@@ -28,7 +28,7 @@ from kafka_sticky_plugin.testing.faults import (
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.timeout(1500)
 
 JAVA = "java-4.4.0"
 #: The kafka-python 2.x hook family run here (created by ``make matrix-venvs``).

@@ -271,7 +271,8 @@ def _step_figures(
     figures: FaultFigures,
 ) -> list[StepFigures]:
     """Attribute re-deliveries, errors and two-owner intervals to the step whose window they
-    fall in (before the first step: the first step's)."""
+    fall in (before the first step: the first step's); a step's recovery is the worst after
+    any of its faults (each broker killed or bounced, each member bounced)."""
     deliveries = sorted(run.group.log.deliveries(), key=lambda d: d.t)
     events = run.group.log.events()
     frozen = {key for key, _ in run.frozen}
@@ -307,7 +308,9 @@ def _step_figures(
                 redelivered=redelivered[i],
                 overlaps=overlaps[i],
                 errors=errors[i],
-                recovery_s=run.recovery_after(start),
+                recovery_s=max(
+                    run.recovery_after(m.t) for m in run.marks if start <= m.t <= windows[i][2]
+                ),
                 caught_up_s=caught_up,
                 revocations_of_others=others_revoked if step == "static bounce" else 0,
             )
