@@ -87,7 +87,7 @@ def run_gauntlets(cluster: KafkaCluster, specs: list[GauntletSpec]) -> None:
                     group_id=group_id,
                     members=4,
                     rate_per_s=100.0,
-                    **spec.settings,
+                    **{"static": True, **spec.settings},
                 )
             )
             for spec, group_id in zip(specs, group_ids, strict=True)

@@ -2,14 +2,15 @@
 (:mod:`.kafka_cluster`) through every fault of :mod:`.faults` in sequence, with the checks after
 each step, instead of one fresh run (and one group settle) per scenario.
 
-The steps (:data:`STEPS`), on four child-process members (``m0`` static, KIP-345; the others
-dynamic) under steady keyed production with ``acks=all``:
+The steps (:data:`STEPS`), on four child-process members (``m0`` static, KIP-345, when the
+run is ``static``; the others dynamic) under steady keyed production with ``acks=all``:
 
 1. the group coordinator's broker SIGKILLed, restarted;
 2. a rolling bounce of every broker (SIGTERM, restart on the same ports);
 3. members restarted cleanly one by one, 4. one member SIGKILLed (restarted);
 5. every member restarted cleanly at once, 6. every member SIGKILLed at once;
-7. the static member SIGKILLed and back within its session (0 revocations of the others);
+7. the static member SIGKILLed and back within its session (0 revocations of the others;
+   left out for a client without static membership: kafka-python 2.x);
 8. a member paused (SIGSTOP) past its session, then resumed;
 9. a compact seeded churn playbook (members joining, leaving, restarting; short holds).
 
@@ -203,8 +204,10 @@ class _Tracker:
         self.windows: list[tuple[str, float, float, float]] = []  # step, start, end, caught up
         self.lost_at: dict[str, int] = {}
         self.others_revoked = 0
-        self.static_name = run.names[0]
-        self.dynamic = run.names[1:]
+        # FaultRun(static=False): a client without static membership (kafka-python 2.x)
+        # has no static member and skips the static bounce.
+        self.static_name = run.names[0] if run.static else None
+        self.dynamic = run.names[1:] if run.static else list(run.names)
 
     def start(self) -> None:
         """Production and the members (the first one static); wait for a stable group."""
@@ -231,6 +234,9 @@ class _Tracker:
         """Every step of :data:`STEPS` after the broker steps, each followed by its check."""
         run, rng = self.run, self.rng
         for step in STEPS[len(BROKER_STEPS) :]:
+            if step == "static bounce" and self.static_name is None:
+                say(f"{run.label}: {step} left out (no static membership)")
+                continue
             start = run.mark(step).t
             say(f"{run.label}: {step}")
             if step == "members restarted one by one":
@@ -241,7 +247,7 @@ class _Tracker:
                 bounce_all(run, hard=False)
             elif step == "all members SIGKILL":
                 bounce_all(run, hard=True)
-            elif step == "static bounce":
+            elif step == "static bounce" and self.static_name is not None:
                 self.others_revoked = static_bounce(run, self.static_name)
             elif step == "pause past session":
                 pause_member(run, rng.choice(self.dynamic), pause_s=9.0)
