@@ -100,11 +100,12 @@ TANSU_SMOKE := $(addprefix integration_tests/,test_broker_cli.py test_broker_pro
 TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## Tiers in integration_tests/<tier>/ that run on Apache Kafka only and start their own
 ## clusters or run long scenarios; lane B runs them so the two lanes end together (the metrics
-## and processing folders use the session's broker: they run with the Apache Kafka tier). The faults tier's scenarios marked
-## faults_full (consumer bounces, churn, the other clients' and Java's full broker failover)
-## run in `make faults` only: in `make test`, kafka-python 3's broker failover and static
-## bounce, a coordinator kill for aiokafka, confluent, kafka-python 2.2 (needs matrix-venvs)
-## and Java 4.4.0, and the confluent protocol errors on librdkafka's mock cluster.
+## and processing folders use the session's broker: they run with the Apache Kafka tier). The faults tier
+## in `make test`: one gauntlet (every fault in one continuous run, checked after each step)
+## per client and strategy (kafka-python 3, kafka-python 2.2 (needs matrix-venvs), aiokafka,
+## confluent, Java 4.4.0 cooperative-sticky as the reference), safe processing and the
+## confluent protocol errors on librdkafka's mock cluster. Marked faults_full, in `make faults`
+## only: the separate scenarios on fresh groups and Java's sticky gauntlet.
 KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 security))
 KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
 KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
@@ -128,7 +129,7 @@ integration-kafka-tiers: venv
 	$(if $(KAFKA_TIERS),$(call KAFKA_RUN,$(KAFKA_TIERS) -m "not faults_full"),@echo "no Kafka-only tiers")
 
 ## The faults tier alone (issue 29; Apache Kafka, its own 3-broker clusters, Java 4.4.0 as
-## the reference): figures in build/faults/figures.txt.
+## the reference): figures in build/faults/figures.txt, per-step tables in build/faults/gauntlet.txt.
 faults: venv kafka-broker java-member matrix-venvs
 	KAFKA_STICKY_BROKER=kafka $(PY) -m pytest -s -p no:cacheprovider integration_tests/faults \
 		$(PYTEST_ARGS)

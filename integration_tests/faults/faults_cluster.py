@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.faults import FaultFigures, check_figures
+from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.testing.faults import FaultFigures, FaultRun, check_figures
+from kafka_sticky_plugin.testing.gauntlet import gauntlets, step_table
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster, kafka_cluster
 
 TABLE = Path("build") / "faults" / "figures.txt"
@@ -35,3 +41,69 @@ def record_and_check(figures: FaultFigures) -> None:
     with TABLE.open("a", encoding="utf-8") as table:
         table.write(row + "\n")
     check_figures(figures)
+
+
+GAUNTLET_TABLE = Path("build") / "faults" / "gauntlet.txt"
+
+
+@dataclass(frozen=True)
+class GauntletSpec:
+    """One client+strategy of a gauntlet: its row label, strategy and FaultRun settings."""
+
+    label: str
+    strategy: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def colocated_group_ids(cluster: KafkaCluster, count: int, tries: int = 12) -> list[str]:
+    """``count`` fresh group ids coordinated by one broker where ``tries`` candidates each
+    find one (so the gauntlet's coordinator SIGKILL hits every group with one kill)."""
+    first = unique_name("faults-group")
+    node = cluster.coordinator_of(first)
+    ids = [first]
+    while len(ids) < count:
+        candidates = [unique_name("faults-group") for _ in range(tries)]
+        ids.append(
+            next((c for c in candidates if cluster.coordinator_of(c) == node), candidates[0])
+        )
+    return ids
+
+
+def run_gauntlets(cluster: KafkaCluster, specs: list[GauntletSpec]) -> None:
+    """Every spec's gauntlet together on ``cluster``
+    (:func:`kafka_sticky_plugin.testing.gauntlet.gauntlets`: the broker steps once for all
+    groups, the member steps per group): print each per-step table, append it to
+    build/faults/gauntlet.txt, then check every step and every whole run."""
+    seed = int(os.environ.get("KAFKA_STICKY_FAULTS_SEED", random.randrange(1 << 30)))
+    print(f"gauntlet seed {seed} (KAFKA_STICKY_FAULTS_SEED={seed} replays it)")
+    group_ids = colocated_group_ids(cluster, len(specs))
+    with ExitStack() as stack:
+        runs = [
+            stack.enter_context(
+                FaultRun(
+                    cluster,
+                    [spec.strategy],
+                    label=spec.label,
+                    group_id=group_id,
+                    members=4,
+                    rate_per_s=100.0,
+                    **{"static": True, **spec.settings},
+                )
+            )
+            for spec, group_id in zip(specs, group_ids, strict=True)
+        ]
+        results = gauntlets(runs, seed=seed, on_step=print)
+    GAUNTLET_TABLE.parent.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    for result in results:
+        table = step_table(result)
+        print(table)
+        with GAUNTLET_TABLE.open("a", encoding="utf-8") as out:
+            out.write(table + "\n")
+        problems += [f"{result.label}: {p}" for p in result.problems()]
+    for result in results:
+        try:
+            record_and_check(result.figures)
+        except AssertionError as exc:
+            problems.append(str(exc))
+    assert not problems, "; ".join(problems)

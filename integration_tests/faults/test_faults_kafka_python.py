@@ -1,8 +1,10 @@
-"""The faults tier for hooked kafka-python 3.0.x members on a controller + 3 brokers
-(kafka_sticky_plugin.testing.faults: what each scenario does and what is checked).
+"""The faults tier for hooked kafka-python 3.0.x members on a controller + 3 brokers.
 
-Broker failover runs for both strategies; consumer bounces, the static bounce, the pause past
-the session and the churn playbook run for cooperative-sticky (the suite budget)."""
+In ``make test``: one gauntlet per strategy (kafka_sticky_plugin.testing.gauntlet: the
+coordinator SIGKILLed, every broker bounced, consumer bounces clean and SIGKILL, one by one and
+all at once, a static bounce, a pause past the session and a 25-step churn, checked after each
+step). ``make faults`` adds the separate scenarios (kafka_sticky_plugin.testing.faults), each
+on a fresh group."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import random
 from collections.abc import Iterator
 
 import pytest
-from faults_cluster import cluster_or_skip, record_and_check
+from faults_cluster import GauntletSpec, cluster_or_skip, record_and_check, run_gauntlets
 
 from kafka_sticky_plugin.testing.faults import (
     FaultRun,
@@ -22,7 +24,7 @@ from kafka_sticky_plugin.testing.faults import (
 )
 from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +32,16 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
     yield from cluster_or_skip(tmp_path_factory)
 
 
+def test_gauntlets(cluster: KafkaCluster) -> None:
+    """Every fault in one continuous run per strategy; 0 lost, no two owners, nothing raised,
+    checked after each step."""
+    run_gauntlets(
+        cluster,
+        [GauntletSpec(f"kafka-python 3 {s}", s) for s in ("sticky", "cooperative-sticky")],
+    )
+
+
+@pytest.mark.faults_full
 @pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
 def test_broker_failover(cluster: KafkaCluster, strategy: str) -> None:
     """The coordinator's broker SIGKILLed, then every broker bounced: nothing lost, nothing
@@ -51,6 +63,7 @@ def test_consumer_bounces(cluster: KafkaCluster) -> None:
     record_and_check(figures)
 
 
+@pytest.mark.faults_full
 def test_static_member_bounce(cluster: KafkaCluster) -> None:
     """A static member SIGKILLed and back within its session: the others revoke nothing."""
     label = "kafka-python 3 cooperative-sticky: static bounce"

@@ -152,8 +152,10 @@ class FaultRun:
         label: str = "",
         process_members: bool = False,
         static: bool = False,
+        group_id: str | None = None,
         **member_settings: Any,
     ) -> None:
+        """``group_id``: the group's id (default: a fresh unique one)."""
         self.cluster = cluster
         self.label = label or f"{'+'.join(assignors)}"
         self.topic = create_topic(
@@ -161,7 +163,7 @@ class FaultRun:
         )
         self.group = ConsumerGroupRunner(
             cluster.bootstrap,
-            unique_name("faults-group"),
+            group_id or unique_name("faults-group"),
             {self.topic: partitions},
             assignors,
             **member_settings,
@@ -175,14 +177,14 @@ class FaultRun:
         self.frozen: list[tuple[str, float]] = []
         self.producer = KeyedProducer(cluster.bootstrap, self.topic)
         self.find_coordinator = FindCoordinatorCounter(self.group.group_id)
-        self._rate = rate_per_s
+        self.rate_per_s = rate_per_s
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self, stable_timeout_s: float = 90.0) -> None:
         """Start production and every member; wait for a stable group."""
         self.find_coordinator.attach()
-        self.producer.start(self._rate)
+        self.producer.start(self.rate_per_s)
         for name in self.names:
             instance_id = f"{name}-static" if self.static else None
             self.group.start_member(name, process=self.process_members, instance_id=instance_id)
@@ -406,7 +408,11 @@ def bounce_all(run: FaultRun, hard: bool) -> None:
         for stopper in stoppers:
             stopper.join(40)
     for name, handle in handles.items():
-        run.group.start_member(name, process=isinstance(handle, ProcessMember))
+        run.group.start_member(
+            name,
+            process=isinstance(handle, ProcessMember),
+            instance_id=handle.config.group_instance_id,
+        )
     run.group.wait_stable(timeout_s=90)
 
 
@@ -457,11 +463,17 @@ def pause_member(run: FaultRun, name: str, pause_s: float) -> None:
 
 
 def churn(
-    run: FaultRun, steps: int, seed: int, on_step: Callable[[str], None] | None = None
+    run: FaultRun,
+    steps: int,
+    seed: int,
+    on_step: Callable[[str], None] | None = None,
+    process: bool = False,
+    hold_s: tuple[float, float] = (0.2, 1.5),
 ) -> None:
     """A seeded playbook of ``steps`` steps: start a new member, stop one cleanly, restart
-    one, or let the group settle; at least two members always run. Prints nothing itself:
-    ``on_step`` gets each step's description."""
+    one, or let the group settle; at least two members always run. New members are child
+    processes when ``process``; each step is held a random ``hold_s`` (low, high) seconds.
+    Prints nothing itself: ``on_step`` gets each step's description."""
     rng = random.Random(seed)
     spare = 0
     for step in range(steps):
@@ -474,7 +486,7 @@ def churn(
         if action == "join":
             name = f"c{spare}"
             spare += 1
-            run.group.start_member(name)
+            run.group.start_member(name, process=process)
         elif action == "leave":
             name = rng.choice(live)
             run.group.stop_member(name)
@@ -486,4 +498,4 @@ def churn(
             time.sleep(1.0)
         if on_step is not None:
             on_step(f"step {step}: {action} {name}")
-        time.sleep(rng.uniform(0.2, 1.5))
+        time.sleep(rng.uniform(*hold_s))
