@@ -100,13 +100,14 @@ TANSU_SMOKE := $(addprefix integration_tests/,test_broker_cli.py test_broker_pro
 TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## Tiers in integration_tests/<tier>/ that run on Apache Kafka only and start their own
 ## clusters or run long scenarios; lane B runs them so the two lanes end together (the metrics
-## and processing folders use the session's broker: they run with the Apache Kafka tier). The faults tier
+## and processing folders use the session's broker, and the security tier its own secured
+## node: they run with the Apache Kafka tier in lane A, which balances the lanes). The faults tier
 ## in `make test`: one gauntlet (every fault in one continuous run, checked after each step)
 ## per client and strategy (kafka-python 3, kafka-python 2.2 (needs matrix-venvs), aiokafka,
 ## confluent, Java 4.4.0 cooperative-sticky as the reference), safe processing and the
 ## confluent protocol errors on librdkafka's mock cluster. Marked faults_full, in `make faults`
 ## only: the separate scenarios on fresh groups and Java's sticky gauntlet.
-KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 security))
+KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848))
 KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
 KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then KAFKA_STICKY_BROKER=kafka $(PY) -m pytest $(BROKER_RERUNS) $(1) $(PYTEST_ARGS); \

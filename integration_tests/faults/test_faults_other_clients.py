@@ -70,7 +70,7 @@ GAUNTLETS = [
 
 def _spec(client: str, strategy: str) -> GauntletSpec:
     name, settings = _settings(client)
-    return GauntletSpec(f"{name} {strategy}", strategy, settings)
+    return GauntletSpec(f"{name} {strategy}", strategy, settings, reference=client == JAVA)
 
 
 def test_gauntlets(cluster: KafkaCluster) -> None:
