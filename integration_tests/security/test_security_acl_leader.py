@@ -92,8 +92,10 @@ def test_refused_leader_steps_aside_and_every_topic_is_consumed(
             bob = group.add("bob", [t1, t2], protocol)
             everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
             assert group.drive_until(
-                lambda: alice.owned() | bob.owned() == everything
-                and len(group.consumed(t1)) == 30 == len(group.consumed(t2)),
+                lambda: (
+                    alice.owned() | bob.owned() == everything
+                    and len(group.consumed(t1)) == 30 == len(group.consumed(t2))
+                ),
                 60,
             ), {m.user: m.owned() for m in group.members.values()}
             took_s = time.monotonic() - started

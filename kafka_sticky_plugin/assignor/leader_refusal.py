@@ -24,8 +24,9 @@ user data in a KIP-848 online migration, and Java/librdkafka members ignore it).
    change of that set.
 
 Invariants: :meth:`StepAside.decide` answers STEP_ASIDE at most once per distinct non-empty
-refused set (a grant of one of its topics forgets that set); :func:`unheld_topics` never reports a topic some decodable
-assignment holds, and reports nothing when an assignment cannot be read (it cannot tell).
+refused set (a grant of one of its topics forgets that set); :func:`unheld_topics` never
+reports a topic some decodable assignment holds, and reports nothing when an assignment
+cannot be read (it cannot tell).
 """
 
 from __future__ import annotations

@@ -177,7 +177,9 @@ class LeaderRefusal:
 
         coordinator = self._coordinator
         manager = coordinator._manager
-        request = DescribeGroupsRequest(groups=[self._group_id], include_authorized_operations=False)
+        request = DescribeGroupsRequest(
+            groups=[self._group_id], include_authorized_operations=False
+        )
         timeout_ms = int(self._consumer.config.get("request_timeout_ms", 30000))
         try:
             future = manager.send(request, node_id=coordinator.coordinator_id)
