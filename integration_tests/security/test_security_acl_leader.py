@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -57,6 +58,39 @@ class Grants:
             self.kafka.revoke(user, resource, name)
 
 
+@dataclass
+class Scene:
+    """Two fresh topics (2 partitions, 30 records each), a group both users may use, the
+    group's members; everything granted is revoked at teardown."""
+
+    t1: str
+    t2: str
+    group: AclGroup
+    grants: Grants
+
+    def alice_leads(self, protocol: str = "cooperative") -> AclMember:
+        """alice subscribes to t1 alone, takes both partitions and leads."""
+        alice = self.group.add("alice", [self.t1], protocol)
+        assert self.group.drive_until(lambda: len(alice.owned()) == 2, 30)
+        assert alice.consumer._coordinator._is_leader
+        return alice
+
+
+@pytest.fixture
+def scene(kafka: SecuredKafka) -> Iterator[Scene]:
+    group_id = unique_name("acl-lead")
+    t1, t2 = (acl_topic(kafka, f"lead-{name}", 2, records=30) for name in ("t1", "t2"))
+    grants = Grants(kafka)
+    group = AclGroup(kafka, group_id)
+    try:
+        for user in USERS:
+            grants(user, "group", group_id)
+        yield Scene(t1, t2, group, grants)
+    finally:
+        group.close()
+        grants.revoke_all()
+
+
 def _leader(member: AclMember) -> Any:
     return member.hooks._impl.leader_refusal
 
@@ -67,99 +101,77 @@ def _generation(member: AclMember) -> int:
 
 @pytest.mark.parametrize("protocol", ["cooperative", "eager"])
 def test_refused_leader_steps_aside_and_every_topic_is_consumed(
-    kafka: SecuredKafka, protocol: str
+    scene: Scene, protocol: str
 ) -> None:
     """alice may read t1 only, bob t1 and t2; alice leads (she joins first), bob subscribes to
     both. alice steps aside once (one line), bob leads: every partition of t1 and t2 is
     assigned and every record of both is consumed; nobody is told anything; no poll()
     raises; never two owners."""
-    t1 = acl_topic(kafka, "lead-t1", 2, records=30)
-    t2 = acl_topic(kafka, "lead-t2", 2, records=30)
-    group_id = unique_name("acl-lead")
-    grants = Grants(kafka)
-    group = AclGroup(kafka, group_id)
-    try:
-        for user in USERS:
-            grants(user, "group", group_id)
-            grants(user, "topic", t1)
-        grants("bob", "topic", t2)
-        with LogLines() as logs:
-            alice = group.add("alice", [t1], protocol)
-            assert group.drive_until(lambda: len(alice.owned()) == 2, 30)
-            assert alice.consumer._coordinator._is_leader
-            first = _generation(alice)
-            started = time.monotonic()
-            bob = group.add("bob", [t1, t2], protocol)
-            everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
-            assert group.drive_until(
-                lambda: (
-                    alice.owned() | bob.owned() == everything
-                    and len(group.consumed(t1)) == 30 == len(group.consumed(t2))
-                ),
-                60,
-            ), {m.user: m.owned() for m in group.members.values()}
-            took_s = time.monotonic() - started
-            group.drive(4.0)  # settled: no further step-aside, no told line
-        print(
-            f"{protocol}: everything assigned and consumed {took_s:.1f} s after bob joined;"
-            f" generations {first} -> {_generation(bob)}"
-        )
-        assert _leader(alice).step_asides == 1 and _leader(bob).step_asides == 0
-        assert bob.consumer._coordinator._is_leader
-        assert alice.owned() | bob.owned() == everything
-        assert len(logs.ours(f"{t2!r} subscribed by other members: {STEP_ASIDE}")) == 1
-        assert not logs.ours(STAYS) and not logs.ours(TOLD), logs.lines
-        assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
-        assert not group.double_owned
-    finally:
-        group.close()
-        grants.revoke_all()
+    t1, t2, group = scene.t1, scene.t2, scene.group
+    for user in USERS:
+        scene.grants(user, "topic", t1)
+    scene.grants("bob", "topic", t2)
+    with LogLines() as logs:
+        alice = scene.alice_leads(protocol)
+        first = _generation(alice)
+        started = time.monotonic()
+        bob = group.add("bob", [t1, t2], protocol)
+        everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
+        assert group.drive_until(
+            lambda: (
+                alice.owned() | bob.owned() == everything
+                and len(group.consumed(t1)) == 30 == len(group.consumed(t2))
+            ),
+            60,
+        ), {m.user: m.owned() for m in group.members.values()}
+        took_s = time.monotonic() - started
+        group.drive(4.0)  # settled: no further step-aside, no told line
+    print(
+        f"{protocol}: everything assigned and consumed {took_s:.1f} s after bob joined;"
+        f" generations {first} -> {_generation(bob)}"
+    )
+    assert _leader(alice).step_asides == 1 and _leader(bob).step_asides == 0
+    assert bob.consumer._coordinator._is_leader
+    assert alice.owned() | bob.owned() == everything
+    assert len(logs.ours(f"{t2!r} subscribed by other members: {STEP_ASIDE}")) == 1
+    assert not logs.ours(STAYS) and not logs.ours(TOLD), logs.lines
+    assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
+    assert not group.double_owned
 
 
 def test_symmetric_refusals_settle_and_the_unassigned_topics_subscriber_is_told(
-    kafka: SecuredKafka,
+    scene: Scene,
 ) -> None:
     """alice may read (and subscribes to) t1 only, bob t2 only: whoever leads cannot describe
     the other's topic. alice leads and steps aside, bob leads and steps aside, alice leads
     again and stays (one line): at most one step-aside each, then the group is stable. t1 is
     consumed whole; t2 stays unassigned and bob, its subscriber, is told in one line naming
     it and the leader's client id; no poll() raises; never two owners."""
-    t1 = acl_topic(kafka, "sym-t1", 2, records=30)
-    t2 = acl_topic(kafka, "sym-t2", 2, records=30)
-    group_id = unique_name("acl-sym")
-    grants = Grants(kafka)
-    group = AclGroup(kafka, group_id)
-    try:
-        for user in USERS:
-            grants(user, "group", group_id)
-        grants("alice", "topic", t1)
-        grants("bob", "topic", t2)
-        with LogLines() as logs:
-            alice = group.add("alice", [t1])
-            assert group.drive_until(lambda: len(alice.owned()) == 2, 30)
-            first = _generation(alice)
-            started = time.monotonic()
-            bob = group.add("bob", [t2])
-            assert group.drive_until(lambda: bool(logs.ours(TOLD)), 60), logs.lines
-            took_s = time.monotonic() - started
-            settled = _generation(alice)
-            group.drive(5.0)
-        print(
-            f"told {took_s:.1f} s after bob joined; generations {first} -> {settled};"
-            f" step-asides alice {_leader(alice).step_asides}, bob {_leader(bob).step_asides};"
-            f" DescribeGroups alice {_leader(alice).describes}, bob {_leader(bob).describes}"
-        )
-        assert _generation(alice) == settled == _generation(bob)  # stable since
-        assert _leader(alice).step_asides <= 1 and _leader(bob).step_asides <= 1
-        assert alice.consumer._coordinator._is_leader
-        assert alice.owned() == {(t1, 0), (t1, 1)} and not bob.owned()
-        assert len(group.consumed(t1)) == 30 and not group.consumed(t2)
-        told = logs.ours(TOLD)
-        assert len(told) == 1 and repr(t2) in told[0], told
-        assert f"client id '{group_id}-alice'" in told[0], told
-        assert len(logs.ours(STAYS)) == 1, logs.lines
-        assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
-        assert not group.double_owned
-    finally:
-        group.close()
-        grants.revoke_all()
+    t1, t2, group = scene.t1, scene.t2, scene.group
+    scene.grants("alice", "topic", t1)
+    scene.grants("bob", "topic", t2)
+    with LogLines() as logs:
+        alice = scene.alice_leads()
+        first = _generation(alice)
+        started = time.monotonic()
+        bob = group.add("bob", [t2])
+        assert group.drive_until(lambda: bool(logs.ours(TOLD)), 60), logs.lines
+        took_s = time.monotonic() - started
+        settled = _generation(alice)
+        group.drive(5.0)
+    print(
+        f"told {took_s:.1f} s after bob joined; generations {first} -> {settled};"
+        f" step-asides alice {_leader(alice).step_asides}, bob {_leader(bob).step_asides};"
+        f" DescribeGroups alice {_leader(alice).describes}, bob {_leader(bob).describes}"
+    )
+    assert _generation(alice) == settled == _generation(bob)  # stable since
+    assert _leader(alice).step_asides <= 1 and _leader(bob).step_asides <= 1
+    assert alice.consumer._coordinator._is_leader
+    assert alice.owned() == {(t1, 0), (t1, 1)} and not bob.owned()
+    assert len(group.consumed(t1)) == 30 and not group.consumed(t2)
+    told = logs.ours(TOLD)
+    assert len(told) == 1 and repr(t2) in told[0], told
+    assert f"client id '{group.group_id}-alice'" in told[0], told
+    assert len(logs.ours(STAYS)) == 1, logs.lines
+    assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
+    assert not group.double_owned
