@@ -23,6 +23,7 @@ from typing import Any
 __all__ = [
     "cluster_configs_unread_line",
     "group_refused_line",
+    "leader_stays_reason",
     "leader_step_aside_line",
     "leader_topics_refused_line",
     "member_topics_refused_line",
@@ -115,6 +116,13 @@ def leader_topics_refused_line(
         f" topic(s) {topics_text(topics)} subscribed{by}: their partitions stay unassigned"
         f" while it leads{stays}; grant Describe on each Topic to {principal}"
     )
+
+
+def leader_stays_reason(static: bool) -> str:
+    """Why a refused leader stays leader instead of stepping aside (for ``why_stays``)."""
+    if static:
+        return "a static member: the coordinator keeps it leader when it rejoins"
+    return "it stepped aside once for them already and was elected again"
 
 
 def leader_step_aside_line(group_id: str, topics: Iterable[str], principal: str) -> str:

@@ -167,3 +167,58 @@ def test_group_acl_missing_then_granted_then_revoked(secured_kafka: SecuredKafka
             await group.close()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.timeout(180)
+def test_leader_refused_another_members_topic_steps_aside(secured_kafka: SecuredKafka) -> None:
+    """alice may read t1 only, bob t1 and t2; alice leads (she starts first), bob subscribes
+    to both: alice steps aside once (one line) and bob leads, every partition of t1 and t2 is
+    assigned and every record of both consumed; nothing raised; never two owners."""
+    kafka = secured_kafka
+    t1 = acl_topic(kafka, "aio-lead-t1", 2, records=30)
+    t2 = acl_topic(kafka, "aio-lead-t2", 2, records=30)
+    group_id = unique_name("aio-lead")
+    grants = [("alice", "group", group_id), ("bob", "group", group_id)]
+    grants += [("alice", "topic", t1), ("bob", "topic", t1), ("bob", "topic", t2)]
+    for grant in grants:
+        kafka.grant(*grant)
+
+    async def scenario() -> None:
+        group = AioGroup(kafka, group_id)
+        try:
+            with LogLines() as logs:
+                alice = await group.add("alice", [t1])
+                assert await group.drive_until(lambda: len(alice.owned()) == 2, 30)
+                started = time.monotonic()
+                bob = await group.add("bob", [t1, t2])
+                everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
+                assert await group.drive_until(
+                    lambda: (
+                        alice.owned() | bob.owned() == everything
+                        and len(group_consumed(group, t1)) == 30 == len(group_consumed(group, t2))
+                    ),
+                    60,
+                ), {u: m.owned() for u, m in group.members.items()}
+                took_s = time.monotonic() - started
+                await group.drive(3.0)
+            print(f"everything assigned and consumed {took_s:.1f} s after bob's start() returned")
+            assert alice.hooks._impl.leader_refusal.step_asides == 1
+            assert bob.hooks._impl.leader_refusal.step_asides == 0
+            aside = logs.ours(f"{t2!r} subscribed by other members: it leaves the group once")
+            assert len(aside) == 1, logs.lines
+            assert alice.owned() | bob.owned() == everything
+            assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
+            assert not group.double_owned, group.double_owned
+        finally:
+            await group.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        for grant in reversed(grants):
+            kafka.revoke(*grant)
+
+
+def group_consumed(group: AioGroup, topic: str) -> set[tuple[int, int]]:
+    """(partition, offset) of ``topic`` consumed by any member."""
+    return {(p, o) for m in group.members.values() for t, p, o in m.consumed if t == topic}

@@ -36,6 +36,7 @@ from ....assignor.leader_refusal import (
     unheld_topics,
 )
 from ....authorization_advice import (
+    leader_stays_reason,
     leader_step_aside_line,
     leader_topics_refused_line,
     principal_text,
@@ -45,11 +46,6 @@ from ....authorization_advice import (
 __all__ = ["LeaderRefusal"]
 
 log = logging.getLogger("kafka_sticky_plugin.hooks")
-
-#: Why a static member stays leader (the coordinator keeps a rejoining static member leader).
-STATIC_STAYS = "a static member: the coordinator keeps it leader when it rejoins"
-#: Why a member elected again with the same refusal stays leader.
-ALREADY_STEPPED = "it stepped aside once for them already and was elected again"
 
 
 class LeaderRefusal:
@@ -109,9 +105,8 @@ class LeaderRefusal:
             self.pending = True
             self._coordinator.request_rejoin()
         elif action is LeaderAction.STAY and report:
-            why = STATIC_STAYS if self.static else ALREADY_STEPPED
             line = leader_topics_refused_line(
-                self._group_id, others, self._principal, why_stays=why
+                self._group_id, others, self._principal, why_stays=leader_stays_reason(self.static)
             )
             log.warning("%s", line)
 
