@@ -1,5 +1,7 @@
 """GROUP_AUTHORIZATION_FAILED on a hooked aiokafka consumer: one clear line, spaced attempts,
-no partitions kept once the group refused the member.
+no partitions kept once the group refused the member; and a leader refused another member's
+topic steps aside once (:class:`AioLeaderRefusal`, the reasons in
+:mod:`kafka_sticky_plugin.assignor.leader_refusal`).
 
 What aiokafka (0.13, 0.14) does alone: every refused group request (FindCoordinator,
 JoinGroup/SyncGroup, Heartbeat) ends in the coordination routine's ``_push_error_to_user``,

@@ -28,7 +28,8 @@ replace four of those methods on *one coordinator instance* (never the class):
 
 Also patched: ``_maybe_leave_group`` (``stop()``) leaves in generation 0 too, which aiokafka
 skips (see :meth:`AioHooks._maybe_leave_group`); the heartbeat and ``commit_offsets`` (see
-their methods).
+their methods). A leader that may not describe a topic another member subscribes to steps
+aside once after its SyncGroup (:meth:`AioHooks.step_aside`, issue 27).
 
 A protocol that is not ours (``range`` during the two-bounce upgrade) runs aiokafka's own
 code for the assignment; the hooks only keep track of what the member owns.
