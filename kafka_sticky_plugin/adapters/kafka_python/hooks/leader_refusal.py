@@ -167,16 +167,17 @@ class LeaderRefusal:
             log.warning("%s", unassigned_topics_line(self._group_id, unheld, self._leader(group)))
 
     async def _describe_group(self) -> Any:
-        """The group as DescribeGroups shows it, when Stable; else None (DEBUG line)."""
-        from kafka.protocol.admin import DescribeGroupsRequest
-
+        """The group as DescribeGroups shows it, when Stable; else None (DEBUG line). Any
+        failure, a client without the request class included, is that DEBUG line."""
         coordinator = self._coordinator
         manager = coordinator._manager
-        request = DescribeGroupsRequest(
-            groups=[self._group_id], include_authorized_operations=False
-        )
         timeout_ms = int(self._consumer.config.get("request_timeout_ms", 30000))
         try:
+            from kafka.protocol.admin import DescribeGroupsRequest
+
+            request = DescribeGroupsRequest(
+                groups=[self._group_id], include_authorized_operations=False
+            )
             future = manager.send(request, node_id=coordinator.coordinator_id)
             response = await manager.wait_for(future, timeout_ms)
         except Exception as exc:

@@ -98,7 +98,8 @@ class V3Hooks(HooksBase):
         self.topic_authorization = TopicAuthorization(
             self._consumer, self.group_id, self.leader_refusal.on_refused
         )
-        self._patch(coordinator, "_process_join_group_response", self.process_join_response)
+        if hasattr(coordinator, "_process_join_group_response"):  # the leader's member id
+            self._patch(coordinator, "_process_join_group_response", self.process_join_response)
         self.topic_authorization.install()
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
