@@ -39,9 +39,11 @@ from ..codec.consumer_protocol import decode_assignment
 from ..errors import CodecError
 
 __all__ = [
+    "DescribedMember",
     "LeaderAction",
     "StepAside",
     "ToldTopics",
+    "leader_of",
     "topics_to_check",
     "unheld_topics",
 ]
@@ -138,3 +140,22 @@ class ToldTopics:
         changed = current != self.reported
         self.reported = current
         return changed and bool(current)
+
+
+@dataclass(frozen=True)
+class DescribedMember:
+    """One member as DescribeGroups shows it (the fields the told line needs)."""
+
+    member_id: str
+    client_id: str
+    client_host: str
+    assignment: bytes | None
+
+
+def leader_of(members: Iterable[DescribedMember], leader_id: str | None) -> str:
+    """How the told line names the leader: its client id and host when DescribeGroups lists
+    the member id JoinGroup named as leader, else that id (or ``unknown``)."""
+    for member in members:
+        if member.member_id == leader_id:
+            return f"client id {member.client_id!r} on host {member.client_host}"
+    return f"member {leader_id!r}" if leader_id else "unknown"

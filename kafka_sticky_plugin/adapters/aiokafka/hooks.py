@@ -68,6 +68,7 @@ from .authorization import AioGroupAuthorization, AioLeaderRefusal, is_group_ref
 from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
+from .told import AioToldCheck
 
 __all__ = ["AioHooks"]
 
@@ -137,6 +138,8 @@ class AioHooks:
         self.group_authorization = AioGroupAuthorization(consumer, str(consumer._group_id))
         #: a leader refused another member's topic steps aside once (:meth:`step_aside`)
         self.leader_refusal = AioLeaderRefusal(consumer, str(consumer._group_id))
+        #: a subscribed topic nobody holds is said once (:mod:`.told`)
+        self.told = AioToldCheck(str(consumer._group_id))
         self.metrics = RebalanceMetrics(
             str(consumer._group_id),
             str(getattr(consumer._client, "_client_id", "") or ""),
@@ -591,6 +594,7 @@ class AioHooks:
                 response.group_protocol,
                 response.leader_id,
             )
+            self.told.leader_id = str(response.leader_id)
             if response.leader_id == response.member_id:
                 data = await rebalance._on_join_leader(response)
             else:
@@ -722,8 +726,10 @@ class AioHooks:
             listener, "on_partitions_assigned", decision.assigned_callback, "assigned"
         )
         if self.leader_refusal.pending:
+            self.told.cancel()
             await self.step_aside()
             return
+        self.told.joined(coordinator, generation, state.topics, {tp.topic for tp in self.owned})
         if decision.rejoin:
             coordinator.request_rejoin()
         elif self.cooperative:

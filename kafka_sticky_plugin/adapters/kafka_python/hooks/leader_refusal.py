@@ -29,9 +29,11 @@ import time
 from typing import Any
 
 from ....assignor.leader_refusal import (
+    DescribedMember,
     LeaderAction,
     StepAside,
     ToldTopics,
+    leader_of,
     topics_to_check,
     unheld_topics,
 )
@@ -159,12 +161,16 @@ class LeaderRefusal:
         group = await self._describe_group()
         if group is None or coordinator._generation.generation_id != generation:
             return
-        assignments = [member.member_assignment for member in group.members]
-        if not all(isinstance(a, (bytes, bytearray, memoryview)) for a in assignments):
+        if not all(isinstance(m.member_assignment, bytes) for m in group.members):
             return
-        unheld = unheld_topics(topics, assignments)
+        members = [
+            DescribedMember(m.member_id, m.client_id, m.client_host, m.member_assignment)
+            for m in group.members
+        ]
+        unheld = unheld_topics(topics, [m.assignment for m in members])
         if self.told.update(unheld):
-            log.warning("%s", unassigned_topics_line(self._group_id, unheld, self._leader(group)))
+            leader = leader_of(members, self.leader_id)
+            log.warning("%s", unassigned_topics_line(self._group_id, unheld, leader))
 
     async def _describe_group(self) -> Any:
         """The group as DescribeGroups shows it, when Stable; else None (DEBUG line). Any
@@ -188,9 +194,3 @@ class LeaderRefusal:
             log.debug("group %s: DescribeGroups answered %r", self._group_id, groups[:1])
             return None
         return groups[0]
-
-    def _leader(self, group: Any) -> str:
-        for member in group.members:
-            if member.member_id == self.leader_id:
-                return f"client id {member.client_id!r} on host {member.client_host}"
-        return f"member {self.leader_id!r}" if self.leader_id else "unknown"
