@@ -7,9 +7,11 @@ from __future__ import annotations
 import random
 
 from kafka_sticky_plugin.assignor.leader_refusal import (
+    DescribedMember,
     LeaderAction,
     StepAside,
     ToldTopics,
+    leader_of,
     topics_to_check,
     unheld_topics,
 )
@@ -109,3 +111,13 @@ def test_the_lines_name_topic_grant_and_leader() -> None:
     assert "grant Describe on each Topic" in told
     for line in (aside, stays, told):
         assert "\n" not in line
+
+
+def test_leader_is_named_by_client_id_and_host() -> None:
+    members = [
+        DescribedMember("m-1", "orders-a", "/10.0.0.1", None),
+        DescribedMember("m-2", "orders-b", "/10.0.0.2", b""),
+    ]
+    assert leader_of(members, "m-2") == "client id 'orders-b' on host /10.0.0.2"
+    assert leader_of(members, "m-9") == "member 'm-9'"
+    assert leader_of(members, None) == "unknown"

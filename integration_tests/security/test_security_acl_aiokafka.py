@@ -191,6 +191,17 @@ def _run_and_revoke(kafka: SecuredKafka, scenario: Any, grants: list[tuple[str, 
             kafka.revoke(*grant)
 
 
+async def _alice_leads_then_bob(
+    group: AioGroup, t1: str, bob_topics: list[str]
+) -> tuple[AioMember, AioMember, float]:
+    """alice starts alone on t1 and takes both partitions (she leads), then bob starts on
+    ``bob_topics``; returns both and when bob's ``start()`` returned."""
+    alice = await group.add("alice", [t1])
+    assert await group.drive_until(lambda: len(alice.owned()) == 2, 30)
+    bob = await group.add("bob", bob_topics)
+    return alice, bob, time.monotonic()
+
+
 def group_consumed(group: AioGroup, topic: str) -> set[tuple[int, int]]:
     """(partition, offset) of ``topic`` consumed by any member."""
     return {(p, o) for m in group.members.values() for t, p, o in m.consumed if t == topic}
@@ -209,10 +220,7 @@ def test_leader_refused_another_members_topic_steps_aside(secured_kafka: Secured
         group = AioGroup(kafka, group_id)
         try:
             with LogLines() as logs:
-                alice = await group.add("alice", [t1])
-                assert await group.drive_until(lambda: len(alice.owned()) == 2, 30)
-                started = time.monotonic()
-                bob = await group.add("bob", [t1, t2])
+                alice, bob, started = await _alice_leads_then_bob(group, t1, [t1, t2])
                 everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
                 assert await group.drive_until(
                     lambda: (
@@ -253,10 +261,7 @@ def test_symmetric_refusals_tell_the_unassigned_topics_subscriber(
         group = AioGroup(kafka, group_id)
         try:
             with LogLines() as logs:
-                alice = await group.add("alice", [t1])
-                assert await group.drive_until(lambda: len(alice.owned()) == 2, 30)
-                started = time.monotonic()
-                bob = await group.add("bob", [t2])
+                alice, bob, started = await _alice_leads_then_bob(group, t1, [t2])
                 told_line = "assigned to no member"
                 assert await group.drive_until(lambda: bool(logs.ours(told_line)), 60), logs.lines
                 took_s = time.monotonic() - started
