@@ -2,9 +2,9 @@
 with hooked kafka-python 3.0 members over SCRAM on a secured Apache Kafka node: the refused
 leader steps aside once (LeaveGroup, rejoin) so that a member who can describe the topic
 leads; when nobody who leads can, the member whose topic stays unassigned is told in one
-line. Nothing raises out of any ``poll()``; never two owners (checked after every round of
-polls, all members polled from one thread). One node for the module (about 10 s to start);
-every grant made is revoked at the end of its test.
+line; a static leader never steps aside. Nothing raises out of any ``poll()``; never two
+owners (checked after every round of polls, all members polled from one thread). One node
+for the module (about 10 s to start); every grant made is revoked at the end of its test.
 
 The hooks' side: :mod:`kafka_sticky_plugin.adapters.kafka_python.hooks.leader_refusal`.
 """
@@ -68,9 +68,9 @@ class Scene:
     group: AclGroup
     grants: Grants
 
-    def alice_leads(self, protocol: str = "cooperative") -> AclMember:
+    def alice_leads(self, protocol: str = "cooperative", **settings: Any) -> AclMember:
         """alice subscribes to t1 alone, takes both partitions and leads."""
-        alice = self.group.add("alice", [self.t1], protocol)
+        alice = self.group.add("alice", [self.t1], protocol, **settings)
         assert self.group.drive_until(lambda: len(alice.owned()) == 2, 30)
         assert alice.consumer._coordinator._is_leader
         return alice
@@ -173,5 +173,30 @@ def test_symmetric_refusals_settle_and_the_unassigned_topics_subscriber_is_told(
     assert len(told) == 1 and repr(t2) in told[0], told
     assert f"client id '{group.group_id}-alice'" in told[0], told
     assert len(logs.ours(STAYS)) == 1, logs.lines
+    assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
+    assert not group.double_owned
+
+
+def test_a_static_leader_stays_and_the_member_is_told(scene: Scene) -> None:
+    """As the first scenario, but alice is a static member (``group_instance_id``): she never
+    steps aside (the coordinator would keep her leader when she rejoins) and says why in one
+    line; t2 stays unassigned and bob is told once; t1 is consumed whole; never two
+    owners."""
+    t1, t2, group = scene.t1, scene.t2, scene.group
+    for user in USERS:
+        scene.grants(user, "topic", t1)
+    scene.grants("bob", "topic", t2)
+    with LogLines() as logs:
+        alice = scene.alice_leads(group_instance_id=f"{group.group_id}-alice")
+        bob = group.add("bob", [t1, t2])
+        assert group.drive_until(lambda: bool(logs.ours(TOLD)), 60), logs.lines
+        group.drive(3.0)
+    assert _leader(alice).step_asides == 0 and alice.consumer._coordinator._is_leader
+    stays = logs.ours("stay unassigned while it leads (a static member")
+    assert len(stays) == 1 and repr(t2) in stays[0], logs.lines
+    told = logs.ours(TOLD)
+    assert len(told) == 1 and repr(t2) in told[0], told
+    assert alice.owned() | bob.owned() == {(t1, 0), (t1, 1)}
+    assert len(group.consumed(t1)) == 30 and not group.consumed(t2)
     assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
     assert not group.double_owned
