@@ -23,10 +23,13 @@ from typing import Any
 __all__ = [
     "cluster_configs_unread_line",
     "group_refused_line",
+    "leader_stays_reason",
+    "leader_step_aside_line",
     "leader_topics_refused_line",
     "member_topics_refused_line",
     "principal_text",
     "topics_text",
+    "unassigned_topics_line",
 ]
 
 
@@ -94,17 +97,56 @@ def member_topics_refused_line(
 
 
 def leader_topics_refused_line(
-    group_id: str, topics: Iterable[str], principal: str, subscribers: Iterable[str] = ()
+    group_id: str,
+    topics: Iterable[str],
+    principal: str,
+    subscribers: Iterable[str] = (),
+    *,
+    why_stays: str | None = None,
 ) -> str:
     """The group's leader cannot describe topics only other members subscribe to: it cannot
     know their partitions, so they stay unassigned (Java's leader raises
-    TopicAuthorizationException out of ``poll()`` instead, and the group stalls)."""
+    TopicAuthorizationException out of ``poll()`` instead, and the group stalls).
+    ``why_stays``: why it does not step aside (see :func:`leader_step_aside_line`)."""
     who = sorted(set(subscribers))
     by = f" by member(s) {', '.join(who)}" if who else " by other members"
+    stays = f" ({why_stays})" if why_stays else ""
     return (
         f"group {group_id}: this consumer leads the group but is not authorized to describe"
         f" topic(s) {topics_text(topics)} subscribed{by}: their partitions stay unassigned"
-        f" while it leads; grant Describe on each Topic to {principal}"
+        f" while it leads{stays}; grant Describe on each Topic to {principal}"
+    )
+
+
+def leader_stays_reason(static: bool) -> str:
+    """Why a refused leader stays leader instead of stepping aside (for ``why_stays``)."""
+    if static:
+        return "a static member: the coordinator keeps it leader when it rejoins"
+    return "it stepped aside once for them already and was elected again"
+
+
+def leader_step_aside_line(group_id: str, topics: Iterable[str], principal: str) -> str:
+    """The leader cannot describe topics other members subscribe to and steps aside: it
+    gives its partitions up, leaves the group and rejoins, so that the coordinator makes
+    another member the leader (once per set of refused topics)."""
+    return (
+        f"group {group_id}: this consumer leads the group but is not authorized to describe"
+        f" topic(s) {topics_text(topics)} subscribed by other members: it leaves the group"
+        " once and rejoins so that another member leads and can assign them; grant Describe"
+        f" on each Topic to {principal}"
+    )
+
+
+def unassigned_topics_line(group_id: str, topics: Iterable[str], leader: str) -> str:
+    """This member subscribes to topics it may describe, but no member of the group holds
+    any of their partitions (checked with DescribeGroups): the leader, which assigns the
+    whole classic group, most likely may not describe them. ``leader``: how the leader is
+    known (its client id and host)."""
+    return (
+        f"group {group_id}: subscribed topic(s) {topics_text(topics)} are assigned to no"
+        f" member; the group's leader ({leader}) most likely is not authorized to describe"
+        " them: grant Describe on each Topic to the leader's principal; this consumer"
+        " consumes its other topics meanwhile"
     )
 
 

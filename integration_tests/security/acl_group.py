@@ -61,7 +61,11 @@ class AclGroup:
         self.members: dict[str, AclMember] = {}
         self.double_owned: list[tuple[str, int]] = []
 
-    def add(self, user: str, topics: Iterable[str], protocol: str = "cooperative") -> AclMember:
+    def add(
+        self, user: str, topics: Iterable[str], protocol: str = "cooperative", **settings: Any
+    ) -> AclMember:
+        """``user``'s hooked consumer subscribed to ``topics``; ``settings``: more consumer
+        settings (``group_instance_id``...)."""
         from kafka import KafkaConsumer
 
         from kafka_sticky_plugin.kafka_python import (
@@ -80,6 +84,7 @@ class AclGroup:
             partition_assignment_strategy=[assignor],
             **GROUP_TIMING,
             **kafka_python_settings(self.kafka.client(user)),
+            **settings,
         )
         hooks = install_hooks(consumer)
         consumer.subscribe(list(topics))

@@ -167,3 +167,116 @@ def test_group_acl_missing_then_granted_then_revoked(secured_kafka: SecuredKafka
             await group.close()
 
     asyncio.run(scenario())
+
+
+def _two_topics(
+    kafka: SecuredKafka, prefix: str, reads: dict[str, tuple[int, ...]]
+) -> tuple[list[str], str, list[tuple[str, str, str]]]:
+    """Two fresh topics (2 partitions, 30 records each), a group id, and the grants made:
+    the group to every user of ``reads``, and each user the topics (by index) it reads."""
+    topics = [acl_topic(kafka, f"{prefix}-t{n}", 2, records=30) for n in (1, 2)]
+    group_id = unique_name(prefix)
+    grants = [(user, "group", group_id) for user in reads]
+    grants += [(user, "topic", topics[n]) for user, ns in reads.items() for n in ns]
+    for grant in grants:
+        kafka.grant(*grant)
+    return topics, group_id, grants
+
+
+def _run_and_revoke(kafka: SecuredKafka, scenario: Any, grants: list[tuple[str, str, str]]) -> None:
+    try:
+        asyncio.run(scenario())
+    finally:
+        for grant in reversed(grants):
+            kafka.revoke(*grant)
+
+
+async def _alice_leads_then_bob(
+    group: AioGroup, t1: str, bob_topics: list[str]
+) -> tuple[AioMember, AioMember, float]:
+    """alice starts alone on t1 and takes both partitions (she leads), then bob starts on
+    ``bob_topics``; returns both and when bob's ``start()`` returned."""
+    alice = await group.add("alice", [t1])
+    assert await group.drive_until(lambda: len(alice.owned()) == 2, 30)
+    bob = await group.add("bob", bob_topics)
+    return alice, bob, time.monotonic()
+
+
+def group_consumed(group: AioGroup, topic: str) -> set[tuple[int, int]]:
+    """(partition, offset) of ``topic`` consumed by any member."""
+    return {(p, o) for m in group.members.values() for t, p, o in m.consumed if t == topic}
+
+
+@pytest.mark.timeout(180)
+def test_leader_refused_another_members_topic_steps_aside(secured_kafka: SecuredKafka) -> None:
+    """alice may read t1 only, bob t1 and t2; alice leads (she starts first), bob subscribes
+    to both: alice steps aside once (one line) and bob leads, every partition of t1 and t2 is
+    assigned and every record of both consumed; nobody is told anything; nothing raised;
+    never two owners."""
+    kafka = secured_kafka
+    (t1, t2), group_id, grants = _two_topics(kafka, "aio-lead", {"alice": (0,), "bob": (0, 1)})
+
+    async def scenario() -> None:
+        group = AioGroup(kafka, group_id)
+        try:
+            with LogLines() as logs:
+                alice, bob, started = await _alice_leads_then_bob(group, t1, [t1, t2])
+                everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
+                assert await group.drive_until(
+                    lambda: (
+                        alice.owned() | bob.owned() == everything
+                        and len(group_consumed(group, t1)) == 30 == len(group_consumed(group, t2))
+                    ),
+                    60,
+                ), {u: m.owned() for u, m in group.members.items()}
+                took_s = time.monotonic() - started
+                await group.drive(3.0)
+            print(f"everything assigned and consumed {took_s:.1f} s after bob's start() returned")
+            assert alice.hooks._impl.leader_refusal.step_asides == 1
+            assert bob.hooks._impl.leader_refusal.step_asides == 0
+            aside = logs.ours(f"{t2!r} subscribed by other members: it leaves the group once")
+            assert len(aside) == 1, logs.lines
+            assert not logs.ours("assigned to no member"), logs.lines
+            assert alice.owned() | bob.owned() == everything
+            assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
+            assert not group.double_owned, group.double_owned
+        finally:
+            await group.close()
+
+    _run_and_revoke(kafka, scenario, grants)
+
+
+@pytest.mark.timeout(180)
+def test_symmetric_refusals_tell_the_unassigned_topics_subscriber(
+    secured_kafka: SecuredKafka,
+) -> None:
+    """alice may read and subscribes to t1 only, bob t2 only: alice steps aside, bob steps
+    aside, alice leads again and stays. t1 is consumed whole, t2 stays unassigned and bob is
+    told once, naming t2 and alice's client id; at most one step-aside each; never two
+    owners."""
+    kafka = secured_kafka
+    (t1, t2), group_id, grants = _two_topics(kafka, "aio-sym", {"alice": (0,), "bob": (1,)})
+
+    async def scenario() -> None:
+        group = AioGroup(kafka, group_id)
+        try:
+            with LogLines() as logs:
+                alice, bob, started = await _alice_leads_then_bob(group, t1, [t2])
+                told_line = "assigned to no member"
+                assert await group.drive_until(lambda: bool(logs.ours(told_line)), 60), logs.lines
+                took_s = time.monotonic() - started
+                await group.drive(3.0)
+            asides = [m.hooks._impl.leader_refusal.step_asides for m in (alice, bob)]
+            print(f"told {took_s:.1f} s after bob's start() returned; step-asides {asides}")
+            assert max(asides) <= 1
+            told = logs.ours(told_line)
+            assert len(told) == 1 and repr(t2) in told[0], told
+            assert f"client id '{group_id}-alice'" in told[0], told
+            assert alice.owned() == {(t1, 0), (t1, 1)} and not bob.owned()
+            assert len(group_consumed(group, t1)) == 30 and not group_consumed(group, t2)
+            assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
+            assert not group.double_owned, group.double_owned
+        finally:
+            await group.close()
+
+    _run_and_revoke(kafka, scenario, grants)

@@ -1,5 +1,7 @@
 """GROUP_AUTHORIZATION_FAILED on a hooked aiokafka consumer: one clear line, spaced attempts,
-no partitions kept once the group refused the member.
+no partitions kept once the group refused the member; and a leader refused another member's
+topic steps aside once (:class:`AioLeaderRefusal`, the reasons in
+:mod:`kafka_sticky_plugin.assignor.leader_refusal`).
 
 What aiokafka (0.13, 0.14) does alone: every refused group request (FindCoordinator,
 JoinGroup/SyncGroup, Heartbeat) ends in the coordination routine's ``_push_error_to_user``,
@@ -28,12 +30,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ...authorization_advice import group_refused_line, principal_text
+from ...assignor.leader_refusal import LeaderAction, StepAside
+from ...authorization_advice import (
+    group_refused_line,
+    leader_stays_reason,
+    leader_step_aside_line,
+    leader_topics_refused_line,
+    principal_text,
+)
 
-__all__ = ["AioGroupAuthorization", "is_group_refusal"]
+__all__ = ["AioGroupAuthorization", "AioLeaderRefusal", "is_group_refusal"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
@@ -120,3 +129,38 @@ class AioGroupAuthorization:
             await asyncio.wait([closing], timeout=min(pause_s, left))
             if closing.done():
                 return
+
+
+class AioLeaderRefusal:
+    """The leader's side of a topic another member subscribes to that it may not describe
+    (the decision: :class:`~kafka_sticky_plugin.assignor.leader_refusal.StepAside`; the
+    step-aside itself: :meth:`.hooks.AioHooks.step_aside`).
+
+    Invariants: ``pending`` is the refused set to step aside for once this join completes
+    (empty: none); ``step_asides`` counts the step-asides done (read by tests).
+    """
+
+    def __init__(self, consumer: Any, group_id: str) -> None:
+        self._group_id = group_id
+        self._principal = _principal(consumer)
+        self.memory = StepAside()
+        self.pending: frozenset[str] = frozenset()
+        self.step_asides = 0
+
+    def assigned(
+        self, refused: Iterable[str], partition_counts: dict[str, int], *, static: bool
+    ) -> None:
+        """The leader assigned with ``refused`` topics of other members left out (their
+        partitions unknown); ``partition_counts``: what it could see."""
+        refused_set = frozenset(refused)
+        granted = {topic for topic, count in partition_counts.items() if count}
+        action, report = self.memory.decide(refused_set, static=static, granted=granted)
+        if action is LeaderAction.STEP_ASIDE:
+            line = leader_step_aside_line(self._group_id, refused_set, self._principal)
+            log.warning("%s", line)
+            self.pending = refused_set
+        elif action is LeaderAction.STAY and report:
+            line = leader_topics_refused_line(
+                self._group_id, refused_set, self._principal, why_stays=leader_stays_reason(static)
+            )
+            log.warning("%s", line)

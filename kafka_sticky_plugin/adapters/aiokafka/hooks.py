@@ -28,7 +28,8 @@ replace four of those methods on *one coordinator instance* (never the class):
 
 Also patched: ``_maybe_leave_group`` (``stop()``) leaves in generation 0 too, which aiokafka
 skips (see :meth:`AioHooks._maybe_leave_group`); the heartbeat and ``commit_offsets`` (see
-their methods).
+their methods). A leader that may not describe a topic another member subscribes to steps
+aside once after its SyncGroup (:meth:`AioHooks.step_aside`, issue 27).
 
 A protocol that is not ours (``range`` during the two-bounce upgrade) runs aiokafka's own
 code for the assignment; the hooks only keep track of what the member owns.
@@ -63,10 +64,11 @@ from ...codec import decode_assignment
 from ...metrics.observe import assign_observed
 from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
-from .authorization import AioGroupAuthorization, is_group_refusal
+from .authorization import AioGroupAuthorization, AioLeaderRefusal, is_group_refusal
 from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
+from .told import AioToldCheck
 
 __all__ = ["AioHooks"]
 
@@ -134,6 +136,10 @@ class AioHooks:
         self.prompt = PromptTask(lambda: self._coordinator, self._heartbeat, prompt)
         #: GROUP_AUTHORIZATION_FAILED: one line, spaced attempts (:mod:`.authorization`)
         self.group_authorization = AioGroupAuthorization(consumer, str(consumer._group_id))
+        #: a leader refused another member's topic steps aside once (:meth:`step_aside`)
+        self.leader_refusal = AioLeaderRefusal(consumer, str(consumer._group_id))
+        #: a subscribed topic nobody holds is said once (:mod:`.told`)
+        self.told = AioToldCheck(str(consumer._group_id))
         self.metrics = RebalanceMetrics(
             str(consumer._group_id),
             str(getattr(consumer._client, "_client_id", "") or ""),
@@ -323,20 +329,46 @@ class AioHooks:
             and coordinator.member_id
             and coordinator._group_instance_id is None
         ):
-            import aiokafka.errors as errors
-            from aiokafka.protocol.group import LeaveGroupRequest
-
-            try:
-                await coordinator._send_req(
-                    LeaveGroupRequest(coordinator.group_id, coordinator.member_id)
-                )
-            except errors.KafkaError as err:
-                log.warning("group %s: LeaveGroup failed: %s", self.group_id, err)
-            else:
-                log.info("group %s: left the group (generation 0)", self.group_id)
-            coordinator.reset_generation()
+            await self._leave_group("generation 0")
             return
         await self._originals["_maybe_leave_group"]()
+
+    async def _leave_group(self, why: str) -> None:
+        """LeaveGroup for this dynamic member (a failure is one WARNING line), then a fresh
+        generation: the next JoinGroup joins as a new member."""
+        import aiokafka.errors as errors
+        from aiokafka.protocol.group import LeaveGroupRequest
+
+        coordinator = self._coordinator
+        try:
+            await coordinator._send_req(
+                LeaveGroupRequest(coordinator.group_id, coordinator.member_id)
+            )
+        except errors.KafkaError as err:
+            log.warning("group %s: LeaveGroup failed: %s", self.group_id, err)
+        else:
+            log.info("group %s: left the group (%s)", self.group_id, why)
+        coordinator.reset_generation()
+
+    async def step_aside(self) -> None:
+        """The leader refused another member's topic leaves the group once
+        (:class:`.authorization.AioLeaderRefusal`): commit, ``on_partitions_revoked`` with
+        everything it owns (still assigned), the assignment cleared, LeaveGroup; the
+        coordination task then rejoins as a new member and the coordinator makes another
+        member the leader."""
+        owned = set(self.owned)
+        if owned:
+            await self._commit_held()
+            log.info("group %s: stepping aside as leader; revoking %s", self.group_id, owned)
+            await self._revoke(owned)
+            self._subscription.assign_from_subscribed(set())
+            self._subscription.begin_reassignment()
+        self.owned = frozenset()
+        self._held = self._held_by = None
+        self.forget_join()
+        self.leader_refusal.pending = frozenset()
+        await self._leave_group("stepping aside as leader")
+        self.leader_refusal.step_asides += 1
 
     def _keep_static_member_id(self, member_id: Any) -> None:
         """A static member (``group_instance_id``) whose generation was just reset keeps its
@@ -456,6 +488,7 @@ class AioHooks:
                 self.forget_join()
         if self.cooperative:
             await self._follow_subscription()
+        self.leader_refusal.pending = frozenset()  # decided again if this member leads
         result = await self._join_and_sync(subscription)
         if not subscription.active:
             log.debug("group %s: subscription changed during the rebalance", self.group_id)
@@ -561,6 +594,7 @@ class AioHooks:
                 response.group_protocol,
                 response.leader_id,
             )
+            self.told.leader_id = str(response.leader_id)
             if response.leader_id == response.member_id:
                 data = await rebalance._on_join_leader(response)
             else:
@@ -640,6 +674,15 @@ class AioHooks:
         plan = assign_observed(self.metrics, group, counts, racks, decode_s=decode_s)
         coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
         log.debug("group %s: leader plan over %s", self.group_id, counts)
+        own = (
+            set(self._subscription.subscription.topics)
+            if self._subscription.subscription
+            else set()
+        )
+        refused = set(getattr(cluster, "unauthorized_topics", ()) or ()) & set(group.topics)
+        self.leader_refusal.assigned(
+            refused - own, counts, static=coordinator._group_instance_id is not None
+        )
         return plan
 
     async def on_join_complete(
@@ -682,6 +725,11 @@ class AioHooks:
         await self._listen(
             listener, "on_partitions_assigned", decision.assigned_callback, "assigned"
         )
+        if self.leader_refusal.pending:
+            self.told.cancel()
+            await self.step_aside()
+            return
+        self.told.joined(coordinator, generation, state.topics, {tp.topic for tp in self.owned})
         if decision.rejoin:
             coordinator.request_rejoin()
         elif self.cooperative:

@@ -20,7 +20,10 @@ Kafka 4.4 with ``StandardAuthorizer``):
    client's own logic runs on a view of the cluster without them. As in Java's assignors, the
    leader assigns no partitions of a topic it cannot describe (it cannot know how many there
    are) and says so once; unlike Java's leader it does not raise, so the rest of the group is
-   assigned and keeps consuming.
+   assigned and keeps consuming. On 3.0 the refused topics go to
+   :class:`.leader_refusal.LeaderRefusal` instead of that line: the leader steps aside once
+   so that a member that can describe them leads, and the member whose topic nobody holds
+   is told.
 2. **A member's own topic.** A member that may not describe a topic it subscribes to would
    still be given that topic's partitions by a leader that may, and then fail every Fetch on
    them (the records stay unconsumed while it holds them). Here the member leaves the refused
@@ -96,8 +99,16 @@ class TopicAuthorization:
     reported once.
     """
 
-    def __init__(self, consumer: Any, group_id: str) -> None:
+    def __init__(
+        self,
+        consumer: Any,
+        group_id: str,
+        on_refused: Callable[[frozenset[str]], None] | None = None,
+    ) -> None:
         self._coordinator = consumer._coordinator
+        #: Given every Metadata response's refused topics instead of the leader line below
+        #: (3.0: :class:`.leader_refusal.LeaderRefusal`, whose leader steps aside).
+        self._on_refused = on_refused
         self._subscription = consumer._subscription
         self._group_id = group_id
         self._principal = _principal(consumer)
@@ -138,7 +149,10 @@ class TopicAuthorization:
         refused = frozenset(getattr(cluster, "unauthorized_topics", ()) or ())
         own = refused & frozenset(self._subscription.subscription or ())
         self._note_own(own)
-        self._note_others(refused - own)
+        if self._on_refused is not None:
+            self._on_refused(refused)
+        else:
+            self._note_others(refused - own)
         handle = type(self._coordinator)._handle_metadata_update
         handle(self._coordinator, _AuthorizedView(cluster) if refused else cluster)
 

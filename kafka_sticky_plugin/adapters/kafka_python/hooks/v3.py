@@ -41,6 +41,7 @@ from .common import (
     pre_rebalance_commit_timeout_ms,
 )
 from .coordinator_lookup import CoordinatorLookup
+from .leader_refusal import LeaderRefusal
 from .listener import rebalance_listener
 from .prompt import PromptSchedule
 
@@ -92,7 +93,13 @@ class V3Hooks(HooksBase):
             self._consumer, self.group_id, self._drop_membership
         )
         self._patch(coordinator, "_send_heartbeat_request", self.send_heartbeat_request)
-        self.topic_authorization = TopicAuthorization(self._consumer, self.group_id)
+        # A leader refused another member's topic steps aside; the member is told.
+        self.leader_refusal = LeaderRefusal(self._consumer, self.group_id)
+        self.topic_authorization = TopicAuthorization(
+            self._consumer, self.group_id, self.leader_refusal.on_refused
+        )
+        if hasattr(coordinator, "_process_join_group_response"):  # the leader's member id
+            self._patch(coordinator, "_process_join_group_response", self.process_join_response)
         self.topic_authorization.install()
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
@@ -231,6 +238,7 @@ class V3Hooks(HooksBase):
             coordinator.request_rejoin()
         elif self.protocol is RebalanceProtocol.COOPERATIVE:
             self.prompt.joined()
+        self.leader_refusal.joined(generation)
         self._raise_listener_error(error)
 
     async def do_join_and_sync_async(self) -> Any:
@@ -261,11 +269,48 @@ class V3Hooks(HooksBase):
         if await self._wait_if_refused(timeout_ms):
             return False
         try:
-            return await self.coordinator_lookup.ensure_coordinator_ready_async(timeout_ms)
+            ready = await self.coordinator_lookup.ensure_coordinator_ready_async(timeout_ms)
         except Exception as exc:
             if is_group_refusal(exc):
                 self.group_authorization.refused("FindCoordinator")
             raise
+        if ready:
+            await self.leader_refusal.describe_if_due()
+        return ready
+
+    def process_join_response(self, response: Any, send_time: float) -> Any:
+        """The client's JoinGroup response handling; the leader's member id is kept."""
+        processed = self.original(self._coordinator, "_process_join_group_response")(
+            response, send_time
+        )
+        self.leader_refusal.on_join_response(str(response.leader))
+        return processed
+
+    async def _step_aside(self, timeout_ms: int | None) -> None:
+        """The leader refused another member's topic leaves the group once
+        (:mod:`.leader_refusal`): the consumed positions are committed, every owned partition
+        goes to ``on_partitions_revoked`` (the member still owns them), the join state is
+        forgotten, then LeaveGroup; the client's join loop then rejoins as a new member,
+        and the coordinator makes another member the leader."""
+        coordinator = self._coordinator
+        sub = self._subscription
+        owned = set(sub.assigned_partitions())
+        if coordinator.config["enable_auto_commit"]:
+            await self._commit_before_rejoin(timeout_ms)
+        error: BaseException | None = None
+        if owned:
+            log_partitions(self.group_id, "stepping aside as leader; revoked", owned)
+            sub.mark_pending_revocation(owned)
+            error = await self._call("on_partitions_revoked", owned)
+            sub.assign_from_subscribed([])
+        self.forget_join()
+        coordinator._is_leader = False
+        sub.reset_group_subscription()
+        await coordinator.maybe_leave_group_async(
+            reason="the leader may not describe topics other members subscribe to"
+        )
+        self.leader_refusal.stepped_aside()
+        self._raise_listener_error(error)
 
     async def send_heartbeat_request(self, *args: Any, **kwargs: Any) -> Any:
         """The client's heartbeat; a refused one (the group's ACL was revoked while this
@@ -299,6 +344,8 @@ class V3Hooks(HooksBase):
             return False
         coordinator = self._coordinator
         task = coordinator._join_task
+        if self.leader_refusal.pending and task is None and not coordinator.rejoining:
+            await self._step_aside(timeout_ms)
         if task is not None and task.is_done and task.succeeded() and coordinator.rejoining:
             from kafka.coordinator.base import MemberState
 
