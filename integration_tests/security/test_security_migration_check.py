@@ -21,34 +21,18 @@ from group_flow import FlowingGroup
 from secured_tier import (
     EMBEDDED_SKIP,
     assert_no_secret,
+    cli_options,
     secured_flow,
     secured_kafka,
 )
 
 from kafka_sticky_plugin.cli_security import PASSWORD_ENV
+from kafka_sticky_plugin.client_security import ClientSecurity
 from kafka_sticky_plugin.migration_check import main
-from kafka_sticky_plugin.testing.client_security import ClientSecurity
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_flow", "secured_kafka"]
-
-
-def _options(sec: ClientSecurity, password_file: Path | None = None) -> list[str]:
-    """The command-line options for ``sec``; the password is never among them."""
-    argv = [f"--security-protocol={sec.protocol}"]
-    if sec.username is not None:
-        argv += [f"--sasl-username={sec.username}", f"--sasl-mechanism={sec.mechanism}"]
-    if password_file is not None:
-        argv.append(f"--sasl-password-file={password_file}")
-    for option, value in (
-        ("--ssl-cafile", sec.cafile),
-        ("--ssl-certfile", sec.certfile),
-        ("--ssl-keyfile", sec.keyfile),
-    ):
-        if value is not None:
-            argv.append(f"{option}={value}")
-    return argv
 
 
 def _run(
@@ -78,7 +62,7 @@ def test_migration_check_over_each_secured_transport(
 
     def check(transport: str, sec: ClientSecurity, password_file: Path | None = None) -> str:
         argv = ["--bootstrap", kafka.bootstrap(transport), "--group", group_id, "--timeout=10"]
-        code, out = _run(argv + _options(sec, password_file), capsys, outputs)
+        code, out = _run(argv + cli_options(sec, password_file), capsys, outputs)
         assert code == 0, out
         assert f"group {group_id}: type=classic" in out and "members=1" in out
         return out
@@ -95,7 +79,7 @@ def test_migration_check_over_each_secured_transport(
     alice = kafka.client("alice", "scram")
     monkeypatch.setenv("ALICE_PW", alice.password or "")
     argv = ["--bootstrap", kafka.bootstrap("scram"), "--group", group_id, "--timeout=10"]
-    as_alice = [*argv, *_options(alice), "--sasl-password-env=ALICE_PW"]
+    as_alice = [*argv, *cli_options(alice), "--sasl-password-env=ALICE_PW"]
     code, out = _run(as_alice, capsys, outputs)
     assert code == 0 and f"group {group_id}: type=classic" in out, out
     unread = "grant DescribeConfigs on Cluster 'kafka-cluster' to User:alice"
@@ -108,7 +92,7 @@ def test_migration_check_over_each_secured_transport(
     kafka.revoke("alice", "cluster", "kafka-cluster", ("DESCRIBE_CONFIGS",))
 
     monkeypatch.setenv("WRONG_PW", "not-the-password")
-    code, out = _run([*argv, *_options(alice), "--sasl-password-env=WRONG_PW"], capsys, outputs)
+    code, out = _run([*argv, *cli_options(alice), "--sasl-password-env=WRONG_PW"], capsys, outputs)
     assert code == 2 and out.count("\n") == 1 and out.startswith("error: cannot reach"), out
     # kafka-python reports either the refused SASL handshake or the broker closing the socket
     # after it (a race inside the client): both name the last connection failure

@@ -9,8 +9,17 @@ broker do. Takes about three minutes (two measurements wait out session timeouts
 without confluent-kafka) is printed as ``skipped: <why>`` and counts as neither a difference
 nor a broken guarantee.
 
+Over a secured listener it authenticates with the options of
+:mod:`~kafka_sticky_plugin.cli_security` (``--security-protocol``, ``--sasl-username``, the
+password from an environment variable or a file, ``--ssl-cafile``...), the same as
+``migration-check``; every client it starts (admin, members, the librdkafka child) uses them.
+Its principal needs to create, grow and delete the topics ``conf-*`` and to read the groups
+``conformance-*`` (docs/security.md gives the ACLs); a measurement the cluster refuses ends
+the run with one line naming it and the refusal.
+
 Exit status: 0 when the cluster behaves as Apache Kafka on every measured capability and no
-guarantee broke on the way, 1 otherwise, 2 for bad arguments or an unreachable cluster.
+guarantee broke on the way, 1 otherwise, 2 for bad arguments, an unreachable cluster (a
+refused authentication included) or a refused measurement.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..cli_security import add_security_arguments, open_admin, security_from_args
+from ..client_security import ClientSecurity
 from ..errors import ConfigurationError
 from .brokers import parse_bootstrap
 from .conformance import MEASUREMENTS, Observation, measure
@@ -43,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CAPABILITY[,...]",
         help=f"measure only these (of {', '.join(MEASUREMENTS)})",
     )
+    add_security_arguments(parser)
     return parser
 
 
@@ -59,6 +71,15 @@ def _row(observation: Observation) -> str:
     return line + "".join(f"\n    BROKEN: {v}" for v in observation.violations)
 
 
+def _authenticate(
+    endpoints: list[tuple[str, int]], shown: str, security: ClientSecurity | None
+) -> None:
+    """Connect once with ``security`` (a refused password or certificate is one
+    :class:`ConfigurationError` line here, not a failure inside a measurement)."""
+    if security is not None:
+        open_admin(endpoints, security, 15.0, "kafka-sticky-conformance", shown).close()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the measurements; see the module docstring for the exit status."""
     args = _parser().parse_args(argv)
@@ -68,13 +89,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown capability {unknown}; known: {', '.join(MEASUREMENTS)}")
         return 2
     try:
-        host, port = parse_bootstrap(args.bootstrap)[0]
-        wait_until_ready(host, port, timeout_s=10.0)
+        endpoints = parse_bootstrap(args.bootstrap)
+        security = security_from_args(args)
+        wait_until_ready(*endpoints[0], timeout_s=10.0)
+        _authenticate(endpoints, args.bootstrap, security)
     except (ConfigurationError, BrokerStartError) as exc:
         print(f"error: {exc}")
         return 2
     print(f"measuring {len(chosen)} capabilities on {args.bootstrap}", flush=True)
-    observations = measure(args.bootstrap, chosen, say=lambda o: print(_row(o), flush=True))
+    observations: list[Observation] = []
+    for capability in chosen:
+        try:
+            observations += measure(
+                args.bootstrap, [capability], lambda o: print(_row(o), flush=True), security
+            )
+        except Exception as exc:  # a refusal (an ACL missing...): one line, not a traceback
+            print(f"error: {capability}: {type(exc).__name__}: {exc}")
+            return 2
     measured = [o for o in observations if o.skipped is None]
     differs = [o for o in measured if o.observed != getattr(APACHE_KAFKA_PROFILE, o.capability)]
     broken = [o for o in measured if o.violations]
