@@ -4,6 +4,8 @@ steps that would are replaced by recorders)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pytest
 
 from kafka_sticky_plugin.cli_security import PASSWORD_ENV
@@ -68,19 +70,30 @@ SECRET = "conformance-pa55-never-shown"
 SCRAM = ["--security-protocol=SASL_SSL", "--sasl-username=ops", "--sasl-mechanism=scram-sha-256"]
 
 
+@dataclass
+class Recorded:
+    """What the command did instead of connecting."""
+
+    authenticated: tuple[object, ...] | None = None
+    measured: list[str] = field(default_factory=list)
+    security: ClientSecurity | None = None
+
+
 @pytest.fixture
-def recorded(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
     """Nothing connects: the readiness wait, the first connection and the measurements are
     replaced by recorders (the measurements observe nothing)."""
-    seen: dict[str, object] = {}
+    seen = Recorded()
     monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
 
     def authenticate(endpoints: object, shown: str, security: object) -> None:
-        seen["authenticated"] = (endpoints, shown, security)
+        seen.authenticated = (endpoints, shown, security)
 
-    def measure(bootstrap: str, chosen: list[str], say: object, security: object) -> list[object]:
-        seen.setdefault("measured", []).extend(chosen)  # type: ignore[attr-defined]
-        seen["security"] = security
+    def measure(
+        bootstrap: str, chosen: list[str], say: object, security: ClientSecurity | None
+    ) -> list[object]:
+        seen.measured.extend(chosen)
+        seen.security = security
         return []
 
     monkeypatch.setattr(conformance_cli, "_authenticate", authenticate)
@@ -89,7 +102,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
 
 def test_conformance_takes_the_security_options(
-    recorded: dict[str, object],
+    recorded: Recorded,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -99,15 +112,15 @@ def test_conformance_takes_the_security_options(
     argv = ["--bootstrap", "kafka-1.prod:9094", "--only", "partition_growth,protocol_vote", *SCRAM]
     assert conformance_cli.main(argv) == 0
     expected = ClientSecurity("SASL_SSL", "ops", SECRET, mechanism="SCRAM-SHA-256")
-    assert recorded["security"] == expected
-    assert recorded["measured"] == ["partition_growth", "protocol_vote"]
-    assert recorded["authenticated"] == ([("kafka-1.prod", 9094)], "kafka-1.prod:9094", expected)
+    assert recorded.security == expected
+    assert recorded.measured == ["partition_growth", "protocol_vote"]
+    assert recorded.authenticated == ([("kafka-1.prod", 9094)], "kafka-1.prod:9094", expected)
     assert SECRET not in capsys.readouterr().out
 
 
-def test_conformance_without_security_options_is_plaintext(recorded: dict[str, object]) -> None:
+def test_conformance_without_security_options_is_plaintext(recorded: Recorded) -> None:
     assert conformance_cli.main(["--bootstrap", "[::1]:9092", "--only", "partition_growth"]) == 0
-    assert recorded["security"] is None
+    assert recorded.measured == ["partition_growth"] and recorded.security is None
 
 
 @pytest.mark.parametrize(
@@ -128,7 +141,7 @@ def test_conformance_without_security_options_is_plaintext(recorded: dict[str, o
 def test_inconsistent_security_options_are_one_line_before_connecting(
     extra: list[str],
     said: str,
-    recorded: dict[str, object],
+    recorded: Recorded,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -136,7 +149,7 @@ def test_inconsistent_security_options_are_one_line_before_connecting(
     assert conformance_cli.main(["--bootstrap", "kafka-1.prod:9094", *extra]) == 2
     out = capsys.readouterr().out
     assert out.startswith(said) and out.count("\n") == 1, out
-    assert recorded == {}
+    assert recorded == Recorded()
 
 
 def test_a_refused_authentication_is_one_line(

@@ -104,9 +104,11 @@ def test_debug_logs_forward_every_client_line(debug: bool) -> None:
     ]
 
 
+@pytest.mark.usefixtures("restored_loggers")
 def test_a_forwarded_record_keeps_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
     """The traceback crosses too (a secret in an exception's text must reach the scan)."""
     stream = io.StringIO()
+    logging.getLogger("kafka").setLevel(logging.DEBUG)
     logger = logging.getLogger("kafka.coordinator")
     handler = _ForwardedLogs(_JsonLinesSink(stream), logging.DEBUG)
     logger.addHandler(handler)
