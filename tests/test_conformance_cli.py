@@ -74,20 +74,19 @@ SCRAM = ["--security-protocol=SASL_SSL", "--sasl-username=ops", "--sasl-mechanis
 class Recorded:
     """What the command did instead of connecting."""
 
-    authenticated: tuple[object, ...] | None = None
+    reached: tuple[object, ...] | None = None
     measured: list[str] = field(default_factory=list)
     security: ClientSecurity | None = None
 
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
-    """Nothing connects: the readiness wait, the first connection and the measurements are
-    replaced by recorders (the measurements observe nothing)."""
+    """Nothing connects: reaching the cluster and the measurements are replaced by
+    recorders (the measurements observe nothing)."""
     seen = Recorded()
-    monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
 
-    def authenticate(endpoints: object, shown: str, security: object) -> None:
-        seen.authenticated = (endpoints, shown, security)
+    def reach(endpoints: object, shown: str, security: object) -> None:
+        seen.reached = (endpoints, shown, security)
 
     def measure(
         bootstrap: str, chosen: list[str], say: object, security: ClientSecurity | None
@@ -96,7 +95,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
         seen.security = security
         return []
 
-    monkeypatch.setattr(conformance_cli, "_authenticate", authenticate)
+    monkeypatch.setattr(conformance_cli, "_reach", reach)
     monkeypatch.setattr(conformance_cli, "measure", measure)
     return seen
 
@@ -114,7 +113,7 @@ def test_conformance_takes_the_security_options(
     expected = ClientSecurity("SASL_SSL", "ops", SECRET, mechanism="SCRAM-SHA-256")
     assert recorded.security == expected
     assert recorded.measured == ["partition_growth", "protocol_vote"]
-    assert recorded.authenticated == ([("kafka-1.prod", 9094)], "kafka-1.prod:9094", expected)
+    assert recorded.reached == ([("kafka-1.prod", 9094)], "kafka-1.prod:9094", expected)
     assert SECRET not in capsys.readouterr().out
 
 
@@ -155,8 +154,14 @@ def test_inconsistent_security_options_are_one_line_before_connecting(
 def test_a_refused_authentication_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Over a secured listener the command reaches the cluster by one authenticated
+    connection (the plaintext probe cannot speak to it): its refusal is the error line."""
     monkeypatch.setenv(PASSWORD_ENV, SECRET)
-    monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
+
+    def plaintext_probe(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the plaintext probe is not for a secured listener")
+
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", plaintext_probe)
 
     def refused(*_args: object) -> None:
         raise ConfigurationError("cannot reach h:9094: NoBrokersAvailable: NoBrokersAvailable")

@@ -167,6 +167,9 @@ def test_join_rebalance_and_commit_over_a_secured_transport(
     assert len(log_lines.lines) > 100, "the DEBUG loggers produced almost nothing: scan blind"
     if "confluent" in (scenario.first, scenario.second):
         assert librdkafka >= MIN_LINES_PER_SOURCE, "librdkafka's debug lines were not captured"
+        # its configuration dump, where a password would show first, is among them
+        conf = "sasl.password = " if "scram" in scenario.transport else "ssl.ca.location = "
+        assert any(line.startswith("librdkafka ") and conf in line for line in log_lines.lines)
     if scenario.second_process:
         assert child >= MIN_LINES_PER_SOURCE, "the child member's DEBUG lines were not forwarded"
 

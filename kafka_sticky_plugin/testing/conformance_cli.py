@@ -71,12 +71,14 @@ def _row(observation: Observation) -> str:
     return line + "".join(f"\n    BROKEN: {v}" for v in observation.violations)
 
 
-def _authenticate(
-    endpoints: list[tuple[str, int]], shown: str, security: ClientSecurity | None
-) -> None:
-    """Connect once with ``security`` (a refused password or certificate is one
-    :class:`ConfigurationError` line here, not a failure inside a measurement)."""
-    if security is not None:
+def _reach(endpoints: list[tuple[str, int]], shown: str, security: ClientSecurity | None) -> None:
+    """Wait for the cluster: the plaintext readiness probe, or over a secured listener (which
+    that probe cannot speak to) one connection with ``security``, so a refused password or
+    certificate is one :class:`ConfigurationError` line here, not a failure inside a
+    measurement."""
+    if security is None:
+        wait_until_ready(*endpoints[0], timeout_s=10.0)
+    else:
         open_admin(endpoints, security, 15.0, "kafka-sticky-conformance", shown).close()
 
 
@@ -91,8 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         endpoints = parse_bootstrap(args.bootstrap)
         security = security_from_args(args)
-        wait_until_ready(*endpoints[0], timeout_s=10.0)
-        _authenticate(endpoints, args.bootstrap, security)
+        _reach(endpoints, args.bootstrap, security)
     except (ConfigurationError, BrokerStartError) as exc:
         print(f"error: {exc}")
         return 2
