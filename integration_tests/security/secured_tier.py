@@ -29,7 +29,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from group_flow import FlowingGroup
@@ -114,18 +114,8 @@ def secured_flow(secured_kafka: SecuredKafka) -> Iterator[Callable[..., FlowingG
     """:func:`start_secured_flow` on the module's node; what it made is closed at teardown."""
     made: list[FlowingGroup] = []
 
-    def make(
-        user: str,
-        transport: str,
-        assignors: list[str],
-        partitions: int,
-        *,
-        rate_per_s: float = 20.0,
-        **settings: object,
-    ) -> FlowingGroup:
-        flow = start_secured_flow(
-            secured_kafka, user, transport, assignors, partitions, rate_per_s=rate_per_s, **settings
-        )
+    def make(*args: Any, **kwargs: Any) -> FlowingGroup:
+        flow = start_secured_flow(secured_kafka, *args, **kwargs)
         made.append(flow)
         return flow
 

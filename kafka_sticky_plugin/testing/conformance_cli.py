@@ -82,6 +82,24 @@ def _reach(endpoints: list[tuple[str, int]], shown: str, security: ClientSecurit
         open_admin(endpoints, security, 15.0, "kafka-sticky-conformance", shown).close()
 
 
+#: What the command's principal needs (docs/security.md), said when the cluster refuses it.
+ACLS_NEEDED = (
+    "Create, Describe, Read, Alter and Delete on the topics prefixed conf-,"
+    " Read on the groups prefixed conformance-"
+)
+
+
+def _refusal(exc: Exception) -> str:
+    """One line for what a measurement raised: an authorization failure names the ACLs the
+    command needs (the client's own text repeats the whole request); anything else its
+    first line."""
+    name = type(exc).__name__
+    if "AuthorizationFailed" in name:
+        return f"{name}: the cluster refused it; the principal needs {ACLS_NEEDED}"
+    text = str(exc).strip().splitlines()
+    return f"{name}: {text[0][:300]}" if text else name
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the measurements; see the module docstring for the exit status."""
     args = _parser().parse_args(argv)
@@ -105,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.bootstrap, [capability], lambda o: print(_row(o), flush=True), security
             )
         except Exception as exc:  # a refusal (an ACL missing...): one line, not a traceback
-            print(f"error: {capability}: {type(exc).__name__}: {exc}")
+            print(f"error: {capability}: {_refusal(exc)}")
             return 2
     measured = [o for o in observations if o.skipped is None]
     differs = [o for o in measured if o.observed != getattr(APACHE_KAFKA_PROFILE, o.capability)]
