@@ -1,7 +1,8 @@
 """The security options of the project's commands that read a user's cluster
-(``migration-check``): how the command authenticates, parsed into one
-:class:`~.testing.client_security.ClientSecurity`, which gives kafka-python's and
-librdkafka's settings.
+(``migration-check``, ``conformance``): how the command authenticates, parsed into one
+:class:`~.client_security.ClientSecurity`, which gives kafka-python's and
+librdkafka's settings; and :func:`open_admin`, the commands' first connection, whose failure
+(a refused password, an untrusted certificate) is one line naming the client's last reason.
 
 Options: ``--security-protocol`` (``PLAINTEXT``, ``SASL_PLAINTEXT``, ``SSL``, ``SASL_SSL``),
 ``--sasl-mechanism`` (``SCRAM-SHA-512``, ``SCRAM-SHA-256``, ``PLAIN``), ``--sasl-username``,
@@ -18,14 +19,22 @@ connects; no option at all gives ``None`` (PLAINTEXT, the settings the command h
 from __future__ import annotations
 
 import argparse
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+from .client_security import ClientSecurity, kafka_python_settings
 from .errors import ConfigurationError
-from .testing.client_security import ClientSecurity
 
-__all__ = ["PASSWORD_ENV", "add_security_arguments", "security_from_args"]
+__all__ = [
+    "PASSWORD_ENV",
+    "add_security_arguments",
+    "bootstrap_servers",
+    "open_admin",
+    "security_from_args",
+]
 
 #: The environment variable the SASL password is read from unless ``--sasl-password-env``
 #: names another.
@@ -136,3 +145,64 @@ def security_from_args(
         keyfile=args.ssl_keyfile,
         mechanism=args.sasl_mechanism,
     )
+
+
+class _BootstrapFailures(logging.Handler):
+    """The last reason kafka-python gave for a failed bootstrap connection (it logs it and
+    retries until its timeout, then raises a bare timeout): a refused SASL authentication
+    or a TLS certificate the client does not trust is then named in the error line. The
+    reason is the broker's or the TLS library's text, which carries no credential."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.last: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("Bootstrap connection to") and record.args:
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            reason = args[1] if len(args) > 1 else None
+            if isinstance(reason, BaseException):
+                self.last = f"{type(reason).__name__}: {reason}"
+
+    def __str__(self) -> str:
+        return "" if self.last is None else f" (last connection failure: {self.last})"
+
+
+def bootstrap_servers(endpoints: Sequence[tuple[str, int]]) -> list[str]:
+    """``(host, port)`` pairs as the clients take them (an IPv6 host in brackets)."""
+    return [f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in endpoints]
+
+
+def open_admin(
+    endpoints: Sequence[tuple[str, int]],
+    security: ClientSecurity | None,
+    timeout_s: float,
+    client_id: str,
+    shown: str,
+) -> Any:
+    """A connected kafka-python ``KafkaAdminClient`` (the caller closes it) of the cluster at
+    ``endpoints`` (from :func:`~.testing.brokers.parse_bootstrap`), which the user gave as
+    ``shown``; raises
+    :class:`ConfigurationError` "cannot reach SHOWN: ..." in one line, with the last
+    connection failure kafka-python logged, when it cannot connect within ``timeout_s``."""
+    from kafka.admin import KafkaAdminClient
+    from kafka.errors import KafkaError
+
+    settings = kafka_python_settings(security)
+    if "bootstrap_timeout_ms" in KafkaAdminClient.DEFAULT_CONFIG:  # kafka-python 3.x
+        settings["bootstrap_timeout_ms"] = int(timeout_s * 1000)
+    failures = _BootstrapFailures()
+    logging.getLogger("kafka.net.manager").addHandler(failures)
+    try:
+        return KafkaAdminClient(
+            bootstrap_servers=bootstrap_servers(endpoints),
+            client_id=client_id,
+            request_timeout_ms=int(timeout_s * 1000),
+            **settings,
+        )
+    except KafkaError as exc:
+        raise ConfigurationError(
+            f"cannot reach {shown}: {type(exc).__name__}: {exc}{failures}"
+        ) from None
+    finally:
+        logging.getLogger("kafka.net.manager").removeHandler(failures)

@@ -26,12 +26,17 @@ unreachable cluster, 3 no such group.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from typing import Any
 
 from .authorization_advice import cluster_configs_unread_line, principal_text
-from .cli_security import add_security_arguments, security_from_args
+from .cli_security import (
+    add_security_arguments,
+    bootstrap_servers,
+    open_admin,
+    security_from_args,
+)
+from .client_security import ClientSecurity, confluent_settings, kafka_python_settings
 from .errors import ConfigurationError
 from .migration_advice import (
     EXIT_NO_GROUP,
@@ -42,7 +47,6 @@ from .migration_advice import (
     render,
 )
 from .testing.brokers import parse_bootstrap
-from .testing.client_security import ClientSecurity, confluent_settings, kafka_python_settings
 
 __all__ = ["main", "parse_args"]
 
@@ -79,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The parsed arguments (``args.security``: a
-    :class:`~.testing.client_security.ClientSecurity` or ``None``); a malformed
+    :class:`~.client_security.ClientSecurity` or ``None``); a malformed
     ``--bootstrap`` or inconsistent security options raise :class:`ConfigurationError`
     (nothing is resolved or connected to)."""
     args = _parser().parse_args(argv)
@@ -88,10 +92,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         raise ConfigurationError("--group is empty: give the group id to check")
     args.security = security_from_args(args)
     return args
-
-
-def _bootstrap_list(endpoints: list[tuple[str, int]]) -> list[str]:
-    return [f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in endpoints]
 
 
 def _cluster_facts(admin: Any) -> ClusterFacts:
@@ -200,27 +200,6 @@ def _consumer_group_members(
     return members, str(description.partition_assignor or "")
 
 
-class _BootstrapFailures(logging.Handler):
-    """The last reason kafka-python gave for a failed bootstrap connection (it logs it and
-    retries until its timeout, then raises a bare timeout): a refused SASL authentication
-    or a TLS certificate the client does not trust is then named in the error line. The
-    reason is the broker's or the TLS library's text, which carries no credential."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.last: str | None = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.getMessage().startswith("Bootstrap connection to") and record.args:
-            args = record.args if isinstance(record.args, tuple) else (record.args,)
-            reason = args[1] if len(args) > 1 else None
-            if isinstance(reason, BaseException):
-                self.last = f"{type(reason).__name__}: {reason}"
-
-    def __str__(self) -> str:
-        return "" if self.last is None else f" (last connection failure: {self.last})"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Read the facts, print the advice; see the module docstring for the exit status."""
     try:
@@ -228,27 +207,20 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigurationError as exc:
         print(f"error: {exc}")
         return EXIT_USAGE
-    from kafka.admin import KafkaAdminClient
     from kafka.errors import KafkaError
 
-    bootstrap = _bootstrap_list(args.endpoints)
-    settings = kafka_python_settings(args.security)
-    if "bootstrap_timeout_ms" in KafkaAdminClient.DEFAULT_CONFIG:  # kafka-python 3.x
-        settings["bootstrap_timeout_ms"] = int(args.timeout * 1000)
-    failures = _BootstrapFailures()
-    logging.getLogger("kafka.net.manager").addHandler(failures)
+    bootstrap = bootstrap_servers(args.endpoints)
     try:
-        admin = KafkaAdminClient(
-            bootstrap_servers=bootstrap,
-            client_id="kafka-sticky-migration-check",
-            request_timeout_ms=int(args.timeout * 1000),
-            **settings,
+        admin = open_admin(
+            args.endpoints,
+            args.security,
+            args.timeout,
+            "kafka-sticky-migration-check",
+            args.bootstrap,
         )
-    except KafkaError as exc:
-        print(f"error: cannot reach {args.bootstrap}: {type(exc).__name__}: {exc}{failures}")
+    except ConfigurationError as exc:
+        print(f"error: {exc}")
         return EXIT_USAGE
-    finally:
-        logging.getLogger("kafka.net.manager").removeHandler(failures)
     try:
         cluster = _cluster_facts(admin)
         group = _group_facts(admin, bootstrap, args.group, args.timeout, args.security)

@@ -14,13 +14,13 @@ from kafka_sticky_plugin.cli_security import (
     add_security_arguments,
     security_from_args,
 )
-from kafka_sticky_plugin.errors import ConfigurationError
-from kafka_sticky_plugin.migration_check import main, parse_args
-from kafka_sticky_plugin.testing.client_security import (
+from kafka_sticky_plugin.client_security import (
     ClientSecurity,
     confluent_settings,
     kafka_python_settings,
 )
+from kafka_sticky_plugin.errors import ConfigurationError
+from kafka_sticky_plugin.migration_check import main, parse_args
 
 SECRET = "pa55-w0rd-never-shown"
 
@@ -178,7 +178,7 @@ def test_migration_check_carries_the_security_options(
 def test_a_failed_bootstrap_names_its_last_connection_failure() -> None:
     import logging
 
-    from kafka_sticky_plugin.migration_check import _BootstrapFailures
+    from kafka_sticky_plugin.cli_security import _BootstrapFailures
 
     failures = _BootstrapFailures()
     assert str(failures) == ""

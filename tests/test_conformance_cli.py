@@ -1,10 +1,15 @@
-"""``conformance --bootstrap``: the address parsing, for any address a user gives (nothing here
-connects anywhere: the one step that would is replaced by a recorder)."""
+"""``conformance --bootstrap``: the address parsing, for any address a user gives, and the
+security options it shares with ``migration-check`` (nothing here connects anywhere: the
+steps that would are replaced by recorders)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pytest
 
+from kafka_sticky_plugin.cli_security import PASSWORD_ENV
+from kafka_sticky_plugin.client_security import ClientSecurity
 from kafka_sticky_plugin.errors import ConfigurationError
 from kafka_sticky_plugin.testing import conformance_cli
 from kafka_sticky_plugin.testing.brokers import parse_bootstrap
@@ -57,3 +62,144 @@ def test_conformance_takes_any_address(
 def test_conformance_refuses_a_malformed_address(capsys: pytest.CaptureFixture[str]) -> None:
     assert conformance_cli.main(["--bootstrap", "kafka-1.prod"]) == 2
     assert "error: bootstrap address 'kafka-1.prod' is not HOST:PORT" in capsys.readouterr().out
+
+
+# -- the security options (shared with migration-check: kafka_sticky_plugin.cli_security) ----
+
+SECRET = "conformance-pa55-never-shown"
+SCRAM = ["--security-protocol=SASL_SSL", "--sasl-username=ops", "--sasl-mechanism=scram-sha-256"]
+
+
+@dataclass
+class Recorded:
+    """What the command did instead of connecting."""
+
+    reached: tuple[object, ...] | None = None
+    measured: list[str] = field(default_factory=list)
+    security: ClientSecurity | None = None
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
+    """Nothing connects: reaching the cluster and the measurements are replaced by
+    recorders (the measurements observe nothing)."""
+    seen = Recorded()
+
+    def reach(endpoints: object, shown: str, security: object) -> None:
+        seen.reached = (endpoints, shown, security)
+
+    def measure(
+        bootstrap: str, chosen: list[str], say: object, security: ClientSecurity | None
+    ) -> list[object]:
+        seen.measured.extend(chosen)
+        seen.security = security
+        return []
+
+    monkeypatch.setattr(conformance_cli, "_reach", reach)
+    monkeypatch.setattr(conformance_cli, "measure", measure)
+    return seen
+
+
+def test_conformance_takes_the_security_options(
+    recorded: Recorded,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every measurement gets the one ClientSecurity the options give (password from the
+    environment); nothing is printed of the password."""
+    monkeypatch.setenv(PASSWORD_ENV, SECRET)
+    argv = ["--bootstrap", "kafka-1.prod:9094", "--only", "partition_growth,protocol_vote", *SCRAM]
+    assert conformance_cli.main(argv) == 0
+    expected = ClientSecurity("SASL_SSL", "ops", SECRET, mechanism="SCRAM-SHA-256")
+    assert recorded.security == expected
+    assert recorded.measured == ["partition_growth", "protocol_vote"]
+    assert recorded.reached == ([("kafka-1.prod", 9094)], "kafka-1.prod:9094", expected)
+    assert SECRET not in capsys.readouterr().out
+
+
+def test_conformance_without_security_options_is_plaintext(recorded: Recorded) -> None:
+    assert conformance_cli.main(["--bootstrap", "[::1]:9092", "--only", "partition_growth"]) == 0
+    assert recorded.measured == ["partition_growth"] and recorded.security is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--security-protocol=SASL_SSL"], "error: SASL_SSL needs --sasl-username"),
+        (
+            SCRAM,
+            f"error: SASL_SSL needs the SASL password: set the environment variable {PASSWORD_ENV}",
+        ),
+        (["--ssl-cafile=/nonexistent/ca.pem"], "error: --ssl-* options need --security-protocol"),
+        (
+            ["--security-protocol=SSL", "--ssl-certfile=/nonexistent/c.pem"],
+            "error: --ssl-certfile and --ssl-keyfile go together",
+        ),
+    ],
+)
+def test_inconsistent_security_options_are_one_line_before_connecting(
+    extra: list[str],
+    said: str,
+    recorded: Recorded,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv(PASSWORD_ENV, raising=False)
+    assert conformance_cli.main(["--bootstrap", "kafka-1.prod:9094", *extra]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(said) and out.count("\n") == 1, out
+    assert recorded == Recorded()
+
+
+def test_a_refused_authentication_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over a secured listener the command reaches the cluster by one authenticated
+    connection (the plaintext probe cannot speak to it): its refusal is the error line."""
+    monkeypatch.setenv(PASSWORD_ENV, SECRET)
+
+    def plaintext_probe(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the plaintext probe is not for a secured listener")
+
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", plaintext_probe)
+
+    def refused(*_args: object) -> None:
+        raise ConfigurationError("cannot reach h:9094: NoBrokersAvailable: NoBrokersAvailable")
+
+    monkeypatch.setattr(conformance_cli, "open_admin", refused)
+    assert conformance_cli.main(["--bootstrap", "h:9094", *SCRAM]) == 2
+    assert capsys.readouterr().out == (
+        "error: cannot reach h:9094: NoBrokersAvailable: NoBrokersAvailable\n"
+    )
+
+
+def test_a_refused_measurement_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A measurement the cluster refuses (an ACL missing) ends the run: one line naming it and
+    the ACLs the command needs; any other failure, its first line."""
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
+
+    class TopicAuthorizationFailedError(Exception):
+        """kafka-python's name; its text repeats the whole request and response."""
+
+    failures = [
+        TopicAuthorizationFailedError("[Error 29] Request 'CreateTopicsRequest(...)' failed"),
+        TimeoutError("topic 'conf-grow-1' shows 0 partitions, expected 2\nmore"),
+    ]
+
+    def measure(bootstrap: str, chosen: list[str], say: object, security: object) -> list[object]:
+        raise failures.pop(0)
+
+    monkeypatch.setattr(conformance_cli, "measure", measure)
+    argv = ["--bootstrap", "h:9092", "--only", "partition_growth"]
+    assert conformance_cli.main(argv) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "error: partition_growth: TopicAuthorizationFailedError: the cluster refused it; the"
+        " principal needs Create, Describe, Read, Alter and Delete on the topics prefixed"
+        " conf-, Read on the groups prefixed conformance-"
+    )
+    assert conformance_cli.main(argv) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "error: partition_growth: TimeoutError: topic 'conf-grow-1' shows 0 partitions, expected 2"
+    )

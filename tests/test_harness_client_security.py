@@ -1,4 +1,4 @@
-"""The security tier's client settings and certificates (``testing/client_security.py``,
+"""The security tier's client settings and certificates (``client_security.py``,
 ``testing/kafka_certificates.py``), without a broker."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.client_security import (
+from kafka_sticky_plugin.client_security import (
     ClientSecurity,
     aiokafka_settings,
     confluent_settings,

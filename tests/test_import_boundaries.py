@@ -8,6 +8,9 @@
   ``assignor``, ``core``, ``errors`` and ``extras``, and no Kafka client;
 - ``processing`` (the processing helpers' client-free floor) imports only itself and
   ``errors``, and no Kafka client;
+- ``client_security`` (how a command or a test client authenticates) imports nothing of the
+  package, and ``cli_security`` (the commands' security options) only it and ``errors``: the
+  commands' security takes nothing from the test harness (``testing``);
 - an adapter (``adapters/<name>``) never imports another adapter;
 - nothing but the faces (``__init__``, ``kafka_python``, ``hooks``, ``aiokafka``,
   ``confluent``) and ``testing``/``demo`` (which drive real clients) imports the adapters.
@@ -72,6 +75,8 @@ ALLOWED = {
     "assignor": {"assignor", "core", "codec", "errors"},
     "metrics": {"metrics", "assignor", "core", "errors", "extras"},
     "processing": {"processing", "errors"},
+    "client_security": {"client_security"},
+    "cli_security": {"cli_security", "client_security", "errors"},
 }
 ADAPTER_IMPORTERS = {
     "__init__",

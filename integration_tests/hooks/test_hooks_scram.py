@@ -22,7 +22,7 @@ from hooks_harness import Member, Producer, create_topics, unique, wait_stable
 from kafka import KafkaConsumer, TopicPartition
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
-from kafka_sticky_plugin.testing.client_security import kafka_python_settings
+from kafka_sticky_plugin.client_security import kafka_python_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
 
 pytestmark = [

@@ -9,12 +9,18 @@ non-super users over a chosen transport, and the scan of every log line for secr
   a consumer needs (``READ`` on the group, ``READ``/``DESCRIBE`` on the topic) granted to
   ``user``, a keyed producer (the super user) filling it and then sending at a steady rate,
   and a :class:`~kafka_sticky_plugin.testing.group.ConsumerGroupRunner` whose members
-  connect as ``user`` over the transport: a :class:`~group_flow.FlowingGroup` (``finish``
+  connect as ``user`` over the transport, logging at DEBUG (``debug_logs``: librdkafka's
+  security, configuration, connection and protocol lines, and a child-process member's
+  every line, reach this process's loggers): a :class:`~group_flow.FlowingGroup` (``finish``
   it; its group and producer are closed at teardown in any case).
 - :class:`LogLines` (the ``log_lines`` fixture): every log record of the test at DEBUG,
-  for our loggers and kafka-python's and aiokafka's, formatted with its traceback;
+  for our loggers, kafka-python's, aiokafka's and librdkafka's (the members' own and those
+  their child processes forward), formatted with its traceback; it counts the lines of
+  each source (:meth:`LogLines.count`), so a test can refuse a blind scan.
   :func:`assert_no_secret` scans them, the group's event details and the node's log (one
   known kafka-python leak aside, :data:`KNOWN_CLIENT_LEAKS`).
+- :func:`cli_options`: the command-line security options of a
+  :class:`~kafka_sticky_plugin.client_security.ClientSecurity` (never the password).
 """
 
 from __future__ import annotations
@@ -23,20 +29,25 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from group_flow import FlowingGroup
 
+from kafka_sticky_plugin.client_security import ClientSecurity
 from kafka_sticky_plugin.testing.admin import create_topic, unique_name
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.testing.member_config import DEBUG_LOGGERS, LIBRDKAFKA_LOGGER
 from kafka_sticky_plugin.testing.producer import KeyedProducer
+from kafka_sticky_plugin.testing.secret_scan import SecretScan, scan_for_secrets
 
 __all__ = [
     "EMBEDDED_SKIP",
     "USERS",
     "LogLines",
     "assert_no_secret",
+    "cli_options",
     "log_lines",
     "secured_flow",
     "secured_kafka",
@@ -52,8 +63,11 @@ EMBEDDED_SKIP = pytest.mark.skipif(
     reason="secured listeners and ACLs: the security tier starts its own Apache Kafka node",
 )
 
-#: The loggers a test listens to at DEBUG: ours and the Python clients'.
-SCANNED_LOGGERS = ("kafka_sticky_plugin", "kafka", "aiokafka")
+#: The loggers a test listens to at DEBUG: ours, the Python clients' and librdkafka's.
+SCANNED_LOGGERS = DEBUG_LOGGERS
+#: What a child-process member's forwarded lines end with
+#: (:mod:`~kafka_sticky_plugin.testing.member_process`).
+CHILD_MARK = ", child process]"
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +104,7 @@ def start_secured_flow(
         assignors,
         None,
         security=kafka.client(user, transport).as_dict(),
-        **member_settings,
+        **{"debug_logs": True, **member_settings},
     )
     return FlowingGroup(topic, producer, group)
 
@@ -100,18 +114,8 @@ def secured_flow(secured_kafka: SecuredKafka) -> Iterator[Callable[..., FlowingG
     """:func:`start_secured_flow` on the module's node; what it made is closed at teardown."""
     made: list[FlowingGroup] = []
 
-    def make(
-        user: str,
-        transport: str,
-        assignors: list[str],
-        partitions: int,
-        *,
-        rate_per_s: float = 20.0,
-        **settings: object,
-    ) -> FlowingGroup:
-        flow = start_secured_flow(
-            secured_kafka, user, transport, assignors, partitions, rate_per_s=rate_per_s, **settings
-        )
+    def make(*args: Any, **kwargs: Any) -> FlowingGroup:
+        flow = start_secured_flow(secured_kafka, *args, **kwargs)
         made.append(flow)
         return flow
 
@@ -122,18 +126,30 @@ def secured_flow(secured_kafka: SecuredKafka) -> Iterator[Callable[..., FlowingG
 
 
 class LogLines(logging.Handler):
-    """Keeps every record it is given, formatted (message and traceback)."""
+    """Keeps every record it is given, formatted (message and traceback), and counts the
+    lines of librdkafka and of child processes."""
 
     def __init__(self) -> None:
         super().__init__(level=logging.DEBUG)
         self.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
         self.lines: list[str] = []
+        self._counts = {"librdkafka": 0, "child": 0}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self.lines.append(self.format(record))
+            line = self.format(record)
         except Exception:  # a record whose arguments do not format is still kept
-            self.lines.append(f"{record.name} {record.levelname} {record.msg!r} {record.args!r}")
+            line = f"{record.name} {record.levelname} {record.msg!r} {record.args!r}"
+        self.lines.append(line)
+        if record.name == LIBRDKAFKA_LOGGER:
+            self._counts["librdkafka"] += 1
+        if line.endswith(CHILD_MARK):
+            self._counts["child"] += 1
+
+    def count(self, source: Literal["librdkafka", "child"]) -> int:
+        """Lines from librdkafka (its logger, in this process or forwarded by a child) or
+        forwarded by a child-process member (any logger)."""
+        return self._counts[source]
 
 
 @pytest.fixture
@@ -160,20 +176,31 @@ def log_lines() -> Iterator[LogLines]:
 KNOWN_CLIENT_LEAKS = ("kafka.admin.client DEBUG Starting KafkaAdminClient with configuration",)
 
 
-def assert_no_secret(kafka: SecuredKafka, texts: Iterable[str]) -> tuple[int, int]:
-    """Fail naming the first line that contains a password or a private-key line of
-    ``kafka``'s run, :data:`KNOWN_CLIENT_LEAKS` aside; scans ``texts`` and the node's log.
-    Returns how many lines were scanned (so a caller can check the scan saw something) and
-    how many were known client leaks."""
-    secrets = kafka.secrets()
-    assert secrets and all(len(s) >= 16 for s in secrets)
+def assert_no_secret(kafka: SecuredKafka, texts: Iterable[str]) -> SecretScan:
+    """Fail naming the leaked lines (secrets masked) if any line contains a password or a
+    private-key line of ``kafka``'s run, :data:`KNOWN_CLIENT_LEAKS` aside; scans ``texts``
+    and the node's log (:func:`~kafka_sticky_plugin.testing.secret_scan.scan_for_secrets`).
+    Returns the scan (how many lines were read, so a caller can check it saw something, and
+    how many were known client leaks)."""
     node_log = kafka.log_path.read_text(errors="replace") if kafka.log_path else ""
-    count = known = 0
-    for line in [*texts, *node_log.splitlines()]:
-        count += 1
-        leaked = any(secret in line for secret in secrets)
-        if leaked and line.startswith(KNOWN_CLIENT_LEAKS):
-            known += 1
-            continue
-        assert not leaked, f"a secret is logged: {line[:200]}"
-    return count, known
+    scan = scan_for_secrets(kafka.secrets(), [*texts, *node_log.splitlines()], KNOWN_CLIENT_LEAKS)
+    assert not scan.leaks, f"a secret is logged: {scan.describe()}"
+    return scan
+
+
+def cli_options(sec: ClientSecurity, password_file: Path | None = None) -> list[str]:
+    """The command-line security options (:mod:`kafka_sticky_plugin.cli_security`) for
+    ``sec``; the password is never among them (it goes by the environment or ``password_file``)."""
+    argv = [f"--security-protocol={sec.protocol}"]
+    if sec.username is not None:
+        argv += [f"--sasl-username={sec.username}", f"--sasl-mechanism={sec.mechanism}"]
+    if password_file is not None:
+        argv.append(f"--sasl-password-file={password_file}")
+    for option, value in (
+        ("--ssl-cafile", sec.cafile),
+        ("--ssl-certfile", sec.certfile),
+        ("--ssl-keyfile", sec.keyfile),
+    ):
+        if value is not None:
+            argv.append(f"{option}={value}")
+    return argv

@@ -11,66 +11,37 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from acl_group import LogLines, acl_topic
+from acl_group import LogLines, PolledGroup, PolledMember, acl_topic, consumer_kwargs
 from secured_tier import EMBEDDED_SKIP, USERS, secured_kafka
 
+from kafka_sticky_plugin.client_security import aiokafka_settings
 from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.client_security import aiokafka_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]
 
 
-@dataclass
-class AioMember:
-    user: str
-    consumer: Any
-    hooks: Any
-    consumed: set[tuple[str, int, int]] = field(default_factory=set)
-    errors: Counter[str] = field(default_factory=Counter)
-
-    def owned(self) -> set[tuple[str, int]]:
-        return {(tp.topic, tp.partition) for tp in self.consumer.assignment()}
-
-
-class AioGroup:
+class AioGroup(PolledGroup):
     """Hooked aiokafka members of one group, polled in turn; ownership and assignment
     changes checked after every round."""
 
-    def __init__(self, kafka: SecuredKafka, group_id: str) -> None:
-        self.kafka = kafka
-        self.group_id = group_id
-        self.members: dict[str, AioMember] = {}
-        self.double_owned: list[tuple[str, int]] = []
-        self.changes: Counter[str] = Counter()
-        self._last: dict[str, set[tuple[str, int]]] = {}
-
-    async def add(self, user: str, topics: list[str]) -> AioMember:
+    async def add(self, user: str, topics: list[str]) -> PolledMember:
         from aiokafka import AIOKafkaConsumer
 
         from kafka_sticky_plugin.aiokafka import CooperativeStickyAssignor, install_hooks
 
         consumer = AIOKafkaConsumer(
             *topics,
-            bootstrap_servers=self.kafka.bootstrap("scram"),
-            group_id=self.group_id,
-            client_id=f"{self.group_id}-{user}",
-            auto_offset_reset="earliest",
-            session_timeout_ms=6000,
-            heartbeat_interval_ms=1000,
-            max_poll_interval_ms=10000,
             partition_assignment_strategy=[CooperativeStickyAssignor],
-            **aiokafka_settings(self.kafka.client(user)),
+            **consumer_kwargs(self.kafka, self.group_id, user, aiokafka_settings),
         )
         hooks = install_hooks(consumer)
-        member = AioMember(user, consumer, hooks)
+        member = PolledMember(user, consumer, hooks)
         self.members[user] = member
         try:
             await consumer.start()
@@ -89,14 +60,7 @@ class AioGroup:
                     continue
                 for tp, records in batches.items():
                     member.consumed.update((tp.topic, tp.partition, r.offset) for r in records)
-            owners: Counter[tuple[str, int]] = Counter()
-            for user, member in self.members.items():
-                owned = member.owned()
-                owners.update(owned)
-                if owned != self._last.get(user, set()):
-                    self.changes[user] += 1
-                    self._last[user] = owned
-            self.double_owned.extend(tp for tp, n in owners.items() if n > 1)
+            self.check_round()
             if done():
                 return True
         return done()
@@ -193,7 +157,7 @@ def _run_and_revoke(kafka: SecuredKafka, scenario: Any, grants: list[tuple[str, 
 
 async def _alice_leads_then_bob(
     group: AioGroup, t1: str, bob_topics: list[str]
-) -> tuple[AioMember, AioMember, float]:
+) -> tuple[PolledMember, PolledMember, float]:
     """alice starts alone on t1 and takes both partitions (she leads), then bob starts on
     ``bob_topics``; returns both and when bob's ``start()`` returned."""
     alice = await group.add("alice", [t1])

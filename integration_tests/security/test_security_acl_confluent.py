@@ -9,63 +9,32 @@ module.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-from acl_group import LogLines, acl_topic
+from acl_group import LogLines, PolledGroup, PolledMember, acl_topic, confluent_config
 from secured_tier import EMBEDDED_SKIP, secured_kafka
 
 from kafka_sticky_plugin.confluent import create_consumer
 from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.client_security import confluent_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]
 
 
-@dataclass
-class RdMember:
-    """One user's confluent-kafka consumer and what its ``poll()`` returned."""
+class RdGroup(PolledGroup):
+    """confluent-kafka members of one group polled in turn from the test's thread (errors
+    counted by librdkafka's code); ownership checked after every round."""
 
-    user: str
-    consumer: Any
-    consumed: set[tuple[str, int, int]] = field(default_factory=set)
-    errors: Counter[int] = field(default_factory=Counter)
-
-    def owned(self) -> set[tuple[str, int]]:
-        return {(tp.topic, tp.partition) for tp in self.consumer.assignment()}
-
-
-class RdGroup:
-    """Members of one group polled in turn from the test's thread; ownership checked after
-    every round."""
-
-    def __init__(self, kafka: SecuredKafka, group_id: str) -> None:
-        self.kafka = kafka
-        self.group_id = group_id
-        self.members: dict[str, RdMember] = {}
-        self.double_owned: list[tuple[str, int]] = []
-        #: rounds in which a member's assignment changed, per member
-        self.changes: Counter[str] = Counter()
-
-    def add(self, user: str, topics: list[str]) -> RdMember:
+    def add(self, user: str, topics: list[str]) -> PolledMember:
         consumer = create_consumer(
             {
-                "bootstrap.servers": self.kafka.bootstrap("scram"),
-                "group.id": self.group_id,
-                "client.id": f"{self.group_id}-{user}",
+                **confluent_config(self.kafka, self.group_id, user),
                 "partition.assignment.strategy": "cooperative-sticky",
-                "auto.offset.reset": "earliest",
-                "session.timeout.ms": 6000,
-                "heartbeat.interval.ms": 1000,
-                **confluent_settings(self.kafka.client(user)),
             }
         )
         consumer.subscribe(topics)
-        member = RdMember(user, consumer)
+        member = PolledMember(user, consumer)
         self.members[user] = member
         return member
 
@@ -74,7 +43,6 @@ class RdGroup:
 
     def drive_until(self, done: Callable[[], bool], seconds: float) -> bool:
         deadline = time.monotonic() + seconds
-        before = {u: m.owned() for u, m in self.members.items()}
         while time.monotonic() < deadline:
             for member in list(self.members.values()):
                 message = member.consumer.poll(0.05)
@@ -84,20 +52,10 @@ class RdGroup:
                     member.errors[message.error().code()] += 1
                 else:
                     member.consumed.add((message.topic(), message.partition(), message.offset()))
-            owners: Counter[tuple[str, int]] = Counter()
-            for user, member in self.members.items():
-                owned = member.owned()
-                owners.update(owned)
-                if owned != before.get(user, set()):
-                    self.changes[user] += 1
-                    before[user] = owned
-            self.double_owned.extend(tp for tp, n in owners.items() if n > 1)
+            self.check_round()
             if done():
                 return True
         return done()
-
-    def consumed(self, topic: str) -> set[tuple[int, int]]:
-        return {(p, o) for m in self.members.values() for t, p, o in m.consumed if t == topic}
 
     def close(self) -> None:
         for member in self.members.values():

@@ -9,30 +9,22 @@ What each scenario checks is said in its docstring; the hooks' side is
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-
 import pytest
 from acl_group import AclGroup, LogLines, acl_topic
+from secured_tier import EMBEDDED_SKIP, secured_kafka
 
 from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 from kafka_sticky_plugin.testing.producer import KeyedProducer
 
-pytestmark = [
-    pytest.mark.skipif(
-        os.environ.get("KAFKA_STICKY_BROKER") == "embedded",
-        reason="needs Apache Kafka's authorizer (the embedded broker has none)",
-    ),
-]
-
-USERS = ("alice", "bob", "carol")
+pytestmark = [EMBEDDED_SKIP]
+__all__ = ["secured_kafka"]  # the fixture, imported for pytest
 
 
 @pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
-    with secured_kafka_broker(tmp_path_factory.mktemp("acl-kafka"), users=USERS) as node:
-        yield node
+def kafka(secured_kafka: SecuredKafka) -> SecuredKafka:
+    """The module's secured node (:mod:`secured_tier`), by the name these tests use."""
+    return secured_kafka
 
 
 def _acked(producer: KeyedProducer) -> set[tuple[int, int]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from acl_group import AclGroup, AclMember, LogLines, acl_topic
+from acl_group import AclGroup, LogLines, PolledMember, acl_topic
 
 from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
@@ -68,7 +68,7 @@ class Scene:
     group: AclGroup
     grants: Grants
 
-    def alice_leads(self, protocol: str = "cooperative", **settings: Any) -> AclMember:
+    def alice_leads(self, protocol: str = "cooperative", **settings: Any) -> PolledMember:
         """alice subscribes to t1 alone, takes both partitions and leads."""
         alice = self.group.add("alice", [self.t1], protocol, **settings)
         assert self.group.drive_until(lambda: len(alice.owned()) == 2, 30)
@@ -91,11 +91,11 @@ def scene(kafka: SecuredKafka) -> Iterator[Scene]:
         grants.revoke_all()
 
 
-def _leader(member: AclMember) -> Any:
+def _leader(member: PolledMember) -> Any:
     return member.hooks._impl.leader_refusal
 
 
-def _generation(member: AclMember) -> int:
+def _generation(member: PolledMember) -> int:
     return int(member.consumer._coordinator._generation.generation_id)
 
 

@@ -21,9 +21,12 @@ stable generation covers every partition once, balanced; never two owners of a p
 acknowledged record lost; offsets committed by both members, none refused for want of an
 ACL (a commit refused because a rebalance is under way is retried: not a failure), and what the
 broker keeps as committed (read back by the super user over the same transport) is the last
-offset each member reported committing. Every log line of the test (ours, kafka-python's and
-aiokafka's at DEBUG), every member event and the node's log is scanned for the passwords and
-private-key lines of the run: none may appear.
+offset each member reported committing. Every log line of the test (ours, kafka-python's,
+aiokafka's and librdkafka's at DEBUG, librdkafka with its ``security``, ``conf``, ``broker``
+and ``protocol`` debug contexts, a child-process member's lines forwarded to this process),
+every member event and the node's log is scanned for the passwords and private-key lines of
+the run: none may appear, and the scan must have read at least :data:`MIN_LINES_PER_SOURCE`
+lines of librdkafka and of the child where they ran.
 
 The node's own contract, on the same node: no ACL, no access (for ``User:ANONYMOUS`` on the
 probe listener too); an ACL granted and revoked takes effect on every transport; a client
@@ -52,13 +55,13 @@ from secured_tier import (
     secured_kafka,
 )
 
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.client_security import (
+from kafka_sticky_plugin.client_security import (
     ClientSecurity,
     confluent_settings,
     kafka_python_settings,
 )
+from kafka_sticky_plugin.testing.admin import create_topic, unique_name
+from kafka_sticky_plugin.testing.checks import check_stable_assignment
 from kafka_sticky_plugin.testing.events import Partition
 from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
 from kafka_sticky_plugin.testing.kafka_security import TRANSPORTS, SecuredKafka
@@ -69,6 +72,9 @@ pytestmark = EMBEDDED_SKIP
 
 PARTITIONS = 6
 STABLE_S = 60.0
+#: The fewest log lines the scan must read from librdkafka (when a confluent member ran) and
+#: from a child-process member (when one ran): an empty capture cannot pass.
+MIN_LINES_PER_SOURCE = 50
 
 
 @dataclass(frozen=True)
@@ -151,12 +157,21 @@ def test_join_rebalance_and_commit_over_a_secured_transport(
     broker_view = {(tp.topic, tp.partition): meta.offset for tp, meta in stored.items()}
     assert broker_view == _last_commits(group)
 
-    scanned, known = assert_no_secret(kafka, [*log_lines.lines, *(e.detail for e in events)])
+    scan = assert_no_secret(kafka, [*log_lines.lines, *(e.detail for e in events)])
+    librdkafka, child = log_lines.count("librdkafka"), log_lines.count("child")
     print(
-        f"scanned {scanned} log lines ({len(log_lines.lines)} from the Python loggers):"
-        f" no secret but {known} known KafkaAdminClient DEBUG line(s) (the harness's admin)"
+        f"{scan.describe()} (KafkaAdminClient's DEBUG line: the harness's admin);"
+        f" {len(log_lines.lines)} from the loggers, {librdkafka} of them librdkafka's,"
+        f" {child} forwarded by a child process"
     )
     assert len(log_lines.lines) > 100, "the DEBUG loggers produced almost nothing: scan blind"
+    if "confluent" in (scenario.first, scenario.second):
+        assert librdkafka >= MIN_LINES_PER_SOURCE, "librdkafka's debug lines were not captured"
+        # its configuration dump, where a password would show first, is among them
+        conf = "sasl.password = " if "scram" in scenario.transport else "ssl.ca.location = "
+        assert any(line.startswith("librdkafka ") and conf in line for line in log_lines.lines)
+    if scenario.second_process:
+        assert child >= MIN_LINES_PER_SOURCE, "the child member's DEBUG lines were not forwarded"
 
 
 # -- the node's own contract ------------------------------------------------------------------

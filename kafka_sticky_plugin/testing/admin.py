@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .client_security import SecurityLike, kafka_python_settings
+from ..client_security import SecurityLike, kafka_python_settings
 
 __all__ = [
     "admin_client",
@@ -36,7 +36,7 @@ def unique_name(prefix: str) -> str:
 @contextmanager
 def admin_client(bootstrap: str, security: SecurityLike = None) -> Iterator[Any]:
     """A ``KafkaAdminClient`` that is closed at the end of the block (``security``: see
-    :mod:`.client_security`)."""
+    :mod:`..client_security`)."""
     from kafka import KafkaAdminClient
 
     client = KafkaAdminClient(
@@ -89,17 +89,23 @@ def create_topic(
     return name
 
 
-def grow_topic(bootstrap: str, name: str, total_partitions: int, timeout_s: float = 15.0) -> None:
+def grow_topic(
+    bootstrap: str,
+    name: str,
+    total_partitions: int,
+    timeout_s: float = 15.0,
+    security: SecurityLike = None,
+) -> None:
     """CreatePartitions: raise ``name``'s partition count to ``total_partitions``.
 
     Raises what the client raises when the broker (or the client) refuses.
     """
-    with admin_client(bootstrap) as admin:
+    with admin_client(bootstrap, security) as admin:
         admin.create_partitions({name: total_partitions})
-    _wait_for_count(bootstrap, name, total_partitions, timeout_s)
+    _wait_for_count(bootstrap, name, total_partitions, timeout_s, security)
 
 
-def delete_topic(bootstrap: str, name: str) -> None:
+def delete_topic(bootstrap: str, name: str, security: SecurityLike = None) -> None:
     """Delete ``name``."""
-    with admin_client(bootstrap) as admin:
+    with admin_client(bootstrap, security) as admin:
         admin.delete_topics([name])

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..client_security import aiokafka_settings
 from .assignor_names import assignor_class
-from .client_security import aiokafka_settings
 from .events import Partition
 from .member_config import (
     EventSink,

@@ -20,14 +20,17 @@ that picks a client's loop), like every other Python client.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .client_security import confluent_settings
+from ..client_security import confluent_settings
 from .events import Delivery, Partition
 from .member_config import (
+    LIBRDKAFKA_DEBUG,
+    LIBRDKAFKA_LOGGER,
     EventSink,
     MemberConfig,
     SubscriptionChange,
@@ -65,6 +68,20 @@ def _protocol_settings(config: MemberConfig) -> dict[str, Any]:
         "partition.assignment.strategy": _strategy(config.assignors),
         "session.timeout.ms": config.session_timeout_ms,
         "heartbeat.interval.ms": config.heartbeat_interval_ms,
+    }
+
+
+def _log_settings(config: MemberConfig) -> dict[str, Any]:
+    """librdkafka's logging: errors only (to stderr), or with
+    :attr:`~.member_config.MemberConfig.debug_logs` every line of
+    :data:`~.member_config.LIBRDKAFKA_DEBUG` to the logger
+    :data:`~.member_config.LIBRDKAFKA_LOGGER`."""
+    if not config.debug_logs:
+        return {"log_level": 3}
+    return {
+        "log_level": 7,
+        "debug": LIBRDKAFKA_DEBUG,
+        "logger": logging.getLogger(LIBRDKAFKA_LOGGER),
     }
 
 
@@ -111,7 +128,7 @@ def confluent_consume_loop(
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
             "topic.metadata.refresh.interval.ms": 5000,
-            "log_level": 3,
+            **_log_settings(config),
             **confluent_settings(config.security),
             **({"group.instance.id": config.group_instance_id} if config.group_instance_id else {}),
             **({"client.rack": config.client_rack} if config.client_rack is not None else {}),

@@ -6,7 +6,11 @@ check, confluent-kafka) consumers against the cluster, deletes nothing it did no
 returns an :class:`Observation`. The conformance tests
 (``integration_tests/test_broker_profile.py``) compare each observation with the session
 broker's profile; ``python -m kafka_sticky_plugin conformance --bootstrap HOST:PORT`` runs them
-against a user's own cluster (any address) and prints which capabilities it has.
+against a user's own cluster (any address) and prints which capabilities it has. Each takes
+the cluster's ``security`` (a :class:`~kafka_sticky_plugin.client_security.ClientSecurity`,
+None for PLAINTEXT): every client it starts (admin, members, the librdkafka child)
+authenticates with it; its topics are named ``conf-*`` and its groups ``conformance-*``, so
+prefixed ACLs can cover them.
 
 Invariant: a measurement never decides from the profile; it only reports what it saw
 (``observed``), why (``detail``), and any guarantee the plugin relies on that broke on the way
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -24,9 +30,10 @@ import textwrap
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Protocol
 
 from ..assignor.strategies import STRATEGIES
+from ..client_security import ClientSecurity, confluent_settings
 from .admin import create_topic, delete_topic, grow_topic, unique_name
 from .analysis import current_ownership
 from .group import ConsumerGroupRunner, GroupNotStable
@@ -35,6 +42,7 @@ from .member_process import ProcessMember
 
 __all__ = [
     "MEASUREMENTS",
+    "Measurement",
     "Observation",
     "measure",
 ]
@@ -52,10 +60,26 @@ class Observation:
     skipped: str | None = None
 
 
+class Measurement(Protocol):
+    """One measurement: the cluster's bootstrap address and security in, an observation out."""
+
+    def __call__(self, bootstrap: str, security: ClientSecurity | None = None) -> Observation: ...
+
+
+def _member_security(security: ClientSecurity | None) -> dict[str, str] | None:
+    """``security`` as a member's configuration carries it."""
+    return security.as_dict() if security is not None else None
+
+
 def _group(
-    bootstrap: str, topics: dict[str, int], assignors: list[str], **settings: int
+    bootstrap: str,
+    topics: dict[str, int],
+    assignors: list[str],
+    security: ClientSecurity | None,
+    **settings: int,
 ) -> ConsumerGroupRunner:
-    """A runner for a fresh group id; ``settings`` are member timeouts (``MemberConfig``).
+    """A runner for a fresh group id whose members authenticate with ``security``;
+    ``settings`` are member timeouts (``MemberConfig``).
 
     Members that run this package's assignors get ``install_hooks``: the measurements are of
     the broker, and without the hooks kafka-python 3.0's own coordinator defects (a join
@@ -64,17 +88,24 @@ def _group(
     group_id = unique_name("conformance")
     hooks = all(name in STRATEGIES for name in assignors)
     return ConsumerGroupRunner(
-        bootstrap, group_id, topics, assignors, None, install_hooks=hooks, **settings
+        bootstrap,
+        group_id,
+        topics,
+        assignors,
+        None,
+        install_hooks=hooks,
+        security=_member_security(security),
+        **settings,
     )
 
 
-def generations_start_at(bootstrap: str) -> Observation:
+def generations_start_at(bootstrap: str, security: ClientSecurity | None = None) -> Observation:
     """The generation id a fresh group's first member first joins with (the lowest one it
     reports: a leader whose metadata of a just-created topic was still empty rejoins at once,
     so the first *stable* generation can be the second)."""
-    topic = create_topic(bootstrap, unique_name("conf-gen"), 2)
+    topic = create_topic(bootstrap, unique_name("conf-gen"), 2, security=security)
     try:
-        with _group(bootstrap, {topic: 2}, ["cooperative-sticky"]) as group:
+        with _group(bootstrap, {topic: 2}, ["cooperative-sticky"], security) as group:
             group.start_member("m0")
             stable = group.wait_stable(timeout_s=45)
             first = min(
@@ -82,35 +113,35 @@ def generations_start_at(bootstrap: str) -> Observation:
                 default=stable.generation,
             )
     finally:
-        delete_topic(bootstrap, topic)
+        delete_topic(bootstrap, topic, security)
     return Observation(
         "generations_start_at", first, f"first generation {first}, first stable {stable.generation}"
     )
 
 
-def prompt_join_response(bootstrap: str) -> Observation:
+def prompt_join_response(bootstrap: str, security: ClientSecurity | None = None) -> Observation:
     """How long a lone member (10 s session) takes to be assigned a fresh group's partitions:
     a broker that holds JoinGroups until half the session timeout needs 5 s or more."""
-    topic = create_topic(bootstrap, unique_name("conf-join"), 1)
+    topic = create_topic(bootstrap, unique_name("conf-join"), 1, security=security)
     try:
         with _group(
-            bootstrap, {topic: 1}, ["cooperative-sticky"], session_timeout_ms=10000
+            bootstrap, {topic: 1}, ["cooperative-sticky"], security, session_timeout_ms=10000
         ) as group:
             started = time.monotonic()
             group.start_member("m0")
             group.wait_stable(timeout_s=45, quiet_s=0.0)
             took = time.monotonic() - started
     finally:
-        delete_topic(bootstrap, topic)
+        delete_topic(bootstrap, topic, security)
     return Observation("prompt_join_response", took < 3.0, f"a lone member joined in {took:.1f} s")
 
 
-def protocol_vote(bootstrap: str) -> Observation:
+def protocol_vote(bootstrap: str, security: ClientSecurity | None = None) -> Observation:
     """First member lists [roundrobin, range], second only [range]: a broker that votes picks
     range for both; one that fixes the first member's first choice refuses the second."""
-    topic = create_topic(bootstrap, unique_name("conf-vote"), 4)
+    topic = create_topic(bootstrap, unique_name("conf-vote"), 4, security=security)
     try:
-        with _group(bootstrap, {topic: 4}, ["roundrobin", "range"]) as group:
+        with _group(bootstrap, {topic: 4}, ["roundrobin", "range"], security) as group:
             group.start_member("first")
             group.wait_stable(timeout_s=45)
             group.start_member("second", assignors=["range"])
@@ -126,33 +157,33 @@ def protocol_vote(bootstrap: str) -> Observation:
                 e.detail for e in group.log.events() if e.member == "second" and e.kind == "error"
             ]
     finally:
-        delete_topic(bootstrap, topic)
+        delete_topic(bootstrap, topic, security)
     return Observation(
         "protocol_vote", joined, f"a member listing only [range] joined: {joined}; {errors[:1]}"
     )
 
 
-def partition_growth(bootstrap: str) -> Observation:
+def partition_growth(bootstrap: str, security: ClientSecurity | None = None) -> Observation:
     """CreatePartitions 2 -> 4 on a fresh topic."""
-    topic = create_topic(bootstrap, unique_name("conf-grow"), 2)
+    topic = create_topic(bootstrap, unique_name("conf-grow"), 2, security=security)
     try:
-        grow_topic(bootstrap, topic, 4, timeout_s=10)
+        grow_topic(bootstrap, topic, 4, timeout_s=10, security=security)
     except Exception as exc:  # the refusal itself is the observation
         return Observation("partition_growth", False, f"CreatePartitions refused: {exc!r}")
     finally:
-        delete_topic(bootstrap, topic)
+        delete_topic(bootstrap, topic, security)
     return Observation("partition_growth", True, "CreatePartitions 2 -> 4 succeeded")
 
 
-def leader_rejoin_rebalances(bootstrap: str) -> Observation:
+def leader_rejoin_rebalances(bootstrap: str, security: ClientSecurity | None = None) -> Observation:
     """Deleting one of two subscribed topics: does the leader's rejoin start a generation?"""
-    kept = create_topic(bootstrap, unique_name("conf-kept"), 2)
-    doomed = create_topic(bootstrap, unique_name("conf-doomed"), 2)
+    kept = create_topic(bootstrap, unique_name("conf-kept"), 2, security=security)
+    doomed = create_topic(bootstrap, unique_name("conf-doomed"), 2, security=security)
     try:
-        with _group(bootstrap, {kept: 2, doomed: 2}, ["cooperative-sticky"]) as group:
+        with _group(bootstrap, {kept: 2, doomed: 2}, ["cooperative-sticky"], security) as group:
             group.start_members(["m0", "m1"])
             before = group.wait_stable(timeout_s=45)
-            delete_topic(bootstrap, doomed)
+            delete_topic(bootstrap, doomed, security)
             group.set_partition_count(doomed, 0)
             try:
                 after = group.wait_stable(timeout_s=25)
@@ -161,23 +192,24 @@ def leader_rejoin_rebalances(bootstrap: str) -> Observation:
             else:
                 rebalanced = after.generation > before.generation
     finally:
-        delete_topic(bootstrap, kept)
+        delete_topic(bootstrap, kept, security)
     return Observation(
         "leader_rejoin_rebalances", rebalanced, "a new generation after a subscribed topic went"
     )
 
 
-def static_member_expiry(bootstrap: str) -> Observation:
+def static_member_expiry(bootstrap: str, security: ClientSecurity | None = None) -> Observation:
     """A static member (15 s session) crashes: is it removed and its partitions reassigned
     within 120 s? Either way the survivor must keep every partition it had, and hold them all
     if the crashed member was removed (``violations`` otherwise)."""
-    topic = create_topic(bootstrap, unique_name("conf-static"), 4)
+    topic = create_topic(bootstrap, unique_name("conf-static"), 4, security=security)
     violations: list[str] = []
     try:
         with _group(
             bootstrap,
             {topic: 4},
             ["cooperative-sticky"],
+            security,
             session_timeout_ms=15000,
             max_poll_interval_ms=15000,
         ) as group:
@@ -202,16 +234,18 @@ def static_member_expiry(bootstrap: str) -> Observation:
             if expired and set(survivor) != group.all_partitions():
                 violations.append("the member was removed but the survivor does not hold all")
     finally:
-        delete_topic(bootstrap, topic)
+        delete_topic(bootstrap, topic, security)
     return Observation("static_member_expiry", expired, detail, tuple(violations))
 
 
-def per_member_session_timeout(bootstrap: str) -> Observation:
+def per_member_session_timeout(
+    bootstrap: str, security: ClientSecurity | None = None
+) -> Observation:
     """The first member has a 6 s session, the second 30 s; the second freezes: a broker that
     applies each member's own timeout waits about 30 s before expelling it."""
-    topic = create_topic(bootstrap, unique_name("conf-session"), 2)
+    topic = create_topic(bootstrap, unique_name("conf-session"), 2, security=security)
     try:
-        with _group(bootstrap, {topic: 2}, ["cooperative-sticky"]) as group:
+        with _group(bootstrap, {topic: 2}, ["cooperative-sticky"], security) as group:
             group.start_member("short")
             group.wait_stable(timeout_s=45)
             long_lived = ConsumerGroupRunner(
@@ -221,6 +255,7 @@ def per_member_session_timeout(bootstrap: str) -> Observation:
                 ["cooperative-sticky"],
                 log=group.log,
                 install_hooks=True,
+                security=_member_security(security),
                 session_timeout_ms=30000,
                 max_poll_interval_ms=30000,
             )
@@ -239,7 +274,7 @@ def per_member_session_timeout(bootstrap: str) -> Observation:
             finally:
                 long_lived.close()
     finally:
-        delete_topic(bootstrap, topic)
+        delete_topic(bootstrap, topic, security)
     return Observation(
         "per_member_session_timeout",
         took > 20.0,
@@ -247,15 +282,20 @@ def per_member_session_timeout(bootstrap: str) -> Observation:
     )
 
 
+#: The librdkafka child's security settings (JSON, :func:`confluent_settings`): kept out of
+#: its command line, which process listings show.
+_CHILD_SECURITY_ENV = "KAFKA_STICKY_CONFORMANCE_SECURITY"
+
 _LIBRDKAFKA_CHILD = textwrap.dedent(
     """
-    import sys, time
+    import json, os, sys, time
     import confluent_kafka
     bootstrap, topic, group = sys.argv[1:4]
+    security = json.loads(os.environ.pop(sys.argv[5], "{}"))
     consumer = confluent_kafka.Consumer({
         "bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
         "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000,
-        "max.poll.interval.ms": 10000,
+        "max.poll.interval.ms": 10000, **security,
     })
     consumer.subscribe([topic], on_assign=lambda c, ps: print("assigned", flush=True))
     deadline = time.monotonic() + float(sys.argv[4])
@@ -273,7 +313,9 @@ def _last_line(stream: IO[str]) -> str:
     return lines[-1] if lines else "(nothing on stderr)"
 
 
-def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
+def topic_deletion_safe_for_librdkafka(
+    bootstrap: str, security: ClientSecurity | None = None
+) -> Observation:
     """A confluent-kafka consumer (child process) whose topic is deleted: does it survive?
 
     Skipped (:attr:`Observation.skipped`) when confluent-kafka cannot be imported here (the
@@ -288,10 +330,21 @@ def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
             "not measured",
             skipped="confluent-kafka not installed",
         )
-    topic = create_topic(bootstrap, unique_name("conf-delete"), 2)
+    topic = create_topic(bootstrap, unique_name("conf-delete"), 2, security=security)
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+        group_id = unique_name("conformance-librdkafka")
         child = start_tied(
-            [sys.executable, "-c", _LIBRDKAFKA_CHILD, bootstrap, topic, unique_name("g"), "25"],
+            [
+                sys.executable,
+                "-c",
+                _LIBRDKAFKA_CHILD,
+                bootstrap,
+                topic,
+                group_id,
+                "25",
+                _CHILD_SECURITY_ENV,
+            ],
+            env={**os.environ, _CHILD_SECURITY_ENV: json.dumps(confluent_settings(security))},
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
@@ -311,7 +364,7 @@ def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
                         f" (its stderr: {_last_line(stderr)})",
                     ),
                 )
-            delete_topic(bootstrap, topic)
+            delete_topic(bootstrap, topic, security)
             child.wait(60)
         finally:
             if child.poll() is None:
@@ -328,7 +381,7 @@ def topic_deletion_safe_for_librdkafka(bootstrap: str) -> Observation:
 
 #: Every measurement a running cluster allows, by capability name (``durable`` needs a broker
 #: restart, so only the embedded broker's own test measures it).
-MEASUREMENTS: dict[str, Callable[[str], Observation]] = {
+MEASUREMENTS: dict[str, Measurement] = {
     "generations_start_at": generations_start_at,
     "protocol_vote": protocol_vote,
     "partition_growth": partition_growth,
@@ -344,15 +397,17 @@ def measure(
     bootstrap: str,
     capabilities: Iterable[str] | None = None,
     say: Callable[[Observation], None] | None = None,
+    security: ClientSecurity | None = None,
 ) -> list[Observation]:
-    """Run the named measurements (default: all), in order, reporting each as it ends."""
+    """Run the named measurements (default: all), in order, reporting each as it ends; every
+    client authenticates with ``security`` (None: PLAINTEXT)."""
     chosen = list(MEASUREMENTS) if capabilities is None else list(capabilities)
     unknown = [c for c in chosen if c not in MEASUREMENTS]
     if unknown:
         raise KeyError(f"no measurement for {unknown}; known: {sorted(MEASUREMENTS)}")
     observations = []
     for name in chosen:
-        observation = MEASUREMENTS[name](bootstrap)
+        observation = MEASUREMENTS[name](bootstrap, security)
         observations.append(observation)
         if say is not None:
             say(observation)

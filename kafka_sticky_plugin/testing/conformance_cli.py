@@ -9,8 +9,17 @@ broker do. Takes about three minutes (two measurements wait out session timeouts
 without confluent-kafka) is printed as ``skipped: <why>`` and counts as neither a difference
 nor a broken guarantee.
 
+Over a secured listener it authenticates with the options of
+:mod:`~kafka_sticky_plugin.cli_security` (``--security-protocol``, ``--sasl-username``, the
+password from an environment variable or a file, ``--ssl-cafile``...), the same as
+``migration-check``; every client it starts (admin, members, the librdkafka child) uses them.
+Its principal needs to create, grow and delete the topics ``conf-*`` and to read the groups
+``conformance-*`` (docs/security.md gives the ACLs); a measurement the cluster refuses ends
+the run with one line naming it and the refusal.
+
 Exit status: 0 when the cluster behaves as Apache Kafka on every measured capability and no
-guarantee broke on the way, 1 otherwise, 2 for bad arguments or an unreachable cluster.
+guarantee broke on the way, 1 otherwise, 2 for bad arguments, an unreachable cluster (a
+refused authentication included) or a refused measurement.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..cli_security import add_security_arguments, open_admin, security_from_args
+from ..client_security import ClientSecurity
 from ..errors import ConfigurationError
 from .brokers import parse_bootstrap
 from .conformance import MEASUREMENTS, Observation, measure
@@ -43,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CAPABILITY[,...]",
         help=f"measure only these (of {', '.join(MEASUREMENTS)})",
     )
+    add_security_arguments(parser)
     return parser
 
 
@@ -59,6 +71,35 @@ def _row(observation: Observation) -> str:
     return line + "".join(f"\n    BROKEN: {v}" for v in observation.violations)
 
 
+def _reach(endpoints: list[tuple[str, int]], shown: str, security: ClientSecurity | None) -> None:
+    """Wait for the cluster: the plaintext readiness probe, or over a secured listener (which
+    that probe cannot speak to) one connection with ``security``, so a refused password or
+    certificate is one :class:`ConfigurationError` line here, not a failure inside a
+    measurement."""
+    if security is None:
+        wait_until_ready(*endpoints[0], timeout_s=10.0)
+    else:
+        open_admin(endpoints, security, 15.0, "kafka-sticky-conformance", shown).close()
+
+
+#: What the command's principal needs (docs/security.md), said when the cluster refuses it.
+ACLS_NEEDED = (
+    "Create, Describe, Read, Alter and Delete on the topics prefixed conf-,"
+    " Read on the groups prefixed conformance-"
+)
+
+
+def _refusal(exc: Exception) -> str:
+    """One line for what a measurement raised: an authorization failure names the ACLs the
+    command needs (the client's own text repeats the whole request); anything else its
+    first line."""
+    name = type(exc).__name__
+    if "AuthorizationFailed" in name:
+        return f"{name}: the cluster refused it; the principal needs {ACLS_NEEDED}"
+    text = str(exc).strip().splitlines()
+    return f"{name}: {text[0][:300]}" if text else name
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the measurements; see the module docstring for the exit status."""
     args = _parser().parse_args(argv)
@@ -68,13 +109,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown capability {unknown}; known: {', '.join(MEASUREMENTS)}")
         return 2
     try:
-        host, port = parse_bootstrap(args.bootstrap)[0]
-        wait_until_ready(host, port, timeout_s=10.0)
+        endpoints = parse_bootstrap(args.bootstrap)
+        security = security_from_args(args)
+        _reach(endpoints, args.bootstrap, security)
     except (ConfigurationError, BrokerStartError) as exc:
         print(f"error: {exc}")
         return 2
     print(f"measuring {len(chosen)} capabilities on {args.bootstrap}", flush=True)
-    observations = measure(args.bootstrap, chosen, say=lambda o: print(_row(o), flush=True))
+    observations: list[Observation] = []
+    for capability in chosen:
+        try:
+            observations += measure(
+                args.bootstrap, [capability], lambda o: print(_row(o), flush=True), security
+            )
+        except Exception as exc:  # a refusal (an ACL missing...): one line, not a traceback
+            print(f"error: {capability}: {_refusal(exc)}")
+            return 2
     measured = [o for o in observations if o.skipped is None]
     differs = [o for o in measured if o.observed != getattr(APACHE_KAFKA_PROFILE, o.capability)]
     broken = [o for o in measured if o.violations]

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..client_security import ClientSecurity
 from .admin import admin_client
-from .client_security import ClientSecurity
 from .embedded_broker import LOOPBACK, BrokerStartError, RunningBroker, free_loopback_port
 from .kafka_broker import kafka_broker
 from .kafka_certificates import BROKER_NAME, Certificates, make_certificates

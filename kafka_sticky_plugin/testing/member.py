@@ -27,8 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..assignor.strategies import STRATEGIES
+from ..client_security import kafka_python_settings
 from .assignor_names import make_assignor
-from .client_security import kafka_python_settings
 from .events import Partition
 from .member_config import (
     EventSink,

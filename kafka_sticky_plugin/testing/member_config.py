@@ -19,6 +19,9 @@ from typing import Any, Protocol
 from .events import Delivery, OwnershipEvent
 
 __all__ = [
+    "DEBUG_LOGGERS",
+    "LIBRDKAFKA_DEBUG",
+    "LIBRDKAFKA_LOGGER",
     "EventSink",
     "MemberConfig",
     "SubscriptionChange",
@@ -29,6 +32,19 @@ __all__ = [
     "record_deliveries",
     "reporting",
 ]
+
+
+#: The Python logger a confluent member with :attr:`MemberConfig.debug_logs` hands librdkafka's
+#: own log lines to (``logger`` in its configuration: served from ``consume()``).
+LIBRDKAFKA_LOGGER = "librdkafka"
+#: librdkafka's debug contexts for :attr:`MemberConfig.debug_logs`: the ones that touch
+#: credentials (``security``: SASL and TLS; ``conf``: the configuration dump at start),
+#: connections (``broker``) and every request and response (``protocol``).
+LIBRDKAFKA_DEBUG = "security,conf,broker,protocol"
+#: The loggers a member with :attr:`MemberConfig.debug_logs` logs to at DEBUG (and a child
+#: process forwards to its parent): this package's, kafka-python's, aiokafka's and
+#: :data:`LIBRDKAFKA_LOGGER`.
+DEBUG_LOGGERS = ("kafka_sticky_plugin", "kafka", "aiokafka", LIBRDKAFKA_LOGGER)
 
 
 class EventSink(Protocol):
@@ -95,9 +111,16 @@ class MemberConfig:
     #: client-version venv's python (``.venvs/kafka-python-2.2/bin/python``) runs the member
     #: on that client version, with this checkout on its ``PYTHONPATH``.
     python: str = ""
-    #: How the member authenticates (:meth:`.client_security.ClientSecurity.as_dict`; None:
-    #: PLAINTEXT). Each loop turns it into its client's settings.
+    #: How the member authenticates
+    #: (:meth:`~kafka_sticky_plugin.client_security.ClientSecurity.as_dict`; None: PLAINTEXT).
+    #: Each loop turns it into its client's settings.
     security: dict[str, str] | None = None
+    #: Everything at DEBUG, for a test that scans the logs (the security tier): a confluent
+    #: member turns on librdkafka's :data:`LIBRDKAFKA_DEBUG` contexts and logs them to
+    #: :data:`LIBRDKAFKA_LOGGER`; a child-process member forwards every record of
+    #: :data:`DEBUG_LOGGERS` to its parent, not only this package's warnings. (A thread
+    #: member's Python client logs to this process's loggers already.)
+    debug_logs: bool = False
 
     def to_json(self) -> str:
         """This configuration as one JSON object."""

@@ -13,8 +13,12 @@ share :mod:`.member_config` and never import one another.
 Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
 SIGTERM asks it to stop cleanly (close the consumer, leave the group). The child's WARNING and
 ERROR records of this package's loggers go to the parent too, which logs them again under the
-same logger name with the member's name appended, so a test's ``caplog`` sees what a child
-member's hooks said (one line each: the message, not a traceback).
+same logger name and level with ``[member NAME-INCARNATION, child process]`` appended, so a
+test's ``caplog`` sees what a child member's hooks said (the message, then the traceback if
+the record has one). With :attr:`~.member_config.MemberConfig.debug_logs` the child forwards
+every record of :data:`~.member_config.DEBUG_LOGGERS` at DEBUG and above instead (its
+client's own lines and librdkafka's included), so a test that scans the logs reads the
+child's lines as well as its own.
 
 Invariant: every incarnation ends with a ``stopped`` event (clean close) or a ``killed``
 event (written by the parent), so ownership intervals always close.
@@ -37,7 +41,7 @@ from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
 from .lifetime import start_tied
-from .member_config import EventSink, MemberConfig, SubscriptionChange
+from .member_config import DEBUG_LOGGERS, EventSink, MemberConfig, SubscriptionChange
 
 __all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
 
@@ -299,30 +303,40 @@ class _JsonLinesSink:
         if deliveries:
             self._write({"type": "deliveries", "deliveries": [asdict(d) for d in deliveries]})
 
-    def add_log(self, record: logging.LogRecord) -> None:
-        self._write(
-            {
-                "type": "log",
-                "name": record.name,
-                "level": record.levelno,
-                "message": record.getMessage(),
-            }
-        )
+    def add_log(self, name: str, level: int, message: str) -> None:
+        self._write({"type": "log", "name": name, "level": level, "message": message})
 
 
 class _ForwardedLogs(logging.Handler):
-    """Child side: this package's records at WARNING and above, sent to the parent (see the
-    module docstring)."""
+    """Child side: records at ``level`` and above, sent to the parent (the message, then the
+    traceback if any; see the module docstring)."""
 
-    def __init__(self, sink: _JsonLinesSink) -> None:
-        super().__init__(logging.WARNING)
+    def __init__(self, sink: _JsonLinesSink, level: int = logging.WARNING) -> None:
+        super().__init__(level)
         self._sink = sink
+        self._tracebacks = logging.Formatter()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self._sink.add_log(record)
+            message = record.getMessage()
+            if record.exc_info:
+                message += "\n" + self._tracebacks.formatException(record.exc_info)
+            self._sink.add_log(record.name, record.levelno, message)
         except Exception:  # a closed pipe: the parent is gone, nothing to tell
             self.handleError(record)
+
+
+def forward_logs(sink: _JsonLinesSink, debug: bool) -> None:
+    """Child side: forward this package's WARNING-and-worse records to the parent, or with
+    ``debug`` every record of :data:`~.member_config.DEBUG_LOGGERS` (each set to DEBUG)."""
+    if not debug:
+        logging.getLogger("kafka_sticky_plugin").addHandler(_ForwardedLogs(sink))
+        return
+    handler = _ForwardedLogs(sink, logging.DEBUG)
+    for name in DEBUG_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)
 
 
 #: The child's :attr:`~.member_config.MemberConfig.security` (JSON), kept out of its command
@@ -346,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
     sink = _JsonLinesSink(sys.stdout)
-    logging.getLogger("kafka_sticky_plugin").addHandler(_ForwardedLogs(sink))
+    forward_logs(sink, config.debug_logs)
     member_loop(config.client)(config, sink, stop.is_set, None, None)
     return 0
 

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from .client_security import SecurityLike, kafka_python_settings
+from ..client_security import SecurityLike, kafka_python_settings
 from .events import Partition
 from .member_config import encode_sequence
 

@@ -1,11 +1,15 @@
-"""How a test client authenticates, said once and turned into each client's own settings.
+"""How a client of this project's commands and tests authenticates, said once and turned
+into each client's own settings.
 
 A :class:`ClientSecurity` names the listener's protocol (``SASL_PLAINTEXT``: SCRAM,
 ``SSL``: TLS with a client certificate, ``SASL_SSL``: SCRAM over TLS) and the credentials;
 :func:`kafka_python_settings`, :func:`aiokafka_settings` and :func:`confluent_settings` give
 the keyword arguments (or the configuration entries) of kafka-python, aiokafka and
-librdkafka for it. A member's :class:`~.member_config.MemberConfig` carries it as a plain
-dict (:meth:`ClientSecurity.as_dict`), so it crosses to a child process as JSON.
+librdkafka for it. The commands that read a user's cluster build one from their options
+(:mod:`.cli_security`); a test member's
+:class:`~kafka_sticky_plugin.testing.member_config.MemberConfig` carries it as a plain dict
+(:meth:`ClientSecurity.as_dict`), so it crosses to a child process as JSON. It lives outside
+``testing/`` because the commands use it; it imports nothing of the package.
 
 Invariants: ``None`` (no security) gives no settings at all, so a PLAINTEXT client's
 configuration is exactly what it was before; the password never appears in a ``repr``.
