@@ -5,7 +5,8 @@ means no access; :mod:`kafka_sticky_plugin.testing.kafka_security`).
 Two hooked ``CooperativeStickyAssignor`` members of ``alice`` (``READ`` on the group and the
 topic) share four partitions; one leaves and the other takes everything back without being
 revoked anything; the offsets committed on the way (auto-commit before the rejoin and at
-close) are read back as ``alice``. Then the group ACL of one of two members is revoked while
+close) are read back as ``alice`` (:mod:`scram_scenario`, which aiokafka's matrix runs too).
+Then the group ACL of one of two members is revoked while
 both consume: it gives its partitions up (``on_partitions_lost``) before the broker hands them
 to the other. Apache Kafka only: skipped on the embedded broker.
 """
@@ -16,7 +17,6 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import kafka
 import pytest
@@ -28,7 +28,7 @@ from hooks_harness import (
     unique,
     wait_stable,
 )
-from kafka import KafkaConsumer, TopicPartition
+from scram_scenario import PARTITIONS, join_leave_and_commit
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.testing.client_security import kafka_python_settings
@@ -42,8 +42,6 @@ pytestmark = [
     pytest.mark.timeout(180),
 ]
 
-PARTITIONS = 4
-
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
@@ -55,38 +53,13 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
 
 def test_hooked_members_join_rebalance_and_commit_over_scram(secured: SecuredKafka) -> None:
     """Join, leave and commit over SCRAM with a consumer's ACLs (module docstring)."""
-    bootstrap = secured.bootstrap("scram")
-    admin = kafka_python_settings(secured.admin("scram"))
     alice = kafka_python_settings(secured.client("alice", "scram"))
-    topic, group_id = unique("t-scram"), unique("g-scram")
-    create_topics(bootstrap, {topic: PARTITIONS}, settings=admin)
-    secured.grant("alice", "topic", topic, ("READ", "DESCRIBE"))
-    secured.grant("alice", "group", group_id, ("READ",))
-    producer = Producer(bootstrap, {topic: PARTITIONS}, rate_per_s=40, settings=admin)
-    everything = {(topic, p) for p in range(PARTITIONS)}
-    members = [
-        Member(name, bootstrap, group_id, [topic], [CooperativeStickyAssignor], settings=alice)
-        for name in ("a", "b")
-    ]
-    try:
-        for member in members:
-            member.start()
-        both = wait_stable(members, everything)
-        left_at = time.monotonic()
-        members[1].stop()
-        alone = wait_stable(members[:1], everything)
-        assert both["a"] <= alone["a"], (both, alone)
-        revoked = [e for e in members[0].events if e.kind == "revoked" and e.t >= left_at]
-        assert not any(e.partitions for e in revoked), revoked
-    finally:
-        for member in members:
-            member.stop()
-        producer.close()
-    committed = _committed(bootstrap, group_id, topic, alice)
-    delivered = {p: 0 for p in everything}
-    for member in members:
-        for d in member.deliveries:
-            delivered[d.partition] = max(delivered[d.partition], d.offset + 1)
+    committed, delivered = join_leave_and_commit(
+        secured,
+        lambda name, bootstrap, group_id, topic: Member(
+            name, bootstrap, group_id, [topic], [CooperativeStickyAssignor], settings=alice
+        ),
+    )
     print(f"kafka-python {kafka.__version__}: committed {committed}, delivered {delivered}")
     assert committed == delivered
 
@@ -152,15 +125,3 @@ def test_group_acl_revoked_while_consuming_loses_partitions_first(secured: Secur
         a.stop()
         b.stop()
         producer.close()
-
-
-def _committed(
-    bootstrap: str, group_id: str, topic: str, settings: dict[str, Any]
-) -> dict[tuple[str, int], int]:
-    reader = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group_id, **settings)
-    try:
-        return {
-            (topic, p): reader.committed(TopicPartition(topic, p)) or 0 for p in range(PARTITIONS)
-        }
-    finally:
-        reader.close()

@@ -30,7 +30,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from ...authorization_advice import member_topics_refused_line, topics_text
+from ...authorization_advice import own_topics_change_lines
 from .authorization import _principal
 
 __all__ = ["RECHECK_S", "AioTopicAuthorization"]
@@ -69,20 +69,18 @@ class AioTopicAuthorization:
         if own != self.refused_own:
             self._note(own, subscription)
         if own and self._recheck is None:
-            loop = asyncio.get_running_loop()
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # not called from aiokafka's loop: its own refresh decides
+                return
             self._recheck = loop.call_later(RECHECK_S, self._ask_metadata)
 
     def _note(self, own: frozenset[str], subscription: Any) -> None:
-        granted = self.refused_own - own
+        for level, line in own_topics_change_lines(
+            self._group_id, self.refused_own, own, self._principal
+        ):
+            log.log(level, "%s", line)
         self.refused_own = own
-        if own:
-            log.warning("%s", member_topics_refused_line(self._group_id, own, self._principal))
-        if granted:
-            log.info(
-                "group %s: topic(s) %s are authorized again; rejoining with them",
-                self._group_id,
-                topics_text(granted),
-            )
         if subscription.partitions_auto_assigned() and self._coordinator is not None:
             self._coordinator.request_rejoin()
 
