@@ -2,12 +2,15 @@
 the group only for the topics it may describe, says so once, and rejoins with the others
 when they are granted.
 
-What aiokafka (0.13, 0.14) does alone: a topic it subscribes to but may not describe is
-only logged by its metadata code (``Topic ... is not authorized for this client``, at every
-refresh); its JoinGroup still names the topic, so a leader that may describe it assigns this
-member some of its partitions, and every Fetch of them is refused: ``getmany``/``getone``
-raise ``TopicAuthorizationFailedError`` and those records stay unconsumed while the member
-holds them (other members that may read the topic are not given them).
+What aiokafka (0.13, 0.14) does alone: ``start()`` raises ``TopicAuthorizationFailedError``
+when a topic given to the constructor may not be described (the consumer is left half
+started); subscribed later, the topic is only logged by its metadata code (``Topic ... is not
+authorized for this client``, at every refresh), its JoinGroup still names the topic, so a
+leader that may describe it assigns this member some of its partitions, and every Fetch of
+them is refused: ``getmany``/``getone`` raise ``TopicAuthorizationFailedError`` and those
+records stay unconsumed while the member holds them (other members that may read the topic
+are not given them). The hooked ``start()`` goes on without the topic
+(:func:`.install._wait_topics`).
 
 Here, as for kafka-python (:class:`~kafka_sticky_plugin.adapters.kafka_python.hooks.
 authorization.TopicAuthorization`, point 2), a listener on the cluster metadata keeps
@@ -60,6 +63,7 @@ class AioTopicAuthorization:
             self._coordinator._cluster.remove_listener(self.on_metadata)
         self._coordinator = coordinator
         coordinator._cluster.add_listener(self.on_metadata)
+        self.on_metadata(coordinator._cluster)  # start() has already read the metadata
 
     def on_metadata(self, cluster: Any) -> None:
         """aiokafka's metadata listener: note what changed, keep rechecking while refused."""
