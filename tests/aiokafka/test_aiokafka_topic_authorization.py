@@ -72,3 +72,30 @@ def test_a_member_refused_every_topic_still_joins_with_its_subscription() -> Non
         await close(c)
 
     asyncio.run(scenario())
+
+
+def test_start_waits_for_every_topic_and_does_not_fail_on_a_refused_one() -> None:
+    """aiokafka's ``start()`` raised TopicAuthorizationFailedError for a constructor topic
+    the consumer may not describe; hooked, it waits for the others and goes on."""
+    import aiokafka.errors as errors
+
+    async def scenario() -> None:
+        c = consumer("mine", "hidden", partition_assignment_strategy=[CooperativeStickyAssignor])
+        install_hooks(c)
+        waited: list[str] = []
+
+        async def wait_on_metadata(topic: str) -> set[int]:
+            waited.append(topic)
+            if topic == "hidden":
+                raise errors.TopicAuthorizationFailedError(topic)
+            return {0}
+
+        c._client._wait_on_metadata = wait_on_metadata
+        await c._wait_topics()
+        assert sorted(waited) == ["hidden", "mine"]
+        unhooked = type(c)._kafka_sticky_plugin_unhooked
+        with pytest.raises(errors.TopicAuthorizationFailedError):
+            await unhooked._wait_topics(c)  # the client alone
+        await c.stop()
+
+    asyncio.run(scenario())
