@@ -13,32 +13,16 @@ skipped on the embedded broker.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
 import aiokafka
-import pytest
 from aio_harness import AioMember
-from scram_scenario import join_leave_and_commit
+from scram_scenario import SECURED_MARKS, join_leave_and_commit, secured
 
 from kafka_sticky_plugin.aiokafka import CooperativeStickyAssignor
 from kafka_sticky_plugin.testing.client_security import aiokafka_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
-pytestmark = [
-    pytest.mark.skipif(
-        os.environ.get("KAFKA_STICKY_BROKER") == "embedded",
-        reason="SCRAM and ACLs: this test starts its own secured Apache Kafka node",
-    ),
-    pytest.mark.timeout(180),
-]
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
-    with secured_kafka_broker(Path(tmp_path_factory.mktemp("scram")), users=["alice"]) as node:
-        yield node
+pytestmark = SECURED_MARKS
+__all__ = ["secured"]
 
 
 def test_hooked_aiokafka_members_join_rebalance_and_commit_over_scram(

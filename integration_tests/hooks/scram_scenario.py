@@ -2,25 +2,48 @@
 ``test_hooks_scram.py``, aiokafka's ``test_aiokafka_scram.py``), for members of either
 harness (``hooks_harness.Member``, ``aio_harness.AioMember``).
 
-``alice`` gets a consumer's ACLs only (``READ`` on the group, ``READ``/``DESCRIBE`` on the
-topic); two of her hooked ``cooperative-sticky`` members share four partitions; one leaves and
-the other takes everything back without being revoked anything. What the broker keeps as
-committed is returned beside what was delivered, for the test to compare.
+``secured`` (a module-scoped fixture: import it into the test module) is the secured node,
+users ``alice`` and ``bob``; :data:`SECURED_MARKS` skip the module on the embedded broker and
+bound each test. ``alice`` gets a consumer's ACLs only (``READ`` on the group,
+``READ``/``DESCRIBE`` on the topic); two of her hooked ``cooperative-sticky`` members share
+four partitions; one leaves and the other takes everything back without being revoked
+anything. What the broker keeps as committed is returned beside what was delivered, for the
+test to compare.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hooks_harness import Partition, Producer, create_topics, unique, wait_stable
 from kafka import KafkaConsumer, TopicPartition
 
 from kafka_sticky_plugin.testing.client_security import kafka_python_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
 
 PARTITIONS = 4
+
+SECURED_MARKS = [
+    pytest.mark.skipif(
+        os.environ.get("KAFKA_STICKY_BROKER") == "embedded",
+        reason="SCRAM and ACLs: this test starts its own secured Apache Kafka node",
+    ),
+    pytest.mark.timeout(180),
+]
+
+
+@pytest.fixture(scope="module")
+def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
+    """One secured Apache Kafka node for the module (users ``alice`` and ``bob``)."""
+    path = Path(tmp_path_factory.mktemp("scram"))
+    with secured_kafka_broker(path, users=["alice", "bob"]) as node:
+        yield node
+
 
 #: ``(name, bootstrap, group_id, topic)`` -> an unstarted member connecting as ``alice``
 MemberMaker = Callable[[str, str, str, str], Any]

@@ -13,13 +13,9 @@ to the other. Apache Kafka only: skipped on the embedded broker.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import kafka
-import pytest
 from hooks_harness import (
     Member,
     Producer,
@@ -28,27 +24,14 @@ from hooks_harness import (
     unique,
     wait_stable,
 )
-from scram_scenario import PARTITIONS, join_leave_and_commit
+from scram_scenario import PARTITIONS, SECURED_MARKS, join_leave_and_commit, secured
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.testing.client_security import kafka_python_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
 
-pytestmark = [
-    pytest.mark.skipif(
-        os.environ.get("KAFKA_STICKY_BROKER") == "embedded",
-        reason="SCRAM and ACLs: this test starts its own secured Apache Kafka node",
-    ),
-    pytest.mark.timeout(180),
-]
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
-    with secured_kafka_broker(
-        Path(tmp_path_factory.mktemp("scram")), users=["alice", "bob"]
-    ) as node:
-        yield node
+pytestmark = SECURED_MARKS
+__all__ = ["secured"]
 
 
 def test_hooked_members_join_rebalance_and_commit_over_scram(secured: SecuredKafka) -> None:
