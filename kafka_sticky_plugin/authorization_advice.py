@@ -17,6 +17,7 @@ carries a credential (the principal is a user *name*, never a password or key ma
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "leader_step_aside_line",
     "leader_topics_refused_line",
     "member_topics_refused_line",
+    "own_topics_change_lines",
     "principal_text",
     "topics_text",
     "unassigned_topics_line",
@@ -94,6 +96,28 @@ def member_topics_refused_line(
         f" (TOPIC_AUTHORIZATION_FAILED): grant Read on each Topic to {principal}; this consumer"
         f" {then}"
     )
+
+
+def own_topics_change_lines(
+    group_id: str, before: Iterable[str], now: Iterable[str], principal: str
+) -> list[tuple[int, str]]:
+    """What a hooked member says when the set of its own refused topics changes from
+    ``before`` to ``now``: ``(logging level, line)`` pairs, a WARNING
+    (:func:`member_topics_refused_line`) when some are refused now, an INFO line naming those
+    authorized again."""
+    refused, granted = set(now), set(before) - set(now)
+    lines: list[tuple[int, str]] = []
+    if refused:
+        lines.append((logging.WARNING, member_topics_refused_line(group_id, refused, principal)))
+    if granted:
+        lines.append(
+            (
+                logging.INFO,
+                f"group {group_id}: topic(s) {topics_text(granted)} are authorized again;"
+                " rejoining with them",
+            )
+        )
+    return lines
 
 
 def leader_topics_refused_line(

@@ -86,3 +86,19 @@ def test_librdkafka_topic_refusal_text_gives_the_topic() -> None:
     text = "Subscribed topic not available: payments: Broker: Topic authorization failed"
     assert _refused_topic(text) == "payments"
     assert _refused_topic("something else") == "something else"
+
+
+def test_a_change_of_refused_own_topics_is_said_by_level() -> None:
+    import logging
+
+    from kafka_sticky_plugin.authorization_advice import own_topics_change_lines
+
+    refused = own_topics_change_lines("g", [], ["b", "a"], "User:bob")
+    assert [level for level, _ in refused] == [logging.WARNING]
+    assert "'a', 'b'" in refused[0][1] and "User:bob" in refused[0][1]
+    granted = own_topics_change_lines("g", ["a", "b"], ["b"], "User:bob")
+    assert [level for level, _ in granted] == [logging.WARNING, logging.INFO]
+    assert "topic(s) 'a' are authorized again" in granted[1][1]
+    assert own_topics_change_lines("g", ["a"], [], "User:bob") == [
+        (logging.INFO, "group g: topic(s) 'a' are authorized again; rejoining with them")
+    ]

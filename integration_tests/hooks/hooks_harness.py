@@ -114,6 +114,10 @@ class Member:
     work_s: float = 0.0
     #: More ``KafkaConsumer`` keywords (a secured listener's settings, for one).
     settings: dict[str, Any] = field(default_factory=dict)
+    #: Errors ``poll()`` may raise without ending the member (say, a refused group): each is
+    #: recorded in ``poll_errors`` (time, class name) and polling goes on.
+    tolerate: tuple[type[BaseException], ...] = ()
+    poll_errors: list[tuple[float, str]] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     deliveries: list[Delivery] = field(default_factory=list)
     owned: set[Partition] = field(default_factory=set)
@@ -166,7 +170,12 @@ class Member:
                 while not self._stop.is_set():
                     while not self._commands.empty():
                         self._commands.get_nowait()(consumer)
-                    batch = consumer.poll(timeout_ms=self.poll_ms)
+                    try:
+                        batch = consumer.poll(timeout_ms=self.poll_ms)
+                    except self.tolerate as exc:
+                        with self._lock:
+                            self.poll_errors.append((time.monotonic(), type(exc).__name__))
+                        continue
                     now = time.monotonic()
                     with self._lock:
                         for tp, records in batch.items():

@@ -21,6 +21,7 @@ from secured_tier import EMBEDDED_SKIP, USERS, secured_kafka
 from kafka_sticky_plugin.client_security import aiokafka_settings
 from kafka_sticky_plugin.testing.admin import unique_name
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]
@@ -244,3 +245,64 @@ def test_symmetric_refusals_tell_the_unassigned_topics_subscriber(
             await group.close()
 
     _run_and_revoke(kafka, scenario, grants)
+
+
+@pytest.mark.timeout(180)
+def test_member_refused_its_own_topic_joins_without_it(secured_kafka: SecuredKafka) -> None:
+    """carol subscribes to ``common`` and ``hidden`` but may not describe ``hidden``; alice
+    (the leader) may read both. carol says so in one line and asks the group for ``common``
+    only: alice is given every ``hidden`` partition, every record of both topics is consumed
+    and nobody's ``getmany`` raises (aiokafka alone: carol is given ``hidden`` partitions and
+    every fetch of them raises TopicAuthorizationFailedError). Granted, carol rejoins with
+    ``hidden`` and consumes records of it. Never two owners."""
+    kafka = secured_kafka
+    common = acl_topic(kafka, "aio-common", 1, records=20)
+    hidden = acl_topic(kafka, "aio-hidden", 3, records=30)
+    group_id = unique_name("aio-topic")
+    for user in ("alice", "carol"):
+        kafka.grant(user, "group", group_id)
+        kafka.grant(user, "topic", common)
+    kafka.grant("alice", "topic", hidden)
+
+    async def scenario() -> None:
+        group = AioGroup(kafka, group_id)
+        try:
+            alice = await group.add("alice", [common, hidden])
+            assert await group.drive_until(lambda: len(alice.owned()) == 4, 30)
+            with LogLines() as logs:
+                carol = await group.add("carol", [common, hidden])
+                assert await group.drive_until(
+                    lambda: (
+                        carol.owned() == {(common, 0)}
+                        and len(group.consumed(common)) == 20
+                        and len(group.consumed(hidden)) == 30
+                    ),
+                    40,
+                ), {u: m.owned() for u, m in group.members.items()}
+                await group.drive(2.0)
+            assert alice.owned() == {(hidden, p) for p in range(3)}
+            assert not alice.errors and not carol.errors, (alice.errors, carol.errors)
+            said = logs.ours(f"not authorized to describe subscribed topic(s) {hidden!r}")
+            assert len(said) == 1, logs.lines
+
+            granted_at = time.monotonic()
+            kafka.grant("carol", "topic", hidden)
+            assert await group.drive_until(lambda: any(t == hidden for t, _ in carol.owned()), 40)
+            waited = time.monotonic() - granted_at
+            print(f"carol was assigned {hidden} {waited:.1f} s after the grant")
+            producer = KeyedProducer(kafka.bootstrap("scram"), hidden, security=kafka.admin())
+            producer.send_burst(30)
+            producer.close()
+            assert await group.drive_until(
+                lambda: (
+                    any(t == hidden for t, _, _ in carol.consumed)
+                    and len(group.consumed(hidden)) == 60
+                ),
+                30,
+            )
+            assert not alice.errors and not carol.errors, (alice.errors, carol.errors)
+            assert not group.double_owned, group.double_owned
+        finally:
+            await group.close()
+
+    asyncio.run(scenario())

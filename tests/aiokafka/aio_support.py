@@ -4,7 +4,7 @@
   connects until ``start()``, which these tests never call);
 - :func:`coordinator_for`: the ``GroupCoordinator`` that ``start()`` would create, stored the
   way ``start()`` stores it (so the hooks attach), with its coordination task stopped so the
-  test drives the rebalance steps itself;
+  test drives the rebalance steps itself, and no metadata update left in flight;
 - :func:`metadata_response`: a real ``MetadataResponse`` for the consumer's cluster view.
 """
 
@@ -39,6 +39,9 @@ async def coordinator_for(c: AIOKafkaConsumer) -> GroupCoordinator:
         group_instance_id=c._group_instance_id,
     )
     c._coordinator = coordinator
+    # Nothing answers here: no metadata update stays in flight (the hooks wait for one before
+    # a JoinGroup, as aiokafka's leader does before it assigns).
+    c._client._md_update_fut = None
     coordinator._coordination_task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await coordinator._coordination_task

@@ -28,8 +28,10 @@ replace four of those methods on *one coordinator instance* (never the class):
 
 Also patched: ``_maybe_leave_group`` (``stop()``) leaves in generation 0 too, which aiokafka
 skips (see :meth:`AioHooks._maybe_leave_group`); the heartbeat and ``commit_offsets`` (see
-their methods). A leader that may not describe a topic another member subscribes to steps
-aside once after its SyncGroup (:meth:`AioHooks.step_aside`, issue 27).
+their methods). Refusals: a refused group (:mod:`.authorization`), and subscribed topics
+this member may not describe, left out of its JoinGroup until granted
+(:mod:`.topic_authorization`). A leader that may not describe a topic another member
+subscribes to steps aside once after its SyncGroup (:meth:`AioHooks.step_aside`, issue 27).
 
 A protocol that is not ours (``range`` during the two-bounce upgrade) runs aiokafka's own
 code for the assignment; the hooks only keep track of what the member owns.
@@ -69,6 +71,7 @@ from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
 from .told import AioToldCheck
+from .topic_authorization import AioTopicAuthorization
 
 __all__ = ["AioHooks"]
 
@@ -140,6 +143,9 @@ class AioHooks:
         self.leader_refusal = AioLeaderRefusal(consumer, str(consumer._group_id))
         #: a subscribed topic nobody holds is said once (:mod:`.told`)
         self.told = AioToldCheck(str(consumer._group_id))
+        #: TOPIC_AUTHORIZATION_FAILED on its own topics: left out of JoinGroup
+        #: (:mod:`.topic_authorization`)
+        self.topic_authorization = AioTopicAuthorization(consumer, str(consumer._group_id))
         self.metrics = RebalanceMetrics(
             str(consumer._group_id),
             str(getattr(consumer._client, "_client_id", "") or ""),
@@ -166,6 +172,7 @@ class AioHooks:
         ):
             self._originals[name] = getattr(coordinator, name)
             vars(coordinator)[name] = replacement
+        self.topic_authorization.attach(coordinator)
 
     @property
     def group_id(self) -> str:
@@ -489,6 +496,8 @@ class AioHooks:
         if self.cooperative:
             await self._follow_subscription()
         self.leader_refusal.pending = frozenset()  # decided again if this member leads
+        # A metadata update in flight (the subscribe's) first: it says which topics are refused.
+        await coordinator._client._maybe_wait_metadata()
         result = await self._join_and_sync(subscription)
         if not subscription.active:
             log.debug("group %s: subscription changed during the rebalance", self.group_id)
@@ -504,9 +513,10 @@ class AioHooks:
 
     def group_protocols(self, topics: Iterable[str]) -> list[tuple[str, bytes]]:
         """JoinGroup protocols in preference order: ours as v3 bytes (owned partitions from
-        the current assignment under COOPERATIVE), foreign ones as their ``metadata``."""
+        the current assignment under COOPERATIVE), foreign ones as their ``metadata``; the
+        topics are ``topics`` without those refused to this member (:mod:`.topic_authorization`)."""
         self.metrics.join_attempt()  # called once per JoinGroup round
-        topic_set = set(topics)
+        topic_set = self.topic_authorization.joinable(topics)
         owned = sorted((tp.topic, tp.partition) for tp in self.owned)
         protocols: list[tuple[str, bytes]] = []
         for assignor in self.assignors:
@@ -730,7 +740,7 @@ class AioHooks:
             await self.step_aside()
             return
         self.told.joined(coordinator, generation, state.topics, {tp.topic for tp in self.owned})
-        if decision.rejoin:
+        if decision.rejoin or self.topic_authorization.stale():
             coordinator.request_rejoin()
         elif self.cooperative:
             self.prompt.joined()

@@ -1,7 +1,8 @@
 """``install_hooks`` for aiokafka: one consumer's assignors bound, its class swapped for a
 hooked subclass whose ``_coordinator`` slot attaches :class:`~.hooks.AioHooks` to the
-``GroupCoordinator`` that ``start()`` creates, and whose ``getone``/``getmany`` run the hooks'
-session check first. Public face: :mod:`kafka_sticky_plugin.aiokafka`.
+``GroupCoordinator`` that ``start()`` creates, whose ``getone``/``getmany`` run the hooks'
+session check first, and whose ``start()`` does not fail on a subscribed topic it may not
+describe. Public face: :mod:`kafka_sticky_plugin.aiokafka`.
 """
 
 from __future__ import annotations
@@ -78,12 +79,30 @@ async def _getmany(
     return await unhooked.getmany(self, *partitions, timeout_ms=timeout_ms, max_records=max_records)
 
 
+async def _wait_topics(self: Any) -> None:
+    """``start()``'s wait for the metadata of the subscribed topics, without failing on a topic
+    this consumer may not describe: aiokafka raises ``TopicAuthorizationFailedError`` out of
+    ``start()`` then (the consumer half started); here the hooks say it once and leave the
+    topic out of the JoinGroup until it is granted (:mod:`.topic_authorization`)."""
+    import aiokafka.errors as errors
+
+    subscription = self._subscription.subscription
+    if subscription is None:
+        return
+    for topic in subscription.topics:
+        try:
+            await self._client._wait_on_metadata(topic)
+        except errors.TopicAuthorizationFailedError:
+            continue  # in the cluster's unauthorized topics, which the hooks read
+
+
 _HOOKED_CLASSES: dict[type, type] = {}
 
 
 def _hooked_class(cls: type) -> type:
-    """``cls`` with the coordinator slot and the session check before ``getone``/``getmany``
-    (``async for`` goes through ``getone``); one subclass per consumer class, same name."""
+    """``cls`` with the coordinator slot, the session check before ``getone``/``getmany``
+    (``async for`` goes through ``getone``) and :func:`_wait_topics`; one subclass per
+    consumer class, same name."""
     hooked = _HOOKED_CLASSES.get(cls)
     if hooked is None:
         hooked = type(
@@ -94,6 +113,7 @@ def _hooked_class(cls: type) -> type:
                 "_kafka_sticky_plugin_unhooked": cls,
                 "getone": _getone,
                 "getmany": _getmany,
+                "_wait_topics": _wait_topics,
                 "__module__": cls.__module__,
                 "__qualname__": cls.__qualname__,
                 "__doc__": cls.__doc__,

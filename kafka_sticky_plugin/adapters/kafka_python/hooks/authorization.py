@@ -54,9 +54,8 @@ from typing import Any
 from ....authorization_advice import (
     group_refused_line,
     leader_topics_refused_line,
-    member_topics_refused_line,
+    own_topics_change_lines,
     principal_text,
-    topics_text,
 )
 
 __all__ = [
@@ -159,16 +158,11 @@ class TopicAuthorization:
     def _note_own(self, own: frozenset[str]) -> None:
         if own == self.refused_own:
             return
-        granted = self.refused_own - own
+        for level, line in own_topics_change_lines(
+            self._group_id, self.refused_own, own, self._principal
+        ):
+            log.log(level, "%s", line)
         self.refused_own = own
-        if own:
-            log.warning("%s", member_topics_refused_line(self._group_id, own, self._principal))
-        if granted:
-            log.info(
-                "group %s: topic(s) %s are authorized again; rejoining with them",
-                self._group_id,
-                topics_text(granted),
-            )
         if self._subscription.partitions_auto_assigned():
             self._coordinator.request_rejoin()
 

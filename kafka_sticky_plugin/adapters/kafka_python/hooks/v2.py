@@ -20,6 +20,11 @@ other), the methods where a rebalance is decided:
   membership is already gone), as Java's ``onLeavePrepare`` and kafka-python 3.0 do; 2.x
   left without a callback, so a commit-on-revoke listener never committed what it had
   consumed since its last commit, and the next owner read it again;
+- ``_send_heartbeat_request`` (called from the client's heartbeat thread): a refused
+  heartbeat (GROUP_AUTHORIZATION_FAILED: the group's ACL was revoked while the member ran)
+  drops the membership, so the next ``poll()`` gives the partitions to
+  ``on_partitions_lost`` before the broker can hand them to anyone else, as on 3.0
+  (:mod:`.authorization`, 3); so does a refused JoinGroup/SyncGroup;
 
 and, on the subscription state instance, ``change_subscription`` so that a subscription
 change no longer drops assigned partitions at once (2.0.2 and kafka-python-ng did; KIP-70
@@ -88,13 +93,27 @@ class V2Hooks(HooksBase):
         # Refused topics: reported once, never raised out of poll() (see .authorization).
         self.topic_authorization = TopicAuthorization(self._consumer, self.group_id)
         self.topic_authorization.install()
-        # A refused group: one line, spaced attempts (see .authorization).
+        # A refused group: one line, spaced attempts, membership dropped (see .authorization).
         self.group_authorization = GroupAuthorization(
-            self._consumer, self.group_id, self._coordinator.request_rejoin
+            self._consumer, self.group_id, self._drop_membership
         )
         self._patch(self._coordinator, "ensure_coordinator_ready", self.ensure_coordinator_ready)
+        self._patch(self._coordinator, "_send_heartbeat_request", self.send_heartbeat_request)
 
     # -- helpers --------------------------------------------------------------------------
+    def _drop_membership(self) -> None:
+        """The group refused this member: give the membership up, so the next ``poll()``
+        hands its partitions to ``on_partitions_lost`` (in ``_on_join_prepare``) before it
+        fetches again. Under the coordinator's lock: on 2.x a refused heartbeat arrives in
+        the heartbeat thread (or in whichever thread's network poll reads the answer); the
+        reset also makes that thread stop heartbeating (the member is no longer STABLE)."""
+        coordinator = self._coordinator
+        with coordinator._lock:
+            generation = coordinator._generation
+            if not membership_lost(generation.generation_id, generation.member_id):
+                coordinator.reset_generation()
+            coordinator.request_rejoin()
+
     def _listener(self) -> Any | None:
         return rebalance_listener(self._subscription)
 
@@ -250,6 +269,20 @@ class V2Hooks(HooksBase):
         self.metrics.join_failed()
         if isinstance(error, BaseException) and is_group_refusal(error):
             self.group_authorization.refused("JoinGroup/SyncGroup")
+
+    def send_heartbeat_request(self) -> Any:
+        """The client's heartbeat future; a refused one (the group's ACL was revoked while
+        this member ran) drops the membership at once, as on 3.0. The client alone only logs
+        it and retries every ``retry_backoff_ms``: the member kept its partitions and fetched
+        on while the broker, after the session timeout, gave them to others (two owners)."""
+        future = self.original(self._coordinator, "_send_heartbeat_request")()
+        future.add_errback(self._heartbeat_failed)
+        return future
+
+    def _heartbeat_failed(self, error: Any) -> None:
+        if isinstance(error, BaseException) and is_group_refusal(error):
+            with self._coordinator._lock:
+                self.group_authorization.refused("Heartbeat")
 
     def ensure_coordinator_ready(self, *args: Any, **kwargs: Any) -> Any:
         """The client's lookup, but while the group refuses this member (and it holds
