@@ -5,9 +5,9 @@ with this client version's hooks, over SCRAM on a secured Apache Kafka 4.4 node
 ``alice`` may read t1 only and subscribes to it; she joins first and leads. ``bob`` may read
 t1 and t2 and subscribes to both. alice steps aside once (one line), bob leads: every
 partition of both topics is assigned and every record consumed, no ``poll()`` raises, and
-no partition has two owners (checked after every round; both members are polled in turn from
-the test's thread). Apache Kafka only: skipped on the embedded broker. The hooks' side:
-:mod:`kafka_sticky_plugin.adapters.kafka_python.hooks.leader_refusal`.
+no partition is consumed by two members at once (each member polls in its own thread: 2.0.2's
+``poll()`` blocks until a join completes). Apache Kafka only: skipped on the embedded
+broker. The hooks' side: :mod:`kafka_sticky_plugin.adapters.kafka_python.hooks.leader_refusal`.
 """
 
 from __future__ import annotations
@@ -15,15 +15,20 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import kafka
 import pytest
-from hooks_harness import GROUP_SETTINGS, create_topics, unique
-from kafka import KafkaConsumer, KafkaProducer
+from hooks_harness import (
+    Member,
+    consumed_by_two_live_members,
+    create_topics,
+    unique,
+    wait_stable,
+)
+from kafka import KafkaProducer
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.hooks import install_hooks
@@ -50,7 +55,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
 
 
 class _Lines(logging.Handler):
-    """Our hooks' WARNING lines while attached."""
+    """Our hooks' WARNING lines while attached (from every thread)."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -59,6 +64,21 @@ class _Lines(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.name.startswith("kafka_sticky_plugin"):
             self.lines.append(record.getMessage())
+
+
+def _refusal(member: Member) -> dict[str, Any]:
+    """The member's step-asides and whether it leads, read in its poll thread."""
+    member.note(
+        "refusal",
+        lambda consumer: {
+            "step_asides": install_hooks(consumer)._impl.leader_refusal.step_asides,
+            "leads": bool(consumer._coordinator._is_leader),
+        },
+    )
+    deadline = time.monotonic() + 10
+    while "refusal" not in member.notes and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return dict(member.notes["refusal"])
 
 
 def test_refused_leader_steps_aside_and_every_topic_is_consumed(secured: SecuredKafka) -> None:
@@ -77,74 +97,47 @@ def test_refused_leader_steps_aside_and_every_topic_is_consumed(secured: Secured
         secured.grant(user, "group", group_id, ("READ",))
         for topic in topics:
             secured.grant(user, "topic", topic)
-
-    consumers: dict[str, Any] = {}
-    consumed: set[tuple[str, int, int]] = set()
-    errors: Counter[str] = Counter()
-    double_owned: list[tuple[str, int]] = []
-
-    def add(user: str, topics: list[str]) -> Any:
-        consumer = KafkaConsumer(
-            bootstrap_servers=bootstrap,
-            group_id=group_id,
-            client_id=f"{group_id}-{user}",
-            partition_assignment_strategy=[CooperativeStickyAssignor],
-            auto_commit_interval_ms=500,
-            **GROUP_SETTINGS,
-            **kafka_python_settings(secured.client(user, "scram")),
+    alice, bob = (
+        Member(
+            user,
+            bootstrap,
+            group_id,
+            topics,
+            [CooperativeStickyAssignor],
+            settings=kafka_python_settings(secured.client(user, "scram")),
         )
-        hooks = install_hooks(consumer)
-        consumer.subscribe(topics)
-        consumers[user] = consumer
-        return hooks
-
-    def owned(user: str) -> set[tuple[str, int]]:
-        return {(tp.topic, tp.partition) for tp in consumers[user].assignment()}
-
-    def drive_until(done: Any, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            for consumer in consumers.values():
-                try:
-                    batches = consumer.poll(timeout_ms=100)
-                except Exception as exc:  # what poll() raised is checked below
-                    errors[type(exc).__name__] += 1
-                    continue
-                for tp, records in batches.items():
-                    consumed.update((tp.topic, tp.partition, r.offset) for r in records)
-            owners = Counter(tp for user in consumers for tp in owned(user))
-            double_owned.extend(tp for tp, n in owners.items() if n > 1)
-            if done():
-                return True
-        return False
-
+        for user, topics in (("alice", [t1]), ("bob", [t1, t2]))
+    )
+    everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
     lines = _Lines()
     logging.getLogger().addHandler(lines)
-    everything = {(t, p) for t in (t1, t2) for p in (0, 1)}
     try:
-        alice = add("alice", [t1])
-        assert drive_until(lambda: len(owned("alice")) == 2, 30)
-        assert consumers["alice"]._coordinator._is_leader
+        alice.start()
+        wait_stable([alice], {(t1, 0), (t1, 1)}, timeout_s=30, hold_s=0.5)
         started = time.monotonic()
-        bob = add("bob", [t1, t2])
-        assert drive_until(
-            lambda: owned("alice") | owned("bob") == everything and len(consumed) == 2 * RECORDS,
-            45,
-        ), ({u: owned(u) for u in consumers}, len(consumed), lines.lines)
+        bob.start()
+        wait_stable([alice, bob], everything, timeout_s=45, every_member_owns=False)
+        deadline = time.monotonic() + 30
+        while len(_delivered(alice, bob)) < 2 * RECORDS and time.monotonic() < deadline:
+            time.sleep(0.2)
         took_s = time.monotonic() - started
-        drive_until(lambda: False, 3.0)  # settled: no further step-aside
+        time.sleep(2.0)  # settled: no further step-aside
+        refusals = {"alice": _refusal(alice), "bob": _refusal(bob)}
     finally:
         logging.getLogger().removeHandler(lines)
-        for consumer in consumers.values():
-            consumer.close()
-    refusal_a, refusal_b = alice._impl.leader_refusal, bob._impl.leader_refusal
+        for member in (alice, bob):
+            member.stop()
     print(
-        f"kafka-python {kafka.__version__}: everything assigned and consumed {took_s:.1f} s"
-        f" after bob joined; step-asides alice {refusal_a.step_asides}, bob"
-        f" {refusal_b.step_asides}"
+        f"kafka-python {kafka.__version__}: every partition assigned and every record consumed"
+        f" {took_s:.1f} s after bob joined; {refusals}"
     )
-    assert refusal_a.step_asides == 1 and refusal_b.step_asides == 0
+    assert len(_delivered(alice, bob)) == 2 * RECORDS
+    assert refusals["alice"]["step_asides"] == 1 and refusals["bob"]["step_asides"] == 0
+    assert refusals["bob"]["leads"], refusals
     assert len([line for line in lines.lines if STEP_ASIDE in line and t2 in line]) == 1
     assert not [line for line in lines.lines if "are assigned to no member" in line], lines.lines
-    assert not errors, errors
-    assert not double_owned, double_owned
+    assert not consumed_by_two_live_members([alice, bob])
+
+
+def _delivered(*members: Member) -> set[tuple[tuple[str, int], int]]:
+    return {(d.partition, d.offset) for m in members for d in list(m.deliveries)}
