@@ -207,6 +207,10 @@ class Member:
 
         self._commands.put(change)
 
+    def note(self, key: str, read: Callable[[Any], Any]) -> None:
+        """Record ``read(consumer)`` in ``notes[key]``, from the poll thread."""
+        self._commands.put(lambda consumer: self.notes.__setitem__(key, read(consumer)))
+
     def check(self) -> None:
         if self.error is not None:
             raise AssertionError(f"member {self.name} failed: {self.error!r}") from self.error

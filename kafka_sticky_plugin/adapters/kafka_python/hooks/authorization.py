@@ -20,7 +20,7 @@ Kafka 4.4 with ``StandardAuthorizer``):
    client's own logic runs on a view of the cluster without them. As in Java's assignors, the
    leader assigns no partitions of a topic it cannot describe (it cannot know how many there
    are) and says so once; unlike Java's leader it does not raise, so the rest of the group is
-   assigned and keeps consuming. On 3.0 the refused topics go to
+   assigned and keeps consuming. With the hooks (3.0 and 2.x) the refused topics go to
    :class:`.leader_refusal.LeaderRefusal` instead of that line: the leader steps aside once
    so that a member that can describe them leads, and the member whose topic nobody holds
    is told.
@@ -106,7 +106,7 @@ class TopicAuthorization:
     ) -> None:
         self._coordinator = consumer._coordinator
         #: Given every Metadata response's refused topics instead of the leader line below
-        #: (3.0: :class:`.leader_refusal.LeaderRefusal`, whose leader steps aside).
+        #: (the hooks: :class:`.leader_refusal.LeaderRefusal`, whose leader steps aside).
         self._on_refused = on_refused
         self._subscription = consumer._subscription
         self._group_id = group_id

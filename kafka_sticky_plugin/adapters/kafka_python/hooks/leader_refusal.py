@@ -1,15 +1,17 @@
-"""kafka-python 3.0: a leader refused another member's topic steps aside, and a member whose
-topic nobody holds is told (the decisions and the reasons are in
+"""kafka-python 3.0 and 2.x: a leader refused another member's topic steps aside, and a member
+whose topic nobody holds is told (the decisions and the reasons are in
 :mod:`kafka_sticky_plugin.assignor.leader_refusal`).
 
 :class:`LeaderRefusal` is fed by the hooks: the metadata listener
 (:class:`.authorization.TopicAuthorization`) hands it every Metadata response's refused
 topics, the join completion (:meth:`joined`) the new generation, and every ``poll()`` runs
-:meth:`describe_if_due` once the coordinator is known. It decides; the hooks act:
+:meth:`describe_if_due` (3.0) or :meth:`describe_if_due_sync` (2.x) once the coordinator is
+known. It decides; the hooks act:
 
-- STEP_ASIDE sets :attr:`LeaderRefusal.pending` and requests a rejoin; the next
-  ``join_group_async`` (the hooks' ``_step_aside``) commits, revokes every owned partition
-  through the listener, sends LeaveGroup, and rejoins as a new member;
+- STEP_ASIDE sets :attr:`LeaderRefusal.pending` and requests a rejoin; the next join (3.0:
+  ``join_group_async``, 2.x: ``_on_join_prepare``; the hooks' ``_step_aside``) commits,
+  revokes every owned partition through the listener, sends LeaveGroup, and rejoins as a new
+  member;
 - after a generation in which this member subscribes to a topic it can describe but holds
   none of its partitions, it waits two heartbeat intervals (a cooperative follow-up round
   or a step-aside ends the generation in that time, and a leaving member's partitions are in
@@ -45,7 +47,7 @@ from ....authorization_advice import (
     unassigned_topics_line,
 )
 
-__all__ = ["LeaderRefusal"]
+__all__ = ["LeaderRefusal", "describe_groups_version"]
 
 log = logging.getLogger("kafka_sticky_plugin.hooks")
 
@@ -141,43 +143,88 @@ class LeaderRefusal:
         interval_s = float(coordinator.config.get("heartbeat_interval_ms", 3000)) / 1000
         self._check = (generation, time.monotonic() + max(1.0, 2 * interval_s), topics)
 
-    async def describe_if_due(self) -> None:
-        """Send the generation's DescribeGroups when it is due and the member is stable."""
+    def _take_due(self, stable: bool) -> tuple[int, frozenset[str]] | None:
+        """The planned check's generation and topics when it is due now (then it is taken:
+        one per generation); ``stable``: the member is in a settled generation (no
+        JoinGroup/SyncGroup in flight, no rejoin requested). A newer generation drops it."""
         check = self._check
         if check is None:
-            return
-        from kafka.coordinator.base import MemberState
-
-        coordinator = self._coordinator
+            return None
         generation, due, topics = check
-        if coordinator._generation.generation_id != generation:
+        if self._coordinator._generation.generation_id != generation:
             self._check = None
-            return
-        stable = coordinator.state is MemberState.STABLE and not coordinator.rejoining
-        if time.monotonic() < due or not stable or coordinator._join_task is not None:
-            return
+            return None
+        if time.monotonic() < due or not stable:
+            return None
         self._check = None
         self.describes += 1
-        group = await self._describe_group()
-        if group is None or coordinator._generation.generation_id != generation:
+        return generation, topics
+
+    def _tell(
+        self, members: list[DescribedMember] | None, generation: int, topics: frozenset[str]
+    ) -> None:
+        """The told line, when the described group (None: not Stable, or failed) is still
+        this generation and no member holds one of ``topics``."""
+        if members is None or self._coordinator._generation.generation_id != generation:
             return
-        if not all(isinstance(m.member_assignment, bytes) for m in group.members):
+        if not all(isinstance(m.assignment, bytes) for m in members):
             return
-        members = [
-            DescribedMember(m.member_id, m.client_id, m.client_host, m.member_assignment)
-            for m in group.members
-        ]
         unheld = unheld_topics(topics, [m.assignment for m in members])
         if self.told.update(unheld):
             leader = leader_of(members, self.leader_id)
             log.warning("%s", unassigned_topics_line(self._group_id, unheld, leader))
 
-    async def _describe_group(self) -> Any:
-        """The group as DescribeGroups shows it, when Stable; else None (DEBUG line). Any
-        failure, a client without the request class included, is that DEBUG line."""
+    def _timeout_ms(self) -> int:
+        return int(self._consumer.config.get("request_timeout_ms", 30000))
+
+    async def describe_if_due(self) -> None:
+        """kafka-python 3.0: send the generation's DescribeGroups when it is due and the
+        member is stable."""
+        from kafka.coordinator.base import MemberState
+
+        coordinator = self._coordinator
+        stable = (
+            coordinator.state is MemberState.STABLE
+            and not coordinator.rejoining
+            and coordinator._join_task is None
+        )
+        due = self._take_due(stable) if self._check is not None else None
+        if due is not None:
+            self._tell(await self._describe_group(), *due)
+
+    def describe_if_due_sync(self) -> None:
+        """kafka-python 2.x: the same, blocking the calling ``poll()`` for at most
+        ``request_timeout_ms`` (the client's own requests from ``poll()`` block likewise).
+        The heartbeat thread may answer it meanwhile: the client's send/poll take their locks,
+        and none is held here."""
+        from kafka.coordinator.base import MemberState
+
+        coordinator = self._coordinator
+        stable = (
+            coordinator.state is MemberState.STABLE
+            and not coordinator.rejoining
+            and not coordinator.rejoin_needed
+            and getattr(coordinator, "join_future", None) is None
+        )
+        due = self._take_due(stable) if self._check is not None else None
+        if due is not None:
+            self._tell(self._describe_group_sync(), *due)
+
+    def _described(self, groups: list[tuple[int, str]]) -> bool:
+        """Whether DescribeGroups answered (error code, state) no error and Stable for the
+        group (else a DEBUG line)."""
+        first = groups[0] if groups else None
+        if first is None or first != (0, "Stable"):
+            log.debug("group %s: DescribeGroups answered %r", self._group_id, groups[:1])
+            return False
+        return True
+
+    async def _describe_group(self) -> list[DescribedMember] | None:
+        """The group's members as DescribeGroups shows them, when Stable; else None (DEBUG
+        line). Any failure, a client without the request class included, is that DEBUG
+        line."""
         coordinator = self._coordinator
         manager = coordinator._manager
-        timeout_ms = int(self._consumer.config.get("request_timeout_ms", 30000))
         try:
             from kafka.protocol.admin import DescribeGroupsRequest
 
@@ -185,12 +232,53 @@ class LeaderRefusal:
                 groups=[self._group_id], include_authorized_operations=False
             )
             future = manager.send(request, node_id=coordinator.coordinator_id)
-            response = await manager.wait_for(future, timeout_ms)
+            response = await manager.wait_for(future, self._timeout_ms())
         except Exception as exc:
             log.debug("group %s: DescribeGroups failed: %r", self._group_id, exc)
             return None
         groups = list(getattr(response, "groups", ()) or ())
-        if not groups or groups[0].error_code != 0 or groups[0].group_state != "Stable":
-            log.debug("group %s: DescribeGroups answered %r", self._group_id, groups[:1])
+        summary = [(g.error_code, g.group_state) for g in groups]
+        if not self._described(summary):
             return None
-        return groups[0]
+        return [
+            DescribedMember(m.member_id, m.client_id, m.client_host, m.member_assignment)
+            for m in groups[0].members
+        ]
+
+    def _describe_group_sync(self) -> list[DescribedMember] | None:
+        """2.x's DescribeGroups (v0-v3, whose groups and members are tuples in the same
+        order: :func:`describe_groups_version`), as :meth:`_describe_group`."""
+        coordinator = self._coordinator
+        client = coordinator._client
+        try:
+            from kafka.protocol.admin import DescribeGroupsRequest
+
+            versions = client.get_api_versions() or {}
+            version = describe_groups_version(len(DescribeGroupsRequest), versions.get(15))
+            fields: dict[str, Any] = {"groups": [self._group_id]}
+            if version >= 3:
+                fields["include_authorized_operations"] = False
+            future = client.send(
+                coordinator.coordinator_id, DescribeGroupsRequest[version](**fields)
+            )
+            client.poll(future=future, timeout_ms=self._timeout_ms())
+            if not future.is_done or future.failed():
+                raise RuntimeError(future.exception if future.is_done else "no answer in time")
+            groups = list(future.value.groups or ())
+        except Exception as exc:
+            log.debug("group %s: DescribeGroups failed: %r", self._group_id, exc)
+            return None
+        if not self._described([(g[0], g[2]) for g in groups]):
+            return None
+        return [DescribedMember(m[0], m[1], m[2], m[4]) for m in groups[0][5]]
+
+
+def describe_groups_version(client_versions: int, broker: tuple[int, int] | None) -> int:
+    """The DescribeGroups version a 2.x client sends: the highest of v0-v3 (their response
+    layouts are the same tuples) that the client has (``client_versions`` classes) and the
+    broker accepts (its (min, max) from ApiVersions; None: unknown, v0)."""
+    highest = min(3, client_versions - 1)
+    if broker is None:
+        return 0
+    low, high = broker
+    return max(min(highest, high), min(low, highest))

@@ -50,6 +50,7 @@ from .common import (
     log_partitions,
     pre_rebalance_commit_timeout_ms,
 )
+from .leader_refusal import LeaderRefusal
 from .listener import call_sync, rebalance_listener
 
 __all__ = ["V2Hooks"]
@@ -90,8 +91,12 @@ class V2Hooks(HooksBase):
         self._patch(
             self._coordinator, "_handle_join_group_response", self.handle_join_group_response
         )
-        # Refused topics: reported once, never raised out of poll() (see .authorization).
-        self.topic_authorization = TopicAuthorization(self._consumer, self.group_id)
+        # Refused topics: reported once, never raised out of poll() (see .authorization); a
+        # leader refused another member's topic steps aside, the member is told.
+        self.leader_refusal = LeaderRefusal(self._consumer, self.group_id)
+        self.topic_authorization = TopicAuthorization(
+            self._consumer, self.group_id, self.leader_refusal.on_refused
+        )
         self.topic_authorization.install()
         # A refused group: one line, spaced attempts, membership dropped (see .authorization).
         self.group_authorization = GroupAuthorization(
@@ -160,6 +165,23 @@ class V2Hooks(HooksBase):
         except Exception as exc:
             log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 
+    def _step_aside(self, timeout_ms: int | None) -> None:
+        """The leader refused another member's topic leaves the group once
+        (:mod:`.leader_refusal`), in place of the pre-join step: commit, every owned partition
+        to ``on_partitions_revoked`` (still assigned), join state forgotten, LeaveGroup (which
+        resets the generation); the client's join loop then joins as a new member."""
+        owned = set(self._subscription.assigned_partitions())
+        self._auto_commit_sync(timeout_ms)
+        if owned:
+            log_partitions(self.group_id, "stepping aside as leader; revoked", owned)
+            self._call(self._listener(), "on_partitions_revoked", owned, "revoked")
+            self._set_assignment_keeping_state(())
+        self.forget_join()
+        self._coordinator._is_leader = False
+        self._subscription.reset_group_subscription()
+        self._coordinator.maybe_leave_group()  # 2.0.2's takes no timeout
+        self.leader_refusal.stepped_aside()
+
     # -- patched methods ------------------------------------------------------------------
     def on_join_prepare(
         self, generation: int, member_id: str, timeout_ms: int | None = None
@@ -167,6 +189,9 @@ class V2Hooks(HooksBase):
         """Before JoinGroup: lost, or commit then revoke (all, or dropped topics only)."""
         sub = self._subscription
         reset = membership_lost(generation, member_id)
+        if self.leader_refusal.pending and not reset:
+            self._step_aside(timeout_ms)
+            return
         decision = self.prepare_decision(reset)
         listener = self._listener()
         if decision.lost:
@@ -256,6 +281,7 @@ class V2Hooks(HooksBase):
         self.group_authorization.accepted()
         if decision.rejoin:
             coordinator.request_rejoin()
+        self.leader_refusal.joined(generation)
 
     def send_join_group_request(self) -> Any:
         """The client's JoinGroup+SyncGroup future; its failure counts one failed rebalance,
@@ -300,11 +326,14 @@ class V2Hooks(HooksBase):
             if timed and self.group_authorization.wait_s() > 0:
                 return False
         try:
-            return original(*args, **kwargs)
+            ready = original(*args, **kwargs)
         except Exception as exc:
             if is_group_refusal(exc):
                 self.group_authorization.refused("FindCoordinator")
             raise
+        if not self._coordinator.coordinator_unknown():  # 2.0.2 answers None
+            self.leader_refusal.describe_if_due_sync()
+        return ready
 
     def handle_join_group_response(self, future: Any, send_time: float, response: Any) -> None:
         """Accept MEMBER_ID_REQUIRED (KIP-394) on any JoinGroup version, then delegate.
@@ -323,6 +352,8 @@ class V2Hooks(HooksBase):
             import kafka.errors as kafka_errors
 
             self.say_refusal(kafka_errors.InconsistentGroupProtocolError())
+        if getattr(response, "error_code", 0) == 0:
+            self.leader_refusal.on_join_response(str(response.leader_id))
         if getattr(response, "error_code", 0) == _MEMBER_ID_REQUIRED:
             import kafka.errors as kafka_errors
             from kafka.coordinator.base import Generation
