@@ -31,8 +31,8 @@ from hooks_harness import (
 from kafka import KafkaProducer
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
+from kafka_sticky_plugin.client_security import kafka_python_settings
 from kafka_sticky_plugin.hooks import install_hooks
-from kafka_sticky_plugin.testing.client_security import kafka_python_settings
 from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
 
 pytestmark = [
