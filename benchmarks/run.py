@@ -32,6 +32,7 @@ process's own peak RSS (through ``peak_rss.py``). See docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import queue
@@ -42,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -102,6 +104,7 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
 
     from kafka_sticky_plugin.assignor.strategies import STICKY, strategy_named
 
+    clock = StepClock()
     engine = strategy_named(protocol).engine
     eager = strategy_named(STICKY).engine
     shape = SHAPES[shape_name]
@@ -111,6 +114,7 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     engine(
         {"warm-up": 4}, input_members(protocol, _metadata(protocol, {"w": ["warm-up"]}, {}, None))
     )
+    clock.lap("shape")
     fresh: Plan | None = None
     for phase in PHASES:
         phase_subs = dict(subs)
@@ -122,18 +126,20 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
         elif phase == "leave":
             del phase_subs[sorted(subs)[-1]]
         java_path = input_path(workdir, shape_name, protocol, phase, "java")
-        write_input(
-            java_path,
-            shape.partitions,
-            java_metadata(protocol, phase_subs, phase_racks, fresh),
-            partition_racks,
-        )
+        java_bytes = java_metadata(protocol, phase_subs, phase_racks, fresh)
+        clock.lap("java metadata")
+        write_input(java_path, shape.partitions, java_bytes, partition_racks)
+        del java_bytes
+        clock.lap("write inputs")
         metadata = _metadata(protocol, phase_subs, phase_racks, fresh)
+        clock.lap("our metadata")
         path = input_path(workdir, shape_name, protocol, phase, "ours")
         write_input(path, shape.partitions, metadata, partition_racks)
+        clock.lap("write inputs")
         specs = input_members(protocol, metadata)
         del metadata
         gc.collect()
+        clock.lap("decode for the engine")
         start = time.perf_counter()
         plan = engine(shape.partitions, specs, partition_racks=partition_racks)
         seconds = time.perf_counter() - start
@@ -145,8 +151,28 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
                 else eager(shape.partitions, specs, partition_racks=partition_racks)
             )
         del plan, specs
+        clock.lap("engine calls")
         row = {"phase": phase, "engine_s": seconds, "input_mb": path.stat().st_size / 2**20}
-        print(json.dumps(row), flush=True)
+        print(json.dumps({**row, "parts": clock.take()}), flush=True)
+
+
+class StepClock:
+    """Wall seconds per named step of the generator (``lap`` charges the time since the
+    previous lap to ``name``; ``take`` returns and clears the sums)."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+        self.sums: defaultdict[str, float] = defaultdict(float)
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.sums[name] += now - self.last
+        self.last = now
+
+    def take(self) -> dict[str, float]:
+        out = dict(self.sums)
+        self.sums.clear()
+        return out
 
 
 def input_path(workdir: Path, shape: str, protocol: str, phase: str, source: str) -> Path:
@@ -189,6 +215,8 @@ def run_limited(
     ``peak_mb`` (the peer process's own peak RSS; ``None`` when killed) and the ``done`` line's
     fields."""
     launcher = [sys.executable, str(HERE / "peak_rss.py")]
+    started = time.monotonic()
+    marks = ProcessClock(started)
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             [*launcher, *cmd], stdout=subprocess.PIPE, stderr=err, start_new_session=True
@@ -225,9 +253,11 @@ def run_limited(
             line = json.loads(text)
             if "begin" in line:
                 in_call = True
+                marks.begin()
                 deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
             elif "call" in line:
                 in_call = False
+                marks.end()
                 calls.append(line)
                 deadline = time.monotonic() + setup_timeout
             elif "peak_kb" in line:
@@ -235,6 +265,7 @@ def run_limited(
             else:
                 extra.update(line)
         proc.wait()
+        marks.exit(in_call)
         reader.join(10)
         assert proc.stdout is not None
         proc.stdout.close()
@@ -247,7 +278,56 @@ def run_limited(
         row["cold_s"] = call_seconds(calls[0])  # cut in a warm call: the cold one finished
     row["status"] = status
     row["peak_mb"] = None if peak is None or status != "ok" else peak / 1024
+    row["wall"] = marks.parts()
     return row
+
+
+class ProcessClock:
+    """Where a peer process's wall time goes, as the orchestrator sees it (``--timings``):
+    ``setup_s`` from the start to the first ``begin`` line (interpreter or JVM start-up,
+    reading the input, the peer's warm-up), ``calls_s`` inside calls (``begin`` to result,
+    or to the kill of a cut call), ``between_s`` between calls, ``after_s`` from the last
+    result to the process's exit (writing the output), ``process_s`` the whole."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.first: float | None = None
+        self.last = started
+        self.calls = 0.0
+        self.between = 0.0
+        self.opened: float | None = None
+        self.ended: float | None = None
+
+    def begin(self) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            self.first = now
+        else:
+            self.between += now - self.last
+        self.opened = now
+
+    def end(self) -> None:
+        now = time.monotonic()
+        if self.opened is not None:
+            self.calls += now - self.opened
+        self.opened = None
+        self.last = now
+
+    def exit(self, in_call: bool) -> None:
+        if in_call:
+            self.end()
+        self.ended = time.monotonic()
+
+    def parts(self) -> dict[str, float]:
+        ended = time.monotonic() if self.ended is None else self.ended
+        first = ended if self.first is None else self.first
+        return {
+            "process_s": ended - self.started,
+            "setup_s": first - self.started,
+            "calls_s": self.calls,
+            "between_s": self.between,
+            "after_s": ended - self.last if self.first is not None else 0.0,
+        }
 
 
 def call_seconds(call: Mapping[str, object]) -> float:
@@ -312,13 +392,22 @@ def bench_shape(
     workdir: Path,
     calls: Mapping[str, int] = DEFAULT_CALLS,
     budget: Mapping[str, float] = DEFAULT_BUDGET,
+    totals: defaultdict[str, float] | None = None,
+    smaller_cuts: dict[str, tuple[str, int, int]] | None = None,
 ) -> list[dict[str, object]]:
     """Every phase of one shape for one protocol on both inputs: our engine, then every peer
-    on the same input file, with quality measured on each peer's output (a peer whose output
-    on the ``java`` input is the same bytes as on ``ours`` gets the same quality figures)."""
+    on the same input file, with quality measured on each peer's output (a plan whose bytes
+    were already judged in this phase against the same members gets the same figures).
+
+    Skips, each printed with its reason: kafka-python after a cut on this shape (its later
+    phases) or, through ``smaller_cuts`` (shared across shapes; ``None``: not applied), on a
+    shape at least as large as one it was cut on (:data:`SIZE_SKIP`); franz-go or Java on
+    ``rejoin`` after a cut on ``fresh``; Java on eager ``sticky``'s ``ours`` input after a cut
+    on the ``java`` input of the same phase (:data:`JAVA_INPUT_RULE`; ``java`` runs first)."""
     from plan_quality import input_members, plan_of, quality
 
     spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
+    parts = PARTS if totals is None else totals
     t0 = time.monotonic()
     gen = subprocess.run(
         [sys.executable, str(Path(__file__)), "--generate", shape, protocol, str(workdir)],
@@ -330,39 +419,60 @@ def bench_shape(
         raise RuntimeError(f"generator failed on {shape}/{protocol}: {gen.stderr[-2000:]}")
     engine = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
     spent["generate"] += time.monotonic() - t0
+    parts["generate"] += time.monotonic() - t0
+    for r in engine.values():
+        for key, seconds in dict(r.pop("parts", {})).items():
+            parts[f"generate: {key}"] += seconds
     racked = SHAPES[shape].racks is not None
     run_peers = [*peers, "ours-norack"] if racked and "ours" in peers else list(peers)
     rows: list[dict[str, object]] = []
     skipped: dict[str, str] = {}
     cut_fresh: set[str] = set()
+    size = shape_size(shape)
     for phase in PHASES:
-        sources = {i: input_path(workdir, shape, protocol, phase, i) for i in INPUTS}
-        same = _same_file(sources["ours"], sources["java"])
-        first: dict[str, tuple[dict[str, object], bytes | None]] = {}
-        for source_name, source in sources.items():
+        paths = {i: input_path(workdir, shape, protocol, phase, i) for i in INPUTS}
+        same = _same_file(paths["ours"], paths["java"])
+        # Where the inputs differ, Java members' bytes run first (JAVA_INPUT_RULE).
+        order = INPUTS if same else tuple(reversed(INPUTS))
+        first: dict[str, dict[str, object]] = {}
+        judged = PlanJudge()
+        for source_name in order:
+            source = paths[source_name]
             base = {"shape": shape, "protocol": protocol, "phase": phase, "input": source_name}
             rows.append({**base, "peer": "engine", "status": "ok", **engine[phase]})
             if source_name == "java" and same:
                 for peer in run_peers:
-                    rows.append({**first[peer][0], **base, "same_bytes": True})
+                    rows.append({**first[peer], **base, "same_bytes": True})
                 continue
             t0 = time.monotonic()
             partitions, metadata, racks = read_input(source)
             members = input_members(protocol, metadata)
             del metadata
+            judged.members(members)
             spent["quality"] += time.monotonic() - t0
+            parts["quality: read members"] += time.monotonic() - t0
             for peer in run_peers:
                 row: dict[str, object] = {**base, "peer": peer}
                 cmd = peer_command(peer)
-                out_bytes: bytes | None = None
+                earlier = first.get(peer)
+                smaller = (smaller_cuts or {}).get(peer)
                 if peer == "kafka-python" and protocol != "sticky":
                     row["status"] = "n/a"
                 elif isinstance(cmd, str):
                     row["status"] = f"unavailable: {cmd}"
                 elif peer in skipped:
                     row["status"] = skipped[peer]
+                elif smaller is not None and smaller[0] != shape and _at_least(size, smaller):
+                    row["status"] = f"skipped (cut on {smaller[0]})"
                 elif phase == "rejoin" and peer in cut_fresh:
                     row["status"] = "skipped (cut on fresh)"
+                elif (
+                    peer == "java"
+                    and protocol == "sticky"
+                    and earlier is not None
+                    and earlier.get("status") == "cut"
+                ):
+                    row["status"] = f"skipped (cut on input {earlier['input']})"
                 else:
                     target = workdir / f"{shape}.{protocol}.{phase}.{source_name}.{peer}.out"
                     args = [protocol, str(source), str(target)]
@@ -375,35 +485,112 @@ def bench_shape(
                     row["load_after"] = os.getloadavg()[0]
                     if row["status"] == "ok":
                         out_bytes = target.read_bytes()
-                        earlier = first.get(peer)
-                        if earlier is not None and earlier[1] == out_bytes:
-                            row.update(_quality_of(earlier[0]))
-                        else:
+                        figures = judged.get(out_bytes)
+                        if figures is None:
                             plan = plan_of(read_output(target), members)
-                            row.update(quality(partitions, members, plan, racks))
+                            figures = quality(partitions, members, plan, racks)
+                            judged.put(out_bytes, figures)
                             del plan
+                        row.update(figures)
+                        del out_bytes
                     elif row["status"] == "cut" and peer == "kafka-python":
                         skipped[peer] = f"skipped (cut on {phase})"
+                        if smaller_cuts is not None and peer in SIZE_SKIP:
+                            smaller_cuts.setdefault(peer, (shape, *size))
                     elif row["status"] == "cut" and phase == "fresh":
                         cut_fresh.add(peer)
                     spent["peers"] += t1 - t0
                     spent["quality"] += time.monotonic() - t1
+                    _add_wall(parts, peer, row, t1 - t0)
+                    parts["quality: judge plans"] += time.monotonic() - t1
                     target.unlink(missing_ok=True)
                 row["seconds"] = total_seconds(row)
                 rows.append(row)
-                first.setdefault(peer, (row, out_bytes))
+                first.setdefault(peer, row)
             del members
-        for source in sources.values():
+        for source in paths.values():
             source.unlink()
     print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)
     return rows
 
 
-QUALITY_KEYS = ("twice", "invalid", "unassigned", "spread", "moved", "optimal", "cross_rack")
+#: Where the run's wall seconds went (``--timings`` prints it): generator, peers' processes
+#: split by :class:`ProcessClock`, quality. Filled by :func:`bench_shape` unless it is given
+#: its own dict.
+PARTS: defaultdict[str, float] = defaultdict(float)
 
 
-def _quality_of(row: Mapping[str, object]) -> dict[str, object]:
-    return {k: row[k] for k in QUALITY_KEYS if k in row}
+def _add_wall(
+    parts: defaultdict[str, float], peer: str, row: Mapping[str, object], whole: float
+) -> None:
+    """Add one peer process's wall parts (``row["wall"]``) to ``parts``: its calls (cut calls
+    apart), its time outside calls, and the orchestrator's own time around it."""
+    wall = row.get("wall")
+    if not isinstance(wall, dict):
+        return
+    name = peer.split("-norack")[0] if peer.startswith("ours") else peer
+    kind = "cut calls" if row.get("status") == "cut" else "calls"
+    parts[f"peers: {name} {kind}"] += wall["calls_s"]
+    parts[f"peers: {name} start-up + input"] += wall["setup_s"]
+    parts[f"peers: {name} between calls + output"] += wall["between_s"] + wall["after_s"]
+    parts["peers: launching, load average"] += whole - wall["process_s"]
+
+
+def print_timings(parts: Mapping[str, float], total: float) -> None:
+    """Where the run's wall seconds went, largest first within each part."""
+    print(f"\nwhere the run's {total:.0f} s went (wall seconds, this machine, this load):")
+    for group in ("generate", "peers", "quality"):
+        keys = sorted((k for k in parts if k.split(":")[0] == group), key=lambda k: -parts[k])
+        whole = sum(parts[k] for k in keys if ":" in k) if group != "generate" else parts[group]
+        print(f"  {group:<8} {whole:7.1f}")
+        for key in keys:
+            if ":" in key:
+                print(f"    {key.split(': ', 1)[1]:<40} {parts[key]:7.1f}")
+
+
+#: Peers skipped on a shape at least as large (partitions and members) as one they were cut
+#: on: kafka-python only, whose every earlier run was cut on every default shape; the runs go
+#: smallest shape first (``--no-size-skip`` runs it everywhere).
+SIZE_SKIP = ("kafka-python",)
+
+#: Why Java is not run on eager ``sticky``'s ``ours`` input after a cut on the ``java``
+#: input: Java's ``StickyAssignor`` reads the previous assignment from the sticky user data
+#: only, and both inputs carry the same user data (tests/test_bench_fairness.py), so its
+#: ``assign`` does the same work on both; the ``ours`` input only adds owned partitions for
+#: ``deserializeSubscription`` to decode. A call cut on ``java`` would be cut on ``ours``.
+JAVA_INPUT_RULE = "Java cut on input java is skipped on input ours (same user data, more bytes)"
+
+
+def shape_size(name: str) -> tuple[int, int]:
+    """A shape's partitions and members (the size :data:`SIZE_SKIP` compares)."""
+    shape = SHAPES[name]
+    return sum(shape.partitions.values()), len(shape.subscriptions())
+
+
+def _at_least(size: tuple[int, int], cut: tuple[str, int, int]) -> bool:
+    return size[0] >= cut[1] and size[1] >= cut[2]
+
+
+class PlanJudge:
+    """Quality figures already measured in one phase, by the plan's bytes: the same bytes
+    judged against the same members (as our leader reads them) give the same figures, so
+    they are measured once. Forgets everything when the members differ."""
+
+    def __init__(self) -> None:
+        self._members: list[object] | None = None
+        self._figures: dict[bytes, dict[str, object]] = {}
+
+    def members(self, members: Sequence[object]) -> None:
+        if self._members != list(members):
+            self._figures.clear()
+            self._members = list(members)
+
+    def get(self, plan_bytes: bytes) -> dict[str, object] | None:
+        figures = self._figures.get(hashlib.sha256(plan_bytes).digest())
+        return None if figures is None else dict(figures)
+
+    def put(self, plan_bytes: bytes, figures: Mapping[str, object]) -> None:
+        self._figures[hashlib.sha256(plan_bytes).digest()] = dict(figures)
 
 
 def _cell(row: Mapping[str, object] | None, timeouts: Mapping[str, float | None]) -> str:
@@ -613,8 +800,20 @@ def main(argv: list[str] | None = None) -> int:
         help="no further warm call starts once a peer's calls took this many seconds "
         "(default: Java 8, ours and franz 3)",
     )
+    parser.add_argument(
+        "--no-size-skip",
+        action="store_true",
+        help="run kafka-python on every shape (default: skipped on a shape at least as large "
+        "as one it was cut on, shapes run smallest first)",
+    )
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="print where the run's wall time went (generator steps, each peer's start-up, "
+        "calls, cut calls and output, quality)",
+    )
     parser.add_argument(
         "--tables", metavar="JSON", help="print the tables of an earlier run's --json file only"
     )
@@ -648,6 +847,11 @@ def main(argv: list[str] | None = None) -> int:
         for s in args.cooperative_shapes.split(",")
         if s and (s, "cooperative-sticky") not in runs
     ]
+    smaller_cuts: dict[str, tuple[str, int, int]] | None = None
+    if not args.no_size_skip:
+        smaller_cuts = {}
+        sizes = {s: shape_size(s) for s, _ in runs}
+        runs.sort(key=lambda run: sizes[run[0]])  # stable: protocols keep their order
     began = time.monotonic()
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     print(
@@ -659,11 +863,17 @@ def main(argv: list[str] | None = None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     for shape, protocol in runs:
         t0 = time.monotonic()
-        rows.extend(bench_shape(shape, protocol, peers, timeouts, workdir, calls, budget))
+        rows.extend(
+            bench_shape(
+                shape, protocol, peers, timeouts, workdir, calls, budget, None, smaller_cuts
+            )
+        )
         print(f" -- {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
         if args.json:  # after every shape, so that a stopped run keeps what it measured
             Path(args.json).write_text(json.dumps(rows, indent=1))
     print_tables(rows, peers, timeouts)
+    if args.timings:
+        print_timings(PARTS, time.monotonic() - began)
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nwhole run: {time.monotonic() - began:.0f} s (load average at the end {load})")
     if args.json:
