@@ -44,14 +44,14 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from peer_files import read_input, read_output, write_input  # noqa: E402
+from peer_files import rack_section, read_input_compact, read_output, write_input  # noqa: E402
 from shapes import SHAPES  # noqa: E402
 
 PHASES = ("fresh", "rejoin", "leave")
@@ -94,6 +94,30 @@ def _metadata(
     return out
 
 
+MetadataMaker = Callable[
+    [str, Mapping[str, list[str]], Mapping[str, str | None], Plan | None], dict[str, bytes]
+]
+
+
+def _remembered(
+    make: MetadataMaker,
+    source: str,
+    protocol: str,
+    subs: Mapping[str, list[str]],
+    racks: Mapping[str, str | None],
+    previous: Plan | None,
+    memo: dict[str, dict[str, bytes]],
+) -> dict[str, bytes]:
+    """``make(protocol, subs, racks, previous)``; with a ``previous`` plan, members already
+    made (in the other phase from the same plan) are taken from ``memo[source]``."""
+    if previous is None:
+        return make(protocol, subs, racks, previous)
+    known = memo[source]
+    todo = {m: topics for m, topics in subs.items() if m not in known}
+    known.update(make(protocol, todo, racks, previous))
+    return {m: known[m] for m in subs}
+
+
 def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     """Write the three phase inputs of one shape; print one JSON line per phase with our
     engine's time on the members read from those bytes."""
@@ -114,8 +138,12 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     engine(
         {"warm-up": 4}, input_members(protocol, _metadata(protocol, {"w": ["warm-up"]}, {}, None))
     )
+    rack_bytes = rack_section(shape.partitions, partition_racks)
     clock.lap("shape")
     fresh: Plan | None = None
+    # A member's bytes depend only on its topics, rack and previous assignment, the same in
+    # rejoin and leave: made once per member and source for both.
+    memo: dict[str, dict[str, bytes]] = {"ours": {}, "java": {}}
     for phase in PHASES:
         phase_subs = dict(subs)
         phase_racks = dict(racks)
@@ -126,15 +154,17 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
         elif phase == "leave":
             del phase_subs[sorted(subs)[-1]]
         java_path = input_path(workdir, shape_name, protocol, phase, "java")
-        java_bytes = java_metadata(protocol, phase_subs, phase_racks, fresh)
+        java_bytes = _remembered(
+            java_metadata, "java", protocol, phase_subs, phase_racks, fresh, memo
+        )
         clock.lap("java metadata")
-        write_input(java_path, shape.partitions, java_bytes, partition_racks)
+        write_input(java_path, shape.partitions, java_bytes, rack_bytes=rack_bytes)
         del java_bytes
         clock.lap("write inputs")
-        metadata = _metadata(protocol, phase_subs, phase_racks, fresh)
+        metadata = _remembered(_metadata, "ours", protocol, phase_subs, phase_racks, fresh, memo)
         clock.lap("our metadata")
         path = input_path(workdir, shape_name, protocol, phase, "ours")
-        write_input(path, shape.partitions, metadata, partition_racks)
+        write_input(path, shape.partitions, metadata, rack_bytes=rack_bytes)
         clock.lap("write inputs")
         specs = input_members(protocol, metadata)
         del metadata
@@ -404,7 +434,9 @@ def bench_shape(
     shape at least as large as one it was cut on (:data:`SIZE_SKIP`); franz-go or Java on
     ``rejoin`` after a cut on ``fresh``; Java on eager ``sticky``'s ``ours`` input after a cut
     on the ``java`` input of the same phase (:data:`JAVA_INPUT_RULE`; ``java`` runs first)."""
-    from plan_quality import input_members, plan_of, quality
+    import numpy as np
+    from bulk_quality import RackIndex, bulk_quality
+    from plan_quality import input_members
 
     spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
     parts = PARTS if totals is None else totals
@@ -445,7 +477,8 @@ def bench_shape(
                     rows.append({**first[peer], **base, "same_bytes": True})
                 continue
             t0 = time.monotonic()
-            partitions, metadata, racks = read_input(source)
+            partitions, metadata, compact = read_input_compact(source)
+            racks = None if compact is None else RackIndex(compact[0], np.asarray(compact[1]))
             members = input_members(protocol, metadata)
             del metadata
             judged.members(members)
@@ -487,10 +520,8 @@ def bench_shape(
                         out_bytes = target.read_bytes()
                         figures = judged.get(out_bytes)
                         if figures is None:
-                            plan = plan_of(read_output(target), members)
-                            figures = quality(partitions, members, plan, racks)
+                            figures = bulk_quality(partitions, members, read_output(target), racks)
                             judged.put(out_bytes, figures)
-                            del plan
                         row.update(figures)
                         del out_bytes
                     elif row["status"] == "cut" and peer == "kafka-python":
