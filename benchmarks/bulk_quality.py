@@ -31,7 +31,9 @@ from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.errors import InvariantViolation
 from kafka_sticky_plugin.invariants import check_balanced
 
-Items = tuple[list[str], list[int], list[int]]  # topics in order, count per topic, partitions
+#: One assignment: per topic block in order, its topic id (:class:`TopicNames`) and its
+#: partition count; all partitions in order.
+Items = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 
 @dataclass(frozen=True)
@@ -43,27 +45,119 @@ class RackIndex:
     index: NDArray[np.int64]
 
 
-def assignment_items(raw: bytes) -> Items:
-    """One assignment's topics (one entry per topic block, in the order of its bytes), the
-    number of partitions in each block, and all partitions in order."""
-    items = _plain_items(raw)
+class TopicNames:
+    """Topic ids: topic k of the input is ``k``, any other name ``unknown`` (the topic
+    count). Looks names up one by one (:meth:`id_of`) or, as raw bytes of one length, a
+    whole array at once (:meth:`ids_of_raw`)."""
+
+    def __init__(self, topics: Sequence[str]) -> None:
+        self.topics = list(topics)
+        self.unknown = len(self.topics)
+        self.ids = {t: k for k, t in enumerate(self.topics)}
+        grouped: dict[int, list[tuple[bytes, int]]] = {}
+        for k, t in enumerate(self.topics):
+            raw = t.encode()
+            grouped.setdefault(len(raw), []).append((raw, k))
+        self._by_length: dict[int, tuple[NDArray[np.bytes_], NDArray[np.int64]]] = {}
+        for length, entries in grouped.items():
+            entries.sort()
+            names = np.array([raw for raw, _ in entries], dtype=f"S{length}")
+            self._by_length[length] = (names, np.array([k for _, k in entries], dtype=np.int64))
+
+    def id_of(self, name: str) -> int:
+        return self.ids.get(name, self.unknown)
+
+    def ids_of_raw(self, names: NDArray[np.bytes_], length: int) -> NDArray[np.int64] | None:
+        """Ids of names that are all ``length`` bytes long (``S{length}``; a same-length
+        comparison, so trailing zero bytes cannot make two names equal); ``None`` if a name
+        that is not a topic is not UTF-8 (the codec then reads the bytes and refuses them)."""
+        ids = np.full(len(names), self.unknown, dtype=np.int64)
+        table = self._by_length.get(length)
+        hit = np.zeros(len(names), dtype=bool)
+        if table is not None:
+            known, known_ids = table
+            at = np.minimum(np.searchsorted(known, names), len(known) - 1)
+            hit = known[at] == names
+            ids[hit] = known_ids[at[hit]]
+        for miss in np.unique(names[~hit]).tolist():
+            try:
+                bytes(miss).decode()
+            except UnicodeDecodeError:
+                return None
+        return ids
+
+
+def assignment_items(raw: bytes, names: TopicNames) -> Items:
+    """One assignment's topic blocks (topic id, partition count) and partitions, in the
+    order of its bytes."""
+    items = _strided_items(raw, names)
+    if items is None:
+        items = _plain_items(raw, names)
     if items is not None:
         return items
-    topics: list[str] = []
+    topics: list[int] = []
     counts: list[int] = []
     partitions: list[int] = []
+    previous: str | None = None
     for topic, p in decode_assignment(raw).partitions:  # raises on unreadable bytes
-        if not topics or topics[-1] != topic:
-            topics.append(topic)
+        if not topics or previous != topic:
+            topics.append(names.id_of(topic))
             counts.append(0)
+            previous = topic
         counts[-1] += 1
         partitions.append(p)
-    return topics, counts, partitions
+    return _arrays(topics, counts, partitions)
 
 
-def _plain_items(raw: bytes) -> Items | None:
-    """The plain layout read directly, or ``None`` where it is not that (then the codec
-    decides)."""
+def _arrays(topics: list[int], counts: list[int], partitions: list[int]) -> Items:
+    return (
+        np.array(topics, dtype=np.int64),
+        np.array(counts, dtype=np.int64),
+        np.array(partitions, dtype=np.int64),
+    )
+
+
+def _strided_items(raw: bytes, names: TopicNames) -> Items | None:
+    """The plain layout where every topic block has the same name length and partition
+    count (a member given k partitions of each topic, as on the equal-subscription shapes):
+    read in one array view. ``None`` where the bytes are not exactly that: each block's
+    length and count are checked where the previous block says it starts."""
+    size = len(raw)
+    if size < 12 or _I16.unpack_from(raw, 0)[0] < 0:
+        return None
+    (count,) = _I32.unpack_from(raw, 2)
+    (length,) = _I16.unpack_from(raw, 6)
+    if count < 1 or length < 1 or 8 + length + 4 > size:
+        return None
+    (k,) = _I32.unpack_from(raw, 8 + length)
+    stride = 2 + length + 4 + 4 * k
+    end = 6 + count * stride
+    if k < 1 or end + 4 > size:
+        return None
+    (user,) = _I32.unpack_from(raw, end)
+    if user < -1 or end + 4 + max(user, 0) > size:
+        return None
+    layout = np.dtype(
+        {
+            "names": ["length", "name", "count", "partitions"],
+            "formats": [">i2", f"S{length}", ">i4", (">i4", (k,))],
+            "offsets": [0, 2, 2 + length, 6 + length],
+            "itemsize": stride,
+        }
+    )
+    view = np.frombuffer(raw, layout, count, 6)
+    if not ((view["length"] == length).all() and (view["count"] == k).all()):
+        return None
+    ids = names.ids_of_raw(view["name"], length)
+    if ids is None:
+        return None
+    counts = np.full(count, k, dtype=np.int64)
+    return ids, counts, view["partitions"].astype(np.int64).reshape(-1)
+
+
+def _plain_items(raw: bytes, names: TopicNames) -> Items | None:
+    """The plain layout read block by block, or ``None`` where it is not that (then the
+    codec decides)."""
     size = len(raw)
     if size < 6 or _I16.unpack_from(raw, 0)[0] < 0:
         return None
@@ -71,48 +165,89 @@ def _plain_items(raw: bytes) -> Items | None:
     if count < 0:
         return None
     at = 6
-    names: list[bytes] = []
+    blocks: list[bytes] = []
     counts: list[int] = []
     partitions: list[int] = []
     i16, i32 = _I16.unpack_from, _I32.unpack_from
-    add_name, add_count, add_one, add_many = (
-        names.append,
-        counts.append,
-        partitions.append,
-        partitions.extend,
-    )
     try:
         for _ in range(count):
             (length,) = i16(raw, at)
             at += 2
-            add_name(raw[at : at + length])
+            blocks.append(raw[at : at + length])
             at += length
             (n,) = i32(raw, at)
             at += 4
             if length < 0 or n < 0:
                 return None
-            add_count(n)
-            if n == 1:
-                add_one(i32(raw, at)[0])
-            else:
-                add_many(struct.unpack_from(f">{n}i", raw, at))
+            counts.append(n)
+            partitions.extend(struct.unpack_from(f">{n}i", raw, at))
             at += 4 * n
         (user,) = i32(raw, at)
-        topics = [name.decode() for name in _distinct(names)]
+        ids = {name: names.id_of(name.decode()) for name in dict.fromkeys(blocks)}
     except (struct.error, UnicodeDecodeError):
         return None
     if user < -1 or at + 4 + max(user, 0) > size:
         return None
-    decoded = dict(zip(_distinct(names), topics, strict=True))
-    return [decoded[name] for name in names], counts, partitions
-
-
-def _distinct(names: list[bytes]) -> list[bytes]:
-    return list(dict.fromkeys(names))
+    return _arrays([ids[name] for name in blocks], counts, partitions)
 
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
+
+
+@dataclass(frozen=True)
+class MembersView:
+    """What every plan of one input is judged against, made once per input
+    (:func:`members_view`): topic ids (the topics in input order, ``unknown`` = their count),
+    each topic's partition count and first global index, which member subscribes which topic,
+    the previously owned partitions as global indices with their claimant, and the owned
+    items that do not exist."""
+
+    partitions: Mapping[str, int]
+    members: Sequence[MemberSpec]
+    names: TopicNames
+    counts: NDArray[np.int64]
+    starts: NDArray[np.int64]
+    subscribed: NDArray[np.bool_]
+    owned_at: NDArray[np.int64]
+    owned_by: NDArray[np.int64]
+    owned_missing: int
+    wanted: int
+
+
+def members_view(partitions: Mapping[str, int], members: Sequence[MemberSpec]) -> MembersView:
+    """The :class:`MembersView` of ``members`` on ``partitions``."""
+    names = TopicNames(list(partitions))
+    topics, unknown, tid = names.topics, names.unknown, names.ids
+    counts = np.array([partitions[t] for t in topics] + [0], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    subscribed = np.zeros((len(members) + 1, unknown + 1), dtype=bool)
+    at: list[NDArray[np.int64]] = []
+    by: list[NDArray[np.int64]] = []
+    missing = 0
+    for i, s in enumerate(members):
+        subscribed[i, [tid[t] for t in s.topics if t in tid]] = True
+        if not s.owned:
+            continue
+        pairs = np.array([(tid.get(t, unknown), p) for t, p in s.owned], dtype=np.int64)
+        k, p = pairs[:, 0], pairs[:, 1]
+        ok = (p >= 0) & (p < counts[k])
+        missing += int(len(p) - ok.sum())
+        at.append(starts[k[ok]] + p[ok])
+        by.append(np.full(int(ok.sum()), i, dtype=np.int64))
+    wanted = {t for s in members for t in s.topics if t in partitions}
+    return MembersView(
+        partitions=partitions,
+        members=members,
+        names=names,
+        counts=counts,
+        starts=starts,
+        subscribed=subscribed,
+        owned_at=np.concatenate(at) if at else np.zeros(0, dtype=np.int64),
+        owned_by=np.concatenate(by) if by else np.zeros(0, dtype=np.int64),
+        owned_missing=missing,
+        wanted=sum(partitions[t] for t in wanted),
+    )
 
 
 def bulk_quality(
@@ -120,61 +255,52 @@ def bulk_quality(
     members: Sequence[MemberSpec],
     assignments: Mapping[str, bytes],
     racks: RackIndex | None = None,
+    view: MembersView | None = None,
 ) -> dict[str, object]:
     """``quality(partitions, members, plan_of(assignments, members), racks)`` (see the module
-    docstring); ``racks`` in the input's compact form."""
-    topics = list(partitions)
-    unknown = len(topics)  # the topic id of a name that is not a topic
-    tid = {t: k for k, t in enumerate(topics)}
-    counts = np.array([partitions[t] for t in topics] + [0], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    total = int(counts.sum())
+    docstring); ``racks`` in the input's compact form; ``view``: :func:`members_view` of the
+    same partitions and members, made once for several plans."""
+    if view is None:
+        view = members_view(partitions, members)
+    counts, starts = view.counts, view.starts
     index = {s.member_id: i for i, s in enumerate(members)}
     order = [(s.member_id, i) for i, s in enumerate(members)]
     order += [(m, len(members)) for m in assignments if m not in index]  # not a member
-    subscribed = np.zeros((len(members) + 1, unknown + 1), dtype=bool)
-    for i, s in enumerate(members):
-        subscribed[i, [tid[t] for t in s.topics if t in tid]] = True
-    read = {m: assignment_items(raw) for m, raw in assignments.items()}
-    who: list[int] = []
-    topic_ids: list[int] = []
-    flat: list[int] = []
+    read = {m: assignment_items(raw, view.names) for m, raw in assignments.items()}
+    t_chunks: list[NDArray[np.int64]] = []
+    p_chunks: list[NDArray[np.int64]] = []
+    m_chunks: list[NDArray[np.int64]] = []
     load: dict[str, int] = {}
     for member_id, m in order:
-        names, sizes, parts = read.get(member_id, ([], [], []))
-        load[member_id] = len(parts)
-        for name, n in zip(names, sizes, strict=True):
-            topic_ids += [tid.get(name, unknown)] * n
-        flat += parts
-        who += [m] * len(parts)
-    t_arr = np.array(topic_ids, dtype=np.int64)
-    p_arr = np.array(flat, dtype=np.int64)
-    m_arr = np.array(who, dtype=np.int64)
-    valid = subscribed[m_arr, t_arr] & (p_arr >= 0) & (p_arr < counts[t_arr])
+        items = read.get(member_id)
+        load[member_id] = 0 if items is None else len(items[2])
+        if items is None or not len(items[2]):
+            continue
+        ids, sizes, parts = items
+        t_chunks.append(np.repeat(ids, sizes))
+        p_chunks.append(parts)
+        m_chunks.append(np.full(len(parts), m, dtype=np.int64))
+    empty = np.zeros(0, dtype=np.int64)
+    t_arr = np.concatenate(t_chunks) if t_chunks else empty
+    p_arr = np.concatenate(p_chunks) if p_chunks else empty
+    m_arr = np.concatenate(m_chunks) if m_chunks else empty
+    valid = view.subscribed[m_arr, t_arr] & (p_arr >= 0) & (p_arr < counts[t_arr])
     invalid = int(len(valid) - valid.sum())
     given_at = starts[t_arr[valid]] + p_arr[valid]
     unique, first = np.unique(given_at, return_index=True)
     to = m_arr[valid][first]
     twice = len(given_at) - len(unique)
-    owner = np.full(total, -1, dtype=np.int64)
+    owner = np.full(int(counts.sum()), -1, dtype=np.int64)
     owner[unique] = to
-    wanted = {t for s in members for t in s.topics if t in partitions}
-    unassigned = sum(partitions[t] for t in wanted) - len(unique)
+    unassigned = view.wanted - len(unique)
     loads = [load[s.member_id] for s in members if s.topics]
     spread = max(loads) - min(loads) if loads else 0
-    moved = 0
-    for m, s in enumerate(members):
-        if not s.owned:
-            continue
-        k = np.array([tid.get(t, unknown) for t, _ in s.owned], dtype=np.int64)
-        p = np.array([p for _, p in s.owned], dtype=np.int64)
-        ok = (p >= 0) & (p < counts[k])
-        moved += int(len(p) - ok.sum()) + int((owner[starts[k[ok]] + p[ok]] != m).sum())
+    moved = view.owned_missing + int((owner[view.owned_at] != view.owned_by).sum())
     optimal: bool | None = None
     if not twice and not invalid:
         optimal = True
         if spread > 1:  # within 1 is optimal whatever the subscriptions
-            plan = {s.member_id: _pairs(read.get(s.member_id)) for s in members}
+            plan = {s.member_id: _pairs(read.get(s.member_id), view.names) for s in members}
             try:
                 check_balanced(partitions, members, plan)
             except InvariantViolation:
@@ -192,12 +318,13 @@ def bulk_quality(
     return out
 
 
-def _pairs(items: Items | None) -> list[tuple[str, int]]:
+def _pairs(items: Items | None, names: TopicNames) -> list[tuple[str, int]]:
+    """The plan's tuples (only called when every item is valid, so every id is a topic)."""
     if items is None:
         return []
-    names, sizes, parts = items
-    topics = [name for name, n in zip(names, sizes, strict=True) for _ in range(n)]
-    return list(zip(topics, parts, strict=True))
+    ids, sizes, parts = items
+    topics = np.repeat(ids, sizes).tolist()
+    return [(names.topics[t], p) for t, p in zip(topics, parts.tolist(), strict=True)]
 
 
 def _cross_rack(

@@ -435,7 +435,7 @@ def bench_shape(
     ``rejoin`` after a cut on ``fresh``; Java on eager ``sticky``'s ``ours`` input after a cut
     on the ``java`` input of the same phase (:data:`JAVA_INPUT_RULE`; ``java`` runs first)."""
     import numpy as np
-    from bulk_quality import RackIndex, bulk_quality
+    from bulk_quality import RackIndex, bulk_quality, members_view
     from plan_quality import input_members
 
     spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
@@ -482,6 +482,7 @@ def bench_shape(
             members = input_members(protocol, metadata)
             del metadata
             judged.members(members)
+            view = members_view(partitions, members)
             spent["quality"] += time.monotonic() - t0
             parts["quality: read members"] += time.monotonic() - t0
             for peer in run_peers:
@@ -520,7 +521,9 @@ def bench_shape(
                         out_bytes = target.read_bytes()
                         figures = judged.get(out_bytes)
                         if figures is None:
-                            figures = bulk_quality(partitions, members, read_output(target), racks)
+                            assignments = read_output(target)
+                            figures = bulk_quality(partitions, members, assignments, racks, view)
+                            del assignments
                             judged.put(out_bytes, figures)
                         row.update(figures)
                         del out_bytes
@@ -538,7 +541,7 @@ def bench_shape(
                 row["seconds"] = total_seconds(row)
                 rows.append(row)
                 first.setdefault(peer, row)
-            del members
+            del members, view
         for source in paths.values():
             source.unlink()
     print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)

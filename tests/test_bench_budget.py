@@ -26,7 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bulk_quality import RackIndex, assignment_items, bulk_quality  # noqa: E402
+from bulk_quality import RackIndex, TopicNames, assignment_items, bulk_quality  # noqa: E402
 from java_form import java_metadata  # noqa: E402
 from peer_files import rack_section, read_input, read_input_compact, write_input  # noqa: E402
 from plan_quality import input_members, plan_of, quality  # noqa: E402
@@ -123,10 +123,41 @@ def test_bulk_quality_judges_an_unbalanced_plan_with_check_balanced() -> None:
 
 
 def test_unreadable_assignment_bytes_are_refused_by_our_codec() -> None:
+    names = TopicNames(["a", "b", "ab", "cd"])
     good = encode_assignment(Assignment(3, (("a", 0), ("a", 1), ("b", 2))))
-    assert assignment_items(good) == (["a", "b"], [2, 1], [0, 1, 2])
+    ids, counts, partitions = assignment_items(good, names)
+    assert (ids.tolist(), counts.tolist(), partitions.tolist()) == ([0, 1], [2, 1], [0, 1, 2])
+    strided = encode_assignment(Assignment(1, (("ab", 4), ("ab", 5), ("zz", 0), ("zz", 2))))
+    ids, counts, partitions = assignment_items(strided, names)  # one array view
+    assert (ids.tolist(), counts.tolist(), partitions.tolist()) == ([2, 4], [2, 2], [4, 5, 0, 2])
     with pytest.raises(CodecError):
-        assignment_items(good[:-6])  # truncated inside a partition array
+        assignment_items(good[:-6], names)  # truncated inside a partition array
+    bad_name = strided.replace(b"zz", b"\xff\xfe")
+    with pytest.raises(CodecError):
+        assignment_items(bad_name, names)  # not UTF-8: refused as the codec refuses it
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bulk_quality_on_equal_blocks_is_the_reference(seed: int) -> None:
+    """Every member given k partitions of each topic (the one-view path), with names of the
+    same length that are not topics, items given twice and keys that are not members."""
+    print(f"seed {seed}")
+    rnd = random.Random(1000 + seed)
+    k, n_members = rnd.randint(1, 3), rnd.randint(1, 4)
+    partitions = {f"t{i:02d}": k * n_members for i in range(rnd.randint(1, 6))}
+    subs = {f"m{i}": list(partitions) for i in range(n_members)}
+    previous = {m: [(t, rnd.randrange(k * n_members))] for m in subs for t in partitions}
+    metadata = _metadata("sticky", subs, {}, previous)
+    members = input_members("sticky", metadata)
+    topics = list(partitions) + (["t99"] if seed % 3 == 0 else [])
+    plan = {m: [(t, i * k + j) for t in topics for j in range(k)] for i, m in enumerate(subs)}
+    if seed % 2:
+        plan["stranger"] = [(t, 0) for t in topics]
+        first = next(iter(plan))
+        plan[first] = [(t, (p + k) % (k * n_members)) for t, p in plan[first]]  # twice
+    assignments = {m: encode_assignment(Assignment(3, tuple(v))) for m, v in plan.items()}
+    expected = quality(partitions, members, plan_of(assignments, members))
+    assert bulk_quality(partitions, members, assignments) == expected
 
 
 def test_plan_judge_reuses_figures_only_for_the_same_bytes_and_members() -> None:
@@ -202,7 +233,9 @@ def test_process_clock_splits_start_up_calls_and_output() -> None:
     row = run_limited([sys.executable, "-c", code], 5.0)
     wall = row["wall"]
     assert isinstance(wall, dict)
-    assert wall["setup_s"] >= 0.4 and wall["calls_s"] >= 0.3 and wall["after_s"] >= 0.3
-    assert wall["process_s"] >= wall["setup_s"] + wall["calls_s"] + wall["after_s"] - 1e-6
-    clock = ProcessClock(0.0)
-    assert clock.parts()["calls_s"] == 0.0
+    # the orchestrator reads each line when it comes, so under load a part may look shorter
+    # than the sleep before it and the next one longer; the parts add up to the whole
+    assert wall["process_s"] >= 1.0 and wall["calls_s"] > 0 and wall["after_s"] > 0
+    parts = wall["setup_s"] + wall["calls_s"] + wall["between_s"] + wall["after_s"]
+    assert parts == pytest.approx(wall["process_s"], abs=1e-6)
+    assert ProcessClock(0.0).parts()["calls_s"] == 0.0
