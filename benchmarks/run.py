@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import queue
+import resource
 import shutil
 import signal
 import subprocess
@@ -247,6 +248,7 @@ def run_limited(
     launcher = [sys.executable, str(HERE / "peak_rss.py")]
     started = time.monotonic()
     marks = ProcessClock(started)
+    cpu0 = _children_cpu()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             [*launcher, *cmd], stdout=subprocess.PIPE, stderr=err, start_new_session=True
@@ -296,6 +298,7 @@ def run_limited(
                 extra.update(line)
         proc.wait()
         marks.exit(in_call)
+        marks.cpu = None if status == "cut" else _children_cpu() - cpu0
         reader.join(10)
         assert proc.stdout is not None
         proc.stdout.close()
@@ -312,14 +315,24 @@ def run_limited(
     return row
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's waited-for descendants so far: a peer
+    (through ``peak_rss.py``, which waits for it) or the generator. A killed peer's own
+    CPU is not counted (nobody here waits for it)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 class ProcessClock:
     """Where a peer process's wall time goes, as the orchestrator sees it (``--timings``):
     ``setup_s`` from the start to the first ``begin`` line (interpreter or JVM start-up,
     reading the input, the peer's warm-up), ``calls_s`` inside calls (``begin`` to result,
     or to the kill of a cut call), ``between_s`` between calls, ``after_s`` from the last
-    result to the process's exit (writing the output), ``process_s`` the whole."""
+    result to the process's exit (writing the output), ``process_s`` the whole, ``cpu_s``
+    the CPU seconds of the process and its launcher (``None`` when it was killed)."""
 
     def __init__(self, started: float) -> None:
+        self.cpu: float | None = None
         self.started = started
         self.first: float | None = None
         self.last = started
@@ -348,7 +361,7 @@ class ProcessClock:
             self.end()
         self.ended = time.monotonic()
 
-    def parts(self) -> dict[str, float]:
+    def parts(self) -> dict[str, float | None]:
         ended = time.monotonic() if self.ended is None else self.ended
         first = ended if self.first is None else self.first
         return {
@@ -357,6 +370,7 @@ class ProcessClock:
             "calls_s": self.calls,
             "between_s": self.between,
             "after_s": ended - self.last if self.first is not None else 0.0,
+            "cpu_s": self.cpu,
         }
 
 
@@ -441,6 +455,7 @@ def bench_shape(
     spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
     parts = PARTS if totals is None else totals
     t0 = time.monotonic()
+    cpu0 = _children_cpu()
     gen = subprocess.run(
         [sys.executable, str(Path(__file__)), "--generate", shape, protocol, str(workdir)],
         capture_output=True,
@@ -452,6 +467,7 @@ def bench_shape(
     engine = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
     spent["generate"] += time.monotonic() - t0
     parts["generate"] += time.monotonic() - t0
+    CPU["generate"] += _children_cpu() - cpu0
     for r in engine.values():
         for key, seconds in dict(r.pop("parts", {})).items():
             parts[f"generate: {key}"] += seconds
@@ -476,7 +492,7 @@ def bench_shape(
                 for peer in run_peers:
                     rows.append({**first[peer], **base, "same_bytes": True})
                 continue
-            t0 = time.monotonic()
+            t0, c0 = time.monotonic(), time.process_time()
             partitions, metadata, compact = read_input_compact(source)
             racks = None if compact is None else RackIndex(compact[0], np.asarray(compact[1]))
             members = input_members(protocol, metadata)
@@ -485,6 +501,7 @@ def bench_shape(
             view = members_view(partitions, members)
             spent["quality"] += time.monotonic() - t0
             parts["quality: read members"] += time.monotonic() - t0
+            CPU["quality: read members"] += time.process_time() - c0
             for peer in run_peers:
                 row: dict[str, object] = {**base, "peer": peer}
                 cmd = peer_command(peer)
@@ -515,7 +532,7 @@ def bench_shape(
                     t0 = time.monotonic()
                     row["limit_s"] = timeouts.get(peer)
                     row.update(run_limited([*cmd, *args], timeouts.get(peer)))
-                    t1 = time.monotonic()
+                    t1, c1 = time.monotonic(), time.process_time()
                     row["load_after"] = os.getloadavg()[0]
                     if row["status"] == "ok":
                         out_bytes = target.read_bytes()
@@ -537,6 +554,7 @@ def bench_shape(
                     spent["quality"] += time.monotonic() - t1
                     _add_wall(parts, peer, row, t1 - t0)
                     parts["quality: judge plans"] += time.monotonic() - t1
+                    CPU["quality: judge plans"] += time.process_time() - c1
                     target.unlink(missing_ok=True)
                 row["seconds"] = total_seconds(row)
                 rows.append(row)
@@ -552,6 +570,9 @@ def bench_shape(
 #: split by :class:`ProcessClock`, quality. Filled by :func:`bench_shape` unless it is given
 #: its own dict.
 PARTS: defaultdict[str, float] = defaultdict(float)
+#: CPU seconds of the same parts where they can be counted (the generator, our quality
+#: measure, each peer process that finished), for an idle-machine estimate (``--timings``).
+CPU: defaultdict[str, float] = defaultdict(float)
 
 
 def _add_wall(
@@ -567,11 +588,15 @@ def _add_wall(
     parts[f"peers: {name} {kind}"] += wall["calls_s"]
     parts[f"peers: {name} start-up + input"] += wall["setup_s"]
     parts[f"peers: {name} between calls + output"] += wall["between_s"] + wall["after_s"]
+    if wall.get("cpu_s") is not None and row.get("status") == "ok":
+        CPU[f"peers: {name} processes (ok)"] += wall["cpu_s"]
+        CPU[f"peers: {name} processes (ok), wall"] += wall["process_s"]
     parts["peers: launching, load average"] += whole - wall["process_s"]
 
 
 def print_timings(parts: Mapping[str, float], total: float) -> None:
-    """Where the run's wall seconds went, largest first within each part."""
+    """Where the run's wall seconds went, largest first within each part, then the CPU
+    seconds of the parts that can be counted (:data:`CPU`)."""
     print(f"\nwhere the run's {total:.0f} s went (wall seconds, this machine, this load):")
     for group in ("generate", "peers", "quality"):
         keys = sorted((k for k in parts if k.split(":")[0] == group), key=lambda k: -parts[k])
@@ -580,6 +605,11 @@ def print_timings(parts: Mapping[str, float], total: float) -> None:
         for key in keys:
             if ":" in key:
                 print(f"    {key.split(': ', 1)[1]:<40} {parts[key]:7.1f}")
+    print("CPU seconds (user + system) of the parts that can be counted, beside their wall:")
+    for key in sorted(CPU):
+        if not key.endswith(", wall"):
+            wall = CPU.get(f"{key}, wall", parts.get(key, 0.0))
+            print(f"  {key:<46} cpu {CPU[key]:7.1f}  wall {wall:7.1f}")
 
 
 #: Peers skipped on a shape at least as large (partitions and members) as one they were cut
