@@ -25,11 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from plan_quality import figures
 
 from kafka_sticky_plugin.codec import decode_assignment
 from kafka_sticky_plugin.core import MemberSpec
-from kafka_sticky_plugin.errors import InvariantViolation
-from kafka_sticky_plugin.invariants import check_balanced
 
 #: One assignment: per topic block in order, its topic id (:class:`TopicNames`) and its
 #: partition count; all partitions in order.
@@ -296,26 +295,13 @@ def bulk_quality(
     loads = [load[s.member_id] for s in members if s.topics]
     spread = max(loads) - min(loads) if loads else 0
     moved = view.owned_missing + int((owner[view.owned_at] != view.owned_by).sum())
-    optimal: bool | None = None
-    if not twice and not invalid:
-        optimal = True
-        if spread > 1:  # within 1 is optimal whatever the subscriptions
-            plan = {s.member_id: _pairs(read.get(s.member_id), view.names) for s in members}
-            try:
-                check_balanced(partitions, members, plan)
-            except InvariantViolation:
-                optimal = False
-    out: dict[str, object] = {
-        "twice": twice,
-        "invalid": invalid,
-        "unassigned": unassigned,
-        "spread": spread,
-        "moved": moved,
-        "optimal": optimal,
-    }
-    if racks is not None:
-        out["cross_rack"] = _cross_rack(members, racks, unique, to)
-    return out
+    return figures(
+        partitions,
+        members,
+        (twice, invalid, unassigned, spread, moved),
+        lambda: {s.member_id: _pairs(read.get(s.member_id), view.names) for s in members},
+        _cross_rack(members, racks, unique, to) if racks is not None else None,
+    )
 
 
 def _pairs(items: Items | None, names: TopicNames) -> list[tuple[str, int]]:
