@@ -734,6 +734,7 @@ def print_tables(
             against = norack if p == "franz" and norack else ours
             line += f" {_cell(r, timeouts):>12} {_ratio(r, against):>6}"
         print(line)
+    print_skips(rows)
     if "java" in peers:
         print(
             "\nJava's split (s): warm call (best of the calls after the first) and the cold "
@@ -795,6 +796,20 @@ def print_tables(
             f"{lead} {_fig(r, 'peak_mb', 0):>8} {r['spread']!s:>7} {r['moved']!s:>7} "
             f"{r['twice']!s:>5} {r['invalid']!s:>7} {r['unassigned']!s:>7} {opt:>7} "
             f"{r.get('cross_rack', '-')!s:>7}"
+        )
+
+
+def print_skips(rows: Sequence[Mapping[str, object]]) -> None:
+    """Under the time table: why each ``skipped`` cell was not run, with how many rows."""
+    reasons: dict[tuple[str, str], int] = defaultdict(int)
+    for r in rows:
+        status = str(r.get("status", ""))
+        if status.startswith("skipped (") and not r.get("same_bytes"):
+            reasons[(str(r["peer"]), status[len("skipped (") : -1])] += 1
+    if reasons:
+        print(
+            "skipped (not run): "
+            + "; ".join(f"{peer} {why} ({n} rows)" for (peer, why), n in sorted(reasons.items()))
         )
 
 
