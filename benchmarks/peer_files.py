@@ -36,29 +36,38 @@ def write_input(
     partitions: Mapping[str, int],
     metadata: Mapping[str, bytes],
     partition_racks: PartitionRacks | None = None,
+    rack_bytes: bytes | None = None,
 ) -> None:
-    """Write one peer input: partition counts, every member's metadata, replica racks."""
+    """Write one peer input: partition counts, every member's metadata, replica racks
+    (``rack_bytes``: :func:`rack_section` made once for several inputs of one shape)."""
     parts = [MAGIC, struct.pack(">i", len(partitions))]
     for topic, count in partitions.items():
         parts += [_str(topic), struct.pack(">i", count)]
     parts.append(struct.pack(">i", len(metadata)))
     for member_id, raw in metadata.items():
         parts += [_str(member_id), struct.pack(">i", len(raw)), raw]
-    if not partition_racks:
-        parts.append(struct.pack(">i", 0))
-    else:
-        sets: dict[tuple[str, ...], int] = {}
-        index = array("h")
-        for topic, count in partitions.items():
-            for p in range(count):
-                index.append(sets.setdefault(tuple(partition_racks.get((topic, p), ())), len(sets)))
-        parts.append(struct.pack(">i", len(sets)))
-        for racks in sets:
-            parts.append(struct.pack(">h", len(racks)))
-            parts += [_str(r) for r in racks]
-        index.byteswap()
-        parts.append(index.tobytes())
+    if rack_bytes is None:
+        rack_bytes = rack_section(partitions, partition_racks)
+    parts.append(rack_bytes)
     path.write_bytes(b"".join(parts))
+
+
+def rack_section(partitions: Mapping[str, int], partition_racks: PartitionRacks | None) -> bytes:
+    """The replica rack part of an input (``int32 0`` without racks)."""
+    if not partition_racks:
+        return struct.pack(">i", 0)
+    sets: dict[tuple[str, ...], int] = {}
+    index = array("h")
+    for topic, count in partitions.items():
+        for p in range(count):
+            index.append(sets.setdefault(tuple(partition_racks.get((topic, p), ())), len(sets)))
+    parts = [struct.pack(">i", len(sets))]
+    for racks in sets:
+        parts.append(struct.pack(">h", len(racks)))
+        parts += [_str(r) for r in racks]
+    index.byteswap()
+    parts.append(index.tobytes())
+    return b"".join(parts)
 
 
 class _Reader:
@@ -89,6 +98,19 @@ def read_input(
     path: Path,
 ) -> tuple[dict[str, int], dict[str, bytes], dict[tuple[str, int], tuple[str, ...]] | None]:
     """The inverse of :func:`write_input` (used by the Python peers and the tests)."""
+    partitions, metadata, compact = read_input_compact(path)
+    if compact is None:
+        return partitions, metadata, None
+    sets, index = compact
+    keys = [(topic, p) for topic, count in partitions.items() for p in range(count)]
+    return partitions, metadata, dict(zip(keys, map(sets.__getitem__, index), strict=True))
+
+
+def read_input_compact(
+    path: Path,
+) -> tuple[dict[str, int], dict[str, bytes], tuple[list[tuple[str, ...]], array[int]] | None]:
+    """Like :func:`read_input`, with the replica racks as the file stores them: the rack
+    sets and, per partition in topic order, the index of its set."""
     r = _Reader(path.read_bytes())
     if r.take(4) != MAGIC:
         raise ValueError(f"{path}: not a bench input")
@@ -100,13 +122,7 @@ def read_input(
     sets = [tuple(r.str() for _ in range(r.i16())) for _ in range(n_sets)]
     index = array("h", r.take(2 * sum(partitions.values())))
     index.byteswap()
-    racks: dict[tuple[str, int], tuple[str, ...]] = {}
-    at = 0
-    for topic, count in partitions.items():
-        for p in range(count):
-            racks[(topic, p)] = sets[index[at]]
-            at += 1
-    return partitions, metadata, racks
+    return partitions, metadata, (sets, index)
 
 
 def write_output(path: Path, assignments: Mapping[str, bytes]) -> None:

@@ -9,7 +9,7 @@ assignment bytes are read with our codec; load-optimality is
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kafka_sticky_plugin.assignor.leader import member_spec
 from kafka_sticky_plugin.codec import SubscriptionDecoder, decode_assignment
@@ -87,17 +87,37 @@ def quality(
         for topic, p in s.owned:
             row = owner.get(topic)
             moved += row is None or not 0 <= p < len(row) or row[p] != m
+    return figures(
+        partitions,
+        members,
+        (twice, invalid, unassigned, spread, moved),
+        lambda: {s.member_id: plan[s.member_id] for s in members},
+        cross if partition_racks is not None else None,
+    )
+
+
+def figures(
+    partitions: Mapping[str, int],
+    members: Sequence[MemberSpec],
+    counts: tuple[int, int, int, int, int],
+    plan: Callable[[], Plan],
+    cross_rack: int | None,
+) -> dict[str, object]:
+    """The quality row from ``counts`` (twice, invalid, unassigned, spread, moved):
+    ``optimal`` is judged only when nothing is given twice or is invalid, and with
+    :func:`check_balanced` on ``plan()`` (every member's partitions) only when the spread is
+    above 1 (within 1 is optimal whatever the subscriptions); ``cross_rack`` only with
+    replica racks (``None``: none)."""
+    twice, invalid, unassigned, spread, moved = counts
     optimal: bool | None = None
     if not twice and not invalid:
         optimal = True
-        if spread > 1:  # within 1 is optimal whatever the subscriptions
+        if spread > 1:
             try:
-                check_balanced(
-                    partitions, members, {s.member_id: plan[s.member_id] for s in members}
-                )
+                check_balanced(partitions, members, plan())
             except InvariantViolation:
                 optimal = False
-    row_out: dict[str, object] = {
+    out: dict[str, object] = {
         "twice": twice,
         "invalid": invalid,
         "unassigned": unassigned,
@@ -105,6 +125,6 @@ def quality(
         "moved": moved,
         "optimal": optimal,
     }
-    if partition_racks is not None:
-        row_out["cross_rack"] = cross
-    return row_out
+    if cross_rack is not None:
+        out["cross_rack"] = cross_rack
+    return out

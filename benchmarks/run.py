@@ -32,9 +32,11 @@ process's own peak RSS (through ``peak_rss.py``). See docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import queue
+import resource
 import shutil
 import signal
 import subprocess
@@ -42,14 +44,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from peer_files import read_input, read_output, write_input  # noqa: E402
+from peer_files import rack_section, read_input_compact, read_output, write_input  # noqa: E402
 from shapes import SHAPES  # noqa: E402
 
 PHASES = ("fresh", "rejoin", "leave")
@@ -92,6 +95,30 @@ def _metadata(
     return out
 
 
+MetadataMaker = Callable[
+    [str, Mapping[str, list[str]], Mapping[str, str | None], Plan | None], dict[str, bytes]
+]
+
+
+def _remembered(
+    make: MetadataMaker,
+    source: str,
+    protocol: str,
+    subs: Mapping[str, list[str]],
+    racks: Mapping[str, str | None],
+    previous: Plan | None,
+    memo: dict[str, dict[str, bytes]],
+) -> dict[str, bytes]:
+    """``make(protocol, subs, racks, previous)``; with a ``previous`` plan, members already
+    made (in the other phase from the same plan) are taken from ``memo[source]``."""
+    if previous is None:
+        return make(protocol, subs, racks, previous)
+    known = memo[source]
+    todo = {m: topics for m, topics in subs.items() if m not in known}
+    known.update(make(protocol, todo, racks, previous))
+    return {m: known[m] for m in subs}
+
+
 def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     """Write the three phase inputs of one shape; print one JSON line per phase with our
     engine's time on the members read from those bytes."""
@@ -102,6 +129,7 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
 
     from kafka_sticky_plugin.assignor.strategies import STICKY, strategy_named
 
+    clock = StepClock()
     engine = strategy_named(protocol).engine
     eager = strategy_named(STICKY).engine
     shape = SHAPES[shape_name]
@@ -111,7 +139,12 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
     engine(
         {"warm-up": 4}, input_members(protocol, _metadata(protocol, {"w": ["warm-up"]}, {}, None))
     )
+    rack_bytes = rack_section(shape.partitions, partition_racks)
+    clock.lap("shape")
     fresh: Plan | None = None
+    # A member's bytes depend only on its topics, rack and previous assignment, the same in
+    # rejoin and leave: made once per member and source for both.
+    memo: dict[str, dict[str, bytes]] = {"ours": {}, "java": {}}
     for phase in PHASES:
         phase_subs = dict(subs)
         phase_racks = dict(racks)
@@ -122,18 +155,22 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
         elif phase == "leave":
             del phase_subs[sorted(subs)[-1]]
         java_path = input_path(workdir, shape_name, protocol, phase, "java")
-        write_input(
-            java_path,
-            shape.partitions,
-            java_metadata(protocol, phase_subs, phase_racks, fresh),
-            partition_racks,
+        java_bytes = _remembered(
+            java_metadata, "java", protocol, phase_subs, phase_racks, fresh, memo
         )
-        metadata = _metadata(protocol, phase_subs, phase_racks, fresh)
+        clock.lap("java metadata")
+        write_input(java_path, shape.partitions, java_bytes, rack_bytes=rack_bytes)
+        del java_bytes
+        clock.lap("write inputs")
+        metadata = _remembered(_metadata, "ours", protocol, phase_subs, phase_racks, fresh, memo)
+        clock.lap("our metadata")
         path = input_path(workdir, shape_name, protocol, phase, "ours")
-        write_input(path, shape.partitions, metadata, partition_racks)
+        write_input(path, shape.partitions, metadata, rack_bytes=rack_bytes)
+        clock.lap("write inputs")
         specs = input_members(protocol, metadata)
         del metadata
         gc.collect()
+        clock.lap("decode for the engine")
         start = time.perf_counter()
         plan = engine(shape.partitions, specs, partition_racks=partition_racks)
         seconds = time.perf_counter() - start
@@ -145,8 +182,28 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
                 else eager(shape.partitions, specs, partition_racks=partition_racks)
             )
         del plan, specs
+        clock.lap("engine calls")
         row = {"phase": phase, "engine_s": seconds, "input_mb": path.stat().st_size / 2**20}
-        print(json.dumps(row), flush=True)
+        print(json.dumps({**row, "parts": clock.take()}), flush=True)
+
+
+class StepClock:
+    """Wall seconds per named step of the generator (``lap`` charges the time since the
+    previous lap to ``name``; ``take`` returns and clears the sums)."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+        self.sums: defaultdict[str, float] = defaultdict(float)
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.sums[name] += now - self.last
+        self.last = now
+
+    def take(self) -> dict[str, float]:
+        out = dict(self.sums)
+        self.sums.clear()
+        return out
 
 
 def input_path(workdir: Path, shape: str, protocol: str, phase: str, source: str) -> Path:
@@ -189,6 +246,9 @@ def run_limited(
     ``peak_mb`` (the peer process's own peak RSS; ``None`` when killed) and the ``done`` line's
     fields."""
     launcher = [sys.executable, str(HERE / "peak_rss.py")]
+    started = time.monotonic()
+    marks = ProcessClock(started)
+    cpu0 = _children_cpu()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             [*launcher, *cmd], stdout=subprocess.PIPE, stderr=err, start_new_session=True
@@ -225,9 +285,11 @@ def run_limited(
             line = json.loads(text)
             if "begin" in line:
                 in_call = True
+                marks.begin()
                 deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
             elif "call" in line:
                 in_call = False
+                marks.end()
                 calls.append(line)
                 deadline = time.monotonic() + setup_timeout
             elif "peak_kb" in line:
@@ -235,6 +297,8 @@ def run_limited(
             else:
                 extra.update(line)
         proc.wait()
+        marks.exit(in_call)
+        marks.cpu = None if status == "cut" else _children_cpu() - cpu0
         reader.join(10)
         assert proc.stdout is not None
         proc.stdout.close()
@@ -247,7 +311,67 @@ def run_limited(
         row["cold_s"] = call_seconds(calls[0])  # cut in a warm call: the cold one finished
     row["status"] = status
     row["peak_mb"] = None if peak is None or status != "ok" else peak / 1024
+    row["wall"] = marks.parts()
     return row
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's waited-for descendants so far: a peer
+    (through ``peak_rss.py``, which waits for it) or the generator. A killed peer's own
+    CPU is not counted (nobody here waits for it)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+class ProcessClock:
+    """Where a peer process's wall time goes, as the orchestrator sees it (``--timings``):
+    ``setup_s`` from the start to the first ``begin`` line (interpreter or JVM start-up,
+    reading the input, the peer's warm-up), ``calls_s`` inside calls (``begin`` to result,
+    or to the kill of a cut call), ``between_s`` between calls, ``after_s`` from the last
+    result to the process's exit (writing the output), ``process_s`` the whole, ``cpu_s``
+    the CPU seconds of the process and its launcher (``None`` when it was killed)."""
+
+    def __init__(self, started: float) -> None:
+        self.cpu: float | None = None
+        self.started = started
+        self.first: float | None = None
+        self.last = started
+        self.calls = 0.0
+        self.between = 0.0
+        self.opened: float | None = None
+        self.ended: float | None = None
+
+    def begin(self) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            self.first = now
+        else:
+            self.between += now - self.last
+        self.opened = now
+
+    def end(self) -> None:
+        now = time.monotonic()
+        if self.opened is not None:
+            self.calls += now - self.opened
+        self.opened = None
+        self.last = now
+
+    def exit(self, in_call: bool) -> None:
+        if in_call:
+            self.end()
+        self.ended = time.monotonic()
+
+    def parts(self) -> dict[str, float | None]:
+        ended = time.monotonic() if self.ended is None else self.ended
+        first = ended if self.first is None else self.first
+        return {
+            "process_s": ended - self.started,
+            "setup_s": first - self.started,
+            "calls_s": self.calls,
+            "between_s": self.between,
+            "after_s": ended - self.last if self.first is not None else 0.0,
+            "cpu_s": self.cpu,
+        }
 
 
 def call_seconds(call: Mapping[str, object]) -> float:
@@ -312,14 +436,26 @@ def bench_shape(
     workdir: Path,
     calls: Mapping[str, int] = DEFAULT_CALLS,
     budget: Mapping[str, float] = DEFAULT_BUDGET,
+    totals: defaultdict[str, float] | None = None,
+    smaller_cuts: dict[str, tuple[str, int, int]] | None = None,
 ) -> list[dict[str, object]]:
     """Every phase of one shape for one protocol on both inputs: our engine, then every peer
-    on the same input file, with quality measured on each peer's output (a peer whose output
-    on the ``java`` input is the same bytes as on ``ours`` gets the same quality figures)."""
-    from plan_quality import input_members, plan_of, quality
+    on the same input file, with quality measured on each peer's output (a plan whose bytes
+    were already judged in this phase against the same members gets the same figures).
+
+    Skips, each printed with its reason: kafka-python after a cut on this shape (its later
+    phases) or, through ``smaller_cuts`` (shared across shapes; ``None``: not applied), on a
+    shape at least as large as one it was cut on (:data:`SIZE_SKIP`); franz-go or Java on
+    ``rejoin`` after a cut on ``fresh``; Java on eager ``sticky``'s ``ours`` input after a cut
+    on the ``java`` input of the same phase (:data:`JAVA_INPUT_RULE`; ``java`` runs first)."""
+    import numpy as np
+    from bulk_quality import RackIndex, bulk_quality, members_view
+    from plan_quality import input_members
 
     spent = dict.fromkeys(("generate", "peers", "quality"), 0.0)
+    parts = PARTS if totals is None else totals
     t0 = time.monotonic()
+    cpu0 = _children_cpu()
     gen = subprocess.run(
         [sys.executable, str(Path(__file__)), "--generate", shape, protocol, str(workdir)],
         capture_output=True,
@@ -330,39 +466,64 @@ def bench_shape(
         raise RuntimeError(f"generator failed on {shape}/{protocol}: {gen.stderr[-2000:]}")
     engine = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
     spent["generate"] += time.monotonic() - t0
+    parts["generate"] += time.monotonic() - t0
+    CPU["generate"] += _children_cpu() - cpu0
+    for r in engine.values():
+        for key, seconds in dict(r.pop("parts", {})).items():
+            parts[f"generate: {key}"] += seconds
     racked = SHAPES[shape].racks is not None
     run_peers = [*peers, "ours-norack"] if racked and "ours" in peers else list(peers)
     rows: list[dict[str, object]] = []
     skipped: dict[str, str] = {}
     cut_fresh: set[str] = set()
+    size = shape_size(shape)
     for phase in PHASES:
-        sources = {i: input_path(workdir, shape, protocol, phase, i) for i in INPUTS}
-        same = _same_file(sources["ours"], sources["java"])
-        first: dict[str, tuple[dict[str, object], bytes | None]] = {}
-        for source_name, source in sources.items():
+        paths = {i: input_path(workdir, shape, protocol, phase, i) for i in INPUTS}
+        same = _same_file(paths["ours"], paths["java"])
+        # Where the inputs differ, Java members' bytes run first (JAVA_INPUT_RULE).
+        order = INPUTS if same else tuple(reversed(INPUTS))
+        first: dict[str, dict[str, object]] = {}
+        judged = PlanJudge()
+        for source_name in order:
+            source = paths[source_name]
             base = {"shape": shape, "protocol": protocol, "phase": phase, "input": source_name}
             rows.append({**base, "peer": "engine", "status": "ok", **engine[phase]})
             if source_name == "java" and same:
                 for peer in run_peers:
-                    rows.append({**first[peer][0], **base, "same_bytes": True})
+                    rows.append({**first[peer], **base, "same_bytes": True})
                 continue
-            t0 = time.monotonic()
-            partitions, metadata, racks = read_input(source)
+            t0, c0 = time.monotonic(), time.process_time()
+            partitions, metadata, compact = read_input_compact(source)
+            racks = None if compact is None else RackIndex(compact[0], np.asarray(compact[1]))
             members = input_members(protocol, metadata)
             del metadata
+            judged.members(members)
+            view = members_view(partitions, members)
             spent["quality"] += time.monotonic() - t0
+            parts["quality: read members"] += time.monotonic() - t0
+            CPU["quality: read members"] += time.process_time() - c0
             for peer in run_peers:
                 row: dict[str, object] = {**base, "peer": peer}
                 cmd = peer_command(peer)
-                out_bytes: bytes | None = None
+                earlier = first.get(peer)
+                smaller = (smaller_cuts or {}).get(peer)
                 if peer == "kafka-python" and protocol != "sticky":
                     row["status"] = "n/a"
                 elif isinstance(cmd, str):
                     row["status"] = f"unavailable: {cmd}"
                 elif peer in skipped:
                     row["status"] = skipped[peer]
+                elif smaller is not None and smaller[0] != shape and _at_least(size, smaller):
+                    row["status"] = f"skipped (cut on {smaller[0]})"
                 elif phase == "rejoin" and peer in cut_fresh:
                     row["status"] = "skipped (cut on fresh)"
+                elif (
+                    peer == "java"
+                    and protocol == "sticky"
+                    and earlier is not None
+                    and earlier.get("status") == "cut"
+                ):
+                    row["status"] = f"skipped (cut on input {earlier['input']})"
                 else:
                     target = workdir / f"{shape}.{protocol}.{phase}.{source_name}.{peer}.out"
                     args = [protocol, str(source), str(target)]
@@ -371,39 +532,129 @@ def bench_shape(
                     t0 = time.monotonic()
                     row["limit_s"] = timeouts.get(peer)
                     row.update(run_limited([*cmd, *args], timeouts.get(peer)))
-                    t1 = time.monotonic()
+                    t1, c1 = time.monotonic(), time.process_time()
                     row["load_after"] = os.getloadavg()[0]
                     if row["status"] == "ok":
                         out_bytes = target.read_bytes()
-                        earlier = first.get(peer)
-                        if earlier is not None and earlier[1] == out_bytes:
-                            row.update(_quality_of(earlier[0]))
-                        else:
-                            plan = plan_of(read_output(target), members)
-                            row.update(quality(partitions, members, plan, racks))
-                            del plan
+                        figures = judged.get(out_bytes)
+                        if figures is None:
+                            assignments = read_output(target)
+                            figures = bulk_quality(partitions, members, assignments, racks, view)
+                            del assignments
+                            judged.put(out_bytes, figures)
+                        row.update(figures)
+                        del out_bytes
                     elif row["status"] == "cut" and peer == "kafka-python":
                         skipped[peer] = f"skipped (cut on {phase})"
+                        if smaller_cuts is not None and peer in SIZE_SKIP:
+                            smaller_cuts.setdefault(peer, (shape, *size))
                     elif row["status"] == "cut" and phase == "fresh":
                         cut_fresh.add(peer)
                     spent["peers"] += t1 - t0
                     spent["quality"] += time.monotonic() - t1
+                    _add_wall(parts, peer, row, t1 - t0)
+                    parts["quality: judge plans"] += time.monotonic() - t1
+                    CPU["quality: judge plans"] += time.process_time() - c1
                     target.unlink(missing_ok=True)
                 row["seconds"] = total_seconds(row)
                 rows.append(row)
-                first.setdefault(peer, (row, out_bytes))
-            del members
-        for source in sources.values():
+                first.setdefault(peer, row)
+            del members, view
+        for source in paths.values():
             source.unlink()
     print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)
     return rows
 
 
-QUALITY_KEYS = ("twice", "invalid", "unassigned", "spread", "moved", "optimal", "cross_rack")
+#: Where the run's wall seconds went (``--timings`` prints it): generator, peers' processes
+#: split by :class:`ProcessClock`, quality. Filled by :func:`bench_shape` unless it is given
+#: its own dict.
+PARTS: defaultdict[str, float] = defaultdict(float)
+#: CPU seconds of the same parts where they can be counted (the generator, our quality
+#: measure, each peer process that finished), for an idle-machine estimate (``--timings``).
+CPU: defaultdict[str, float] = defaultdict(float)
 
 
-def _quality_of(row: Mapping[str, object]) -> dict[str, object]:
-    return {k: row[k] for k in QUALITY_KEYS if k in row}
+def _add_wall(
+    parts: defaultdict[str, float], peer: str, row: Mapping[str, object], whole: float
+) -> None:
+    """Add one peer process's wall parts (``row["wall"]``) to ``parts``: its calls (cut calls
+    apart), its time outside calls, and the orchestrator's own time around it."""
+    wall = row.get("wall")
+    if not isinstance(wall, dict):
+        return
+    name = peer.split("-norack")[0] if peer.startswith("ours") else peer
+    kind = "cut calls" if row.get("status") == "cut" else "calls"
+    parts[f"peers: {name} {kind}"] += wall["calls_s"]
+    parts[f"peers: {name} start-up + input"] += wall["setup_s"]
+    parts[f"peers: {name} between calls + output"] += wall["between_s"] + wall["after_s"]
+    if wall.get("cpu_s") is not None and row.get("status") == "ok":
+        CPU[f"peers: {name} processes (ok)"] += wall["cpu_s"]
+        CPU[f"peers: {name} processes (ok), wall"] += wall["process_s"]
+    parts["peers: launching, load average"] += whole - wall["process_s"]
+
+
+def print_timings(parts: Mapping[str, float], total: float) -> None:
+    """Where the run's wall seconds went, largest first within each part, then the CPU
+    seconds of the parts that can be counted (:data:`CPU`)."""
+    print(f"\nwhere the run's {total:.0f} s went (wall seconds, this machine, this load):")
+    for group in ("generate", "peers", "quality"):
+        keys = sorted((k for k in parts if k.split(":")[0] == group), key=lambda k: -parts[k])
+        whole = sum(parts[k] for k in keys if ":" in k) if group != "generate" else parts[group]
+        print(f"  {group:<8} {whole:7.1f}")
+        for key in keys:
+            if ":" in key:
+                print(f"    {key.split(': ', 1)[1]:<40} {parts[key]:7.1f}")
+    print("CPU seconds (user + system) of the parts that can be counted, beside their wall:")
+    for key in sorted(CPU):
+        if not key.endswith(", wall"):
+            wall = CPU.get(f"{key}, wall", parts.get(key, 0.0))
+            print(f"  {key:<46} cpu {CPU[key]:7.1f}  wall {wall:7.1f}")
+
+
+#: Peers skipped on a shape at least as large (partitions and members) as one they were cut
+#: on: kafka-python only, whose every earlier run was cut on every default shape; the runs go
+#: smallest shape first (``--no-size-skip`` runs it everywhere).
+SIZE_SKIP = ("kafka-python",)
+
+#: Why Java is not run on eager ``sticky``'s ``ours`` input after a cut on the ``java``
+#: input: Java's ``StickyAssignor`` reads the previous assignment from the sticky user data
+#: only, and both inputs carry the same user data (tests/test_bench_fairness.py), so its
+#: ``assign`` does the same work on both; the ``ours`` input only adds owned partitions for
+#: ``deserializeSubscription`` to decode. A call cut on ``java`` would be cut on ``ours``.
+JAVA_INPUT_RULE = "Java cut on input java is skipped on input ours (same user data, more bytes)"
+
+
+def shape_size(name: str) -> tuple[int, int]:
+    """A shape's partitions and members (the size :data:`SIZE_SKIP` compares)."""
+    shape = SHAPES[name]
+    return sum(shape.partitions.values()), len(shape.subscriptions())
+
+
+def _at_least(size: tuple[int, int], cut: tuple[str, int, int]) -> bool:
+    return size[0] >= cut[1] and size[1] >= cut[2]
+
+
+class PlanJudge:
+    """Quality figures already measured in one phase, by the plan's bytes: the same bytes
+    judged against the same members (as our leader reads them) give the same figures, so
+    they are measured once. Forgets everything when the members differ."""
+
+    def __init__(self) -> None:
+        self._members: list[object] | None = None
+        self._figures: dict[bytes, dict[str, object]] = {}
+
+    def members(self, members: Sequence[object]) -> None:
+        if self._members != list(members):
+            self._figures.clear()
+            self._members = list(members)
+
+    def get(self, plan_bytes: bytes) -> dict[str, object] | None:
+        figures = self._figures.get(hashlib.sha256(plan_bytes).digest())
+        return None if figures is None else dict(figures)
+
+    def put(self, plan_bytes: bytes, figures: Mapping[str, object]) -> None:
+        self._figures[hashlib.sha256(plan_bytes).digest()] = dict(figures)
 
 
 def _cell(row: Mapping[str, object] | None, timeouts: Mapping[str, float | None]) -> str:
@@ -483,6 +734,7 @@ def print_tables(
             against = norack if p == "franz" and norack else ours
             line += f" {_cell(r, timeouts):>12} {_ratio(r, against):>6}"
         print(line)
+    print_skips(rows)
     if "java" in peers:
         print(
             "\nJava's split (s): warm call (best of the calls after the first) and the cold "
@@ -544,6 +796,20 @@ def print_tables(
             f"{lead} {_fig(r, 'peak_mb', 0):>8} {r['spread']!s:>7} {r['moved']!s:>7} "
             f"{r['twice']!s:>5} {r['invalid']!s:>7} {r['unassigned']!s:>7} {opt:>7} "
             f"{r.get('cross_rack', '-')!s:>7}"
+        )
+
+
+def print_skips(rows: Sequence[Mapping[str, object]]) -> None:
+    """Under the time table: why each ``skipped`` cell was not run, with how many rows."""
+    reasons: dict[tuple[str, str], int] = defaultdict(int)
+    for r in rows:
+        status = str(r.get("status", ""))
+        if status.startswith("skipped (") and not r.get("same_bytes"):
+            reasons[(str(r["peer"]), status[len("skipped (") : -1])] += 1
+    if reasons:
+        print(
+            "skipped (not run): "
+            + "; ".join(f"{peer} {why} ({n} rows)" for (peer, why), n in sorted(reasons.items()))
         )
 
 
@@ -613,8 +879,20 @@ def main(argv: list[str] | None = None) -> int:
         help="no further warm call starts once a peer's calls took this many seconds "
         "(default: Java 8, ours and franz 3)",
     )
+    parser.add_argument(
+        "--no-size-skip",
+        action="store_true",
+        help="run kafka-python on every shape (default: skipped on a shape at least as large "
+        "as one it was cut on, shapes run smallest first)",
+    )
     parser.add_argument("--build", action="store_true", help="run make bench-peers first")
     parser.add_argument("--json", help="also write every row to this file")
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="print where the run's wall time went (generator steps, each peer's start-up, "
+        "calls, cut calls and output, quality)",
+    )
     parser.add_argument(
         "--tables", metavar="JSON", help="print the tables of an earlier run's --json file only"
     )
@@ -648,6 +926,11 @@ def main(argv: list[str] | None = None) -> int:
         for s in args.cooperative_shapes.split(",")
         if s and (s, "cooperative-sticky") not in runs
     ]
+    smaller_cuts: dict[str, tuple[str, int, int]] | None = None
+    if not args.no_size_skip:
+        smaller_cuts = {}
+        sizes = {s: shape_size(s) for s, _ in runs}
+        runs.sort(key=lambda run: sizes[run[0]])  # stable: protocols keep their order
     began = time.monotonic()
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     print(
@@ -659,11 +942,17 @@ def main(argv: list[str] | None = None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     for shape, protocol in runs:
         t0 = time.monotonic()
-        rows.extend(bench_shape(shape, protocol, peers, timeouts, workdir, calls, budget))
+        rows.extend(
+            bench_shape(
+                shape, protocol, peers, timeouts, workdir, calls, budget, None, smaller_cuts
+            )
+        )
         print(f" -- {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
         if args.json:  # after every shape, so that a stopped run keeps what it measured
             Path(args.json).write_text(json.dumps(rows, indent=1))
     print_tables(rows, peers, timeouts)
+    if args.timings:
+        print_timings(PARTS, time.monotonic() - began)
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nwhole run: {time.monotonic() - began:.0f} s (load average at the end {load})")
     if args.json:

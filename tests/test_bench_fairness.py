@@ -152,6 +152,8 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
             _row("java", source, 4.0, **split, **cold),
             {**_row("kafka-python", source, 0), "status": "cut"},
         ]
+    skipped = {**_row("java", "ours", 0), "shape": "NESTED-10k", "status": "skipped (cut on fresh)"}
+    rows.append(skipped)
     print_tables(rows, ["ours", "franz", "java", "kafka-python"], {"kafka-python": 5.0})
     out = capsys.readouterr().out
     lines = out.splitlines()
@@ -169,4 +171,5 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     warm, cold_call = ["1.000", "2.000", "1.000", "4.000"], ["3.000", "4.000", "1.000", "8.000"]
     assert java_split[0][4:] == [*warm, *cold_call, "4.0x"]
     assert "load average" in out and "1.0/1.5" in out
+    assert "skipped (not run): java cut on fresh (1 rows)" in out
     assert any(x.split()[4:6] == ["ours-norack", "100"] for x in lines if "ours-norack" in x)
