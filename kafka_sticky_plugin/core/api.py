@@ -97,8 +97,7 @@ def sticky_assign(
     is exactly the plan without racks.
     """
     with cyclic_gc_paused():
-        layout, _, plan = _plan(partitions_per_topic, members, partition_racks)
-        return _to_tuples(layout, plan)
+        return _sticky_tuples(partitions_per_topic, members, partition_racks)
 
 
 def cooperative_assign(
@@ -110,5 +109,24 @@ def cooperative_assign(
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
     with cyclic_gc_paused():
-        layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
-        return _to_tuples(layout, withhold_transfers(plan, claims))
+        return _cooperative_tuples(partitions_per_topic, members, partition_racks)
+
+
+# The two bodies run as their own calls so that the layout, claims and dense plan are freed
+# when they return, before the collector comes back (see gc_pause's docstring).
+def _sticky_tuples(
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    partition_racks: PartitionRacks | None,
+) -> Plan:
+    layout, _, plan = _plan(partitions_per_topic, members, partition_racks)
+    return _to_tuples(layout, plan)
+
+
+def _cooperative_tuples(
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    partition_racks: PartitionRacks | None,
+) -> Plan:
+    layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
+    return _to_tuples(layout, withhold_transfers(plan, claims))
