@@ -129,6 +129,10 @@ class DensePlan:
             self._tuples = self.layout.partition_tuples()
         return _member_tuples(self._tuples, self._plan[m])
 
+    def all_partitions(self) -> Plan:
+        """``{member_id: partitions(m)}`` for every member, in member order."""
+        return _to_tuples(self.layout, self._plan)
+
 
 def sticky_plan(
     partitions_per_topic: Mapping[str, int],
@@ -169,7 +173,11 @@ def sticky_assign(
     is exactly the plan without racks.
     """
     with cyclic_gc_paused():
-        return _sticky_tuples(partitions_per_topic, members, partition_racks)
+        # One expression: the dense plan is freed before the collector comes back (see
+        # gc_pause's docstring).
+        return sticky_plan(
+            partitions_per_topic, members, partition_racks=partition_racks
+        ).all_partitions()
 
 
 def cooperative_assign(
@@ -181,24 +189,6 @@ def cooperative_assign(
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
     with cyclic_gc_paused():
-        return _cooperative_tuples(partitions_per_topic, members, partition_racks)
-
-
-# The two bodies run as their own calls so that the layout, claims and dense plan are freed
-# when they return, before the collector comes back (see gc_pause's docstring).
-def _sticky_tuples(
-    partitions_per_topic: Mapping[str, int],
-    members: Iterable[MemberSpec],
-    partition_racks: PartitionRacks | None,
-) -> Plan:
-    layout, _, plan = _plan(partitions_per_topic, members, partition_racks)
-    return _to_tuples(layout, plan)
-
-
-def _cooperative_tuples(
-    partitions_per_topic: Mapping[str, int],
-    members: Iterable[MemberSpec],
-    partition_racks: PartitionRacks | None,
-) -> Plan:
-    layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
-    return _to_tuples(layout, withhold_transfers(plan, claims))
+        return cooperative_plan(
+            partitions_per_topic, members, partition_racks=partition_racks
+        ).all_partitions()
