@@ -261,12 +261,16 @@ def assign_group(
     Speed (a leader may handle a million partitions): one :class:`SubscriptionDecoder` and
     one :class:`AssignmentEncoder` per call share work between members, a member whose
     new assignment equals the owned partitions it sent in canonical form gets those very
-    bytes back (they are what the encoder would write), and the cyclic garbage collector is
-    paused for the duration of the call.
+    bytes back (they are what the encoder would write; found on dense indices, without its
+    partitions becoming tuples), and the cyclic garbage collector is paused for the duration
+    of the call.
     """
     with cyclic_gc_paused():
-        group = _read_group(protocol, members, convert)
-        return _assign_decoded(group, partitions_per_topic, partition_racks)
+        # One expression, no local: the decoded group (a million claim tuples) is freed when
+        # the call returns, before the collector comes back (see gc_pause's docstring).
+        return _assign_decoded(
+            _read_group(protocol, members, convert), partitions_per_topic, partition_racks
+        )
 
 
 def _read_group(
@@ -324,7 +328,32 @@ def _assign_decoded(
     partitions_per_topic: Mapping[str, int],
     partition_racks: PartitionRacks | None,
 ) -> dict[str, bytes]:
-    return _encode_plan(group, _plan_decoded(group, partitions_per_topic, partition_racks))
+    """:func:`_encode_plan` of the engine's plan, converted member by member: a member planned
+    exactly the canonical owned block it sent (its spec's claims are that block's pairs, all
+    validated, and its plan is its validated claims) gets that block back without its
+    partitions ever becoming tuples; the others go through :func:`_encode_member`. Same bytes
+    as ``_encode_plan(group, _plan_decoded(...))``."""
+    dense = strategy_named(group.protocol).assign_dense(
+        partitions_per_topic, group.specs, partition_racks=partition_racks
+    )
+    layout = dense.layout
+    version = group.version
+    encoder = AssignmentEncoder()
+    reusable = group.reusable
+    out: dict[str, bytes] = {}
+    for m, member_id in enumerate(layout.member_ids):
+        previous = reusable.get(member_id)
+        if (
+            previous is not None
+            and layout.specs[m].owned is previous[0]
+            and dense.valid_claims(m) == len(previous[0])
+            and dense.keeps_claims(m)
+        ):
+            out[member_id] = encoder.encode_owned_block(version, previous[1])
+        else:
+            out[member_id] = _encode_member(encoder, version, previous, dense.partitions(m))
+    _encode_unreadable(group, encoder, out)
+    return out
 
 
 def _plan_decoded(
@@ -343,14 +372,32 @@ def _encode_plan(
     version = group.version
     encoder = AssignmentEncoder()
     reusable = group.reusable
-    out: dict[str, bytes] = {}
-    for member_id, partitions in plan.items():
-        previous = reusable.get(member_id)
-        if previous is not None and tuple(partitions) == previous[0]:
-            out[member_id] = encoder.encode_owned_block(version, previous[1])
-        else:
-            out[member_id] = encoder.encode(Assignment(version, tuple(partitions)))
-    empty = encoder.encode(Assignment(version=version, partitions=()))
-    for member_id in group.unreadable:
-        out[member_id] = empty
+    out = {
+        member_id: _encode_member(encoder, version, reusable.get(member_id), partitions)
+        for member_id, partitions in plan.items()
+    }
+    _encode_unreadable(group, encoder, out)
     return out
+
+
+def _encode_member(
+    encoder: AssignmentEncoder,
+    version: int,
+    previous: tuple[tuple[tuple[str, int], ...], bytes] | None,
+    partitions: list[tuple[str, int]],
+) -> bytes:
+    """One member's assignment bytes: its canonical owned block back when ``partitions`` are
+    exactly the pairs it sent (``previous``), else freshly encoded."""
+    planned = tuple(partitions)
+    if previous is not None and planned == previous[0]:
+        return encoder.encode_owned_block(version, previous[1])
+    return encoder.encode(Assignment(version, planned))
+
+
+def _encode_unreadable(
+    group: DecodedGroup, encoder: AssignmentEncoder, out: dict[str, bytes]
+) -> None:
+    """Give every unreadable member of ``group`` an empty assignment in ``out``."""
+    if group.unreadable:
+        empty = encoder.encode(Assignment(version=group.version, partitions=()))
+        out.update(dict.fromkeys(group.unreadable, empty))

@@ -22,6 +22,7 @@ from ..codec import (
     read_user_data_claim,
 )
 from ..core import MemberSpec, cooperative_assign, sticky_assign
+from ..core.api import DensePlan, cooperative_plan, sticky_plan
 from ..core.spec import TopicPartitionTuple
 from ..errors import ConfigurationError
 from .rebalance import RebalanceProtocol
@@ -30,6 +31,7 @@ __all__ = [
     "COOPERATIVE_STICKY",
     "STICKY",
     "STRATEGIES",
+    "DenseEngine",
     "Engine",
     "Strategy",
     "UserDataWriter",
@@ -38,6 +40,10 @@ __all__ = [
 
 #: ``engine(partitions_per_topic, members, partition_racks=...) -> {member_id: partitions}``
 Engine = Callable[..., dict[str, list[TopicPartitionTuple]]]
+
+#: ``dense_engine(partitions_per_topic, members, partition_racks=...) -> DensePlan``: the same
+#: plan before its conversion to tuples (the leader's bytes path)
+DenseEngine = Callable[..., DensePlan]
 
 #: ``write(previous assignment (sorted), generation or None) -> user data bytes or None``
 UserDataWriter = Callable[[Sequence[TopicPartitionTuple], int | None], bytes | None]
@@ -61,6 +67,7 @@ class Strategy:
     name: str
     protocols: tuple[RebalanceProtocol, ...]
     engine: Engine
+    dense_engine: DenseEngine
     write_user_data: UserDataWriter
     class_name: str
 
@@ -76,6 +83,15 @@ class Strategy:
     ) -> dict[str, list[TopicPartitionTuple]]:
         """The engine's plan for typed members (no bytes)."""
         return self.engine(partitions_per_topic, members, partition_racks=partition_racks)
+
+    def assign_dense(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        members: Sequence[MemberSpec],
+        partition_racks: Mapping[TopicPartitionTuple, Iterable[str]] | None = None,
+    ) -> DensePlan:
+        """:meth:`assign`'s plan before its conversion to tuples (member by member)."""
+        return self.dense_engine(partitions_per_topic, members, partition_racks=partition_racks)
 
     def read_claim(
         self,
@@ -113,6 +129,7 @@ STRATEGIES: Mapping[str, Strategy] = {
         STICKY,
         (RebalanceProtocol.EAGER,),
         sticky_assign,
+        sticky_plan,
         write_user_data=_sticky_user_data,
         class_name="StickyAssignor",
     ),
@@ -120,6 +137,7 @@ STRATEGIES: Mapping[str, Strategy] = {
         COOPERATIVE_STICKY,
         (RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER),
         cooperative_assign,
+        cooperative_plan,
         write_user_data=_cooperative_user_data,
         class_name="CooperativeStickyAssignor",
     ),

@@ -23,7 +23,14 @@ from .quota_builder import DensePart, build_quota_plan, fresh_quota_ranges
 from .racks import build_rack_view, improve_rack_locality, rack_pass_applies
 from .spec import MemberSpec, TopicPartitionTuple
 
-__all__ = ["cooperative_assign", "plan_dense", "sticky_assign"]
+__all__ = [
+    "DensePlan",
+    "cooperative_assign",
+    "cooperative_plan",
+    "plan_dense",
+    "sticky_assign",
+    "sticky_plan",
+]
 
 Plan = dict[str, list[TopicPartitionTuple]]
 PartitionRacks = Mapping[tuple[str, int], Iterable[str]]
@@ -68,17 +75,86 @@ def _plan(
 
 def _to_tuples(layout: Layout, plan: Mapping[int, DensePart]) -> Plan:
     tuples = layout.partition_tuples()
-    at = tuples.__getitem__
-    out: Plan = {}
-    for m, member_id in enumerate(layout.member_ids):
-        qs = plan[m]
+    return {
+        member_id: _member_tuples(tuples, plan[m]) for m, member_id in enumerate(layout.member_ids)
+    }
+
+
+def _member_tuples(tuples: list[TopicPartitionTuple], qs: DensePart) -> list[TopicPartitionTuple]:
+    """One member's planned partitions as sorted ``(topic, partition)`` tuples (``qs`` is
+    sorted in place); ``tuples`` is :meth:`.Layout.partition_tuples`."""
+    if isinstance(qs, range):
+        # ascending by construction: one C-level slice of the shared tuples
+        return tuples[qs.start : qs.stop : qs.step]
+    qs.sort()
+    return list(map(tuples.__getitem__, qs))
+
+
+class DensePlan:
+    """One assignment's plan on dense indices, for a caller that converts members one by one
+    (the leader's bytes path): ``layout.member_ids[m]`` gets :meth:`partitions` ``(m)``, the
+    same list :func:`sticky_assign` / :func:`cooperative_assign` give that member.
+
+    :meth:`keeps_claims` lets the caller skip the conversion of a member whose plan is
+    exactly its validated claims (most members of a rebalance).
+    """
+
+    __slots__ = ("_claims", "_plan", "_tuples", "layout")
+
+    def __init__(self, layout: Layout, claims: Claims, plan: Mapping[int, DensePart]) -> None:
+        self.layout = layout
+        self._claims = claims
+        self._plan = plan
+        self._tuples: list[TopicPartitionTuple] | None = None
+
+    def keeps_claims(self, m: int) -> bool:
+        """True when member ``m`` is planned exactly its validated claims (the partitions of
+        ``layout.specs[m].owned`` that :mod:`.claims` kept for it), no more, no fewer."""
+        owned = self._claims.owned[m]
+        qs = self._plan[m]
+        if len(qs) != len(owned):
+            return False
         if isinstance(qs, range):
-            # ascending by construction: one C-level slice of the shared tuples
-            out[member_id] = tuples[qs.start : qs.stop : qs.step]
-        else:
-            qs.sort()
-            out[member_id] = list(map(at, qs))
-    return out
+            return not owned  # a range comes from a fresh component: nothing was owned
+        qs.sort()
+        return qs == owned
+
+    def valid_claims(self, m: int) -> int:
+        """How many of member ``m``'s claims were validated for it."""
+        return len(self._claims.owned[m])
+
+    def partitions(self, m: int) -> list[TopicPartitionTuple]:
+        """Member ``m``'s planned partitions, sorted ``(topic, partition)`` tuples."""
+        if self._tuples is None:
+            self._tuples = self.layout.partition_tuples()
+        return _member_tuples(self._tuples, self._plan[m])
+
+    def all_partitions(self) -> Plan:
+        """``{member_id: partitions(m)}`` for every member, in member order."""
+        return _to_tuples(self.layout, self._plan)
+
+
+def sticky_plan(
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    *,
+    partition_racks: PartitionRacks | None = None,
+) -> DensePlan:
+    """:func:`sticky_assign`'s plan as a :class:`DensePlan` (the caller pauses the
+    collector, as the leader does)."""
+    return DensePlan(*_plan(partitions_per_topic, members, partition_racks))
+
+
+def cooperative_plan(
+    partitions_per_topic: Mapping[str, int],
+    members: Iterable[MemberSpec],
+    *,
+    partition_racks: PartitionRacks | None = None,
+) -> DensePlan:
+    """:func:`cooperative_assign`'s plan as a :class:`DensePlan` (the caller pauses the
+    collector, as the leader does)."""
+    layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
+    return DensePlan(layout, claims, withhold_transfers(plan, claims))
 
 
 def sticky_assign(
@@ -97,8 +173,11 @@ def sticky_assign(
     is exactly the plan without racks.
     """
     with cyclic_gc_paused():
-        layout, _, plan = _plan(partitions_per_topic, members, partition_racks)
-        return _to_tuples(layout, plan)
+        # One expression: the dense plan is freed before the collector comes back (see
+        # gc_pause's docstring).
+        return sticky_plan(
+            partitions_per_topic, members, partition_racks=partition_racks
+        ).all_partitions()
 
 
 def cooperative_assign(
@@ -110,5 +189,6 @@ def cooperative_assign(
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
     with cyclic_gc_paused():
-        layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
-        return _to_tuples(layout, withhold_transfers(plan, claims))
+        return cooperative_plan(
+            partitions_per_topic, members, partition_racks=partition_racks
+        ).all_partitions()
