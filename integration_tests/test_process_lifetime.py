@@ -40,6 +40,14 @@ def _kill_what_is_left() -> Iterator[None]:
             process.stdout.close()
 
 
+def _ctrl_c_as_a_terminal_gives_it() -> None:
+    """In the child before exec: SIGINT at its default, as a terminal's foreground job has it.
+    A suite started in the background of a non-interactive shell (``make test &``) inherits
+    SIGINT ignored, and a Python started with SIGINT ignored keeps ignoring it (no
+    KeyboardInterrupt), so the Ctrl-C tests would test the launcher, not the command."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(marker: str, *args: str, own_group: bool = False) -> subprocess.Popen[str]:
     """The command in a subprocess (``own_group``: as a terminal runs it, the leader of its
     own process group, so a signal can go to the whole group as Ctrl-C does)."""
@@ -51,6 +59,7 @@ def _start(marker: str, *args: str, own_group: bool = False) -> subprocess.Popen
         text=True,
         env=dict(os.environ, **{RUN_MARKER_ENV: marker, "PYTHONUNBUFFERED": "1"}),
         start_new_session=own_group,
+        preexec_fn=_ctrl_c_as_a_terminal_gives_it,
     )
     _started.append(process)
     return process
