@@ -23,13 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import run  # noqa: E402
+from bulk_quality import bulk_quality, members_view  # noqa: E402
 from java_form import java_metadata, same_as_ours  # noqa: E402
 from ours_peer import leader_split  # noqa: E402
 from peer_files import read_input  # noqa: E402
-from plan_quality import input_members  # noqa: E402
+from plan_quality import input_members, plan_of, quality  # noqa: E402
 from run import _metadata, call_seconds, summarise  # noqa: E402
 from shapes import SHAPES, Shape  # noqa: E402
 
+from kafka_sticky_plugin.codec import Assignment, encode_assignment  # noqa: E402
 from kafka_sticky_plugin.testing.assignor_names import assignor_class  # noqa: E402
 
 PROTOCOLS = ("sticky", "cooperative-sticky")
@@ -144,3 +146,29 @@ def test_generator_writes_the_java_input_only_where_it_differs(
             assert java_in[1] != ours_in[1]
             # what make bench relies on to read each phase's members once
             assert input_members(protocol, java_in[1]) == members
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_members_view_in_bulk_counts_claims_that_do_not_exist(seed: int) -> None:
+    """Owned items of unknown topics or out of range are counted missing, as the one-step
+    reference counts them (``bulk_quality`` against ``quality``, the moves included)."""
+    print(f"seed {seed}")
+    rnd = random.Random(300 + seed)
+    partitions, subs, racks, previous = _group(rnd)
+    for m in previous:
+        if rnd.random() < 0.5:
+            previous[m] = [*previous[m], ("gone", rnd.randrange(3))]
+        if rnd.random() < 0.5:
+            topic = rnd.choice(list(partitions))
+            previous[m] = [*previous[m], (topic, partitions[topic] + rnd.randrange(3))]
+    members = input_members("sticky", _metadata("sticky", subs, racks, previous))
+    view = members_view(partitions, members)
+    cells = {(t, p) for t, n in partitions.items() for p in range(n)}
+    claims = [c for s in members for c in s.owned]
+    assert view.owned_missing == sum(c not in cells for c in claims)
+    print(f"missing {view.owned_missing} of {len(claims)}")
+    assert len(view.owned_at) == sum(c in cells for c in claims)
+    plan = {m: [c for c in previous.get(m, []) if c in cells][1:] for m in subs}
+    assignments = {m: encode_assignment(Assignment(3, tuple(v))) for m, v in plan.items()}
+    expected = quality(partitions, members, plan_of(assignments, members))
+    assert bulk_quality(partitions, members, assignments, None, view) == expected
