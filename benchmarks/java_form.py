@@ -80,3 +80,10 @@ def java_metadata(
             protocol, topics, mine, generation if mine is not None else None, racks.get(member_id)
         )
     return out
+
+
+def same_as_ours(protocol: str, previous: Mapping[str, Sequence[Partition]] | None) -> bool:
+    """Whether Java members' bytes are our members' bytes for ``protocol`` and ``previous``
+    (the module docstring: ``cooperative-sticky``, or no history): ``make bench`` then writes
+    one input for both (``tests/test_bench_budget.py`` checks the claim on random groups)."""
+    return protocol == "cooperative-sticky" or previous is None

@@ -10,12 +10,12 @@ replica racks and every member's JoinGroup metadata:
   partitions, the previous assignment only in the KIP-341 sticky user data).
 
 Where both are the same bytes (every ``fresh`` phase, every ``cooperative-sticky`` phase)
-each peer runs once and the ``java`` row says ``same``. The generator also times our engine
-(``sticky_assign``/``cooperative_assign``) on the members read back from the ``ours`` bytes.
+only the ``ours`` input is written, each peer runs once and the ``java`` row says ``same``.
 Rejoin and leave inputs carry our engine's fresh plan as every member's previous assignment.
 
-Then every peer runs on each input in its own process (``ours``: our leader's
-``assign_from_bytes``, ``benchmarks/ours_peer.py``, and on racked shapes ``ours-norack``, the
+Then every peer runs on each input in its own process (``ours``: our leader's bytes path,
+``benchmarks/ours_peer.py``, timed in three steps: decode, engine (the ``engine`` column),
+encode; on racked shapes also ``ours-norack``, the
 same without replica racks, as franz-go gets them; ``franz``: ``build/go/franz-peer``;
 ``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``: ``benchmarks/kafka_python_peer.py``).
 Each makes up to ``--calls`` calls in one process (the first cold, the best of the others
@@ -120,25 +120,26 @@ def _remembered(
 
 
 def generate(shape_name: str, protocol: str, workdir: Path) -> None:
-    """Write the three phase inputs of one shape; print one JSON line per phase with our
-    engine's time on the members read from those bytes."""
+    """Write the three phase inputs of one shape: the ``java`` input only where its bytes
+    differ from the ``ours`` input (:func:`java_form.same_as_ours`); print one JSON line per
+    phase (``same_inputs``: no ``java`` file was written, it would be the ``ours`` one).
+
+    Nothing here is timed: the ``engine`` column is the engine step of our leader's own
+    calls (``ours_peer.py``). The one engine call left, untimed, is the eager fresh plan that
+    every member of ``rejoin`` and ``leave`` owns."""
     import gc
 
-    from java_form import java_metadata
+    from java_form import java_metadata, same_as_ours
     from plan_quality import input_members
 
     from kafka_sticky_plugin.assignor.strategies import STICKY, strategy_named
 
     clock = StepClock()
-    engine = strategy_named(protocol).engine
     eager = strategy_named(STICKY).engine
     shape = SHAPES[shape_name]
     subs = shape.subscriptions()
     racks = shape.member_racks(subs)
     partition_racks = shape.partition_racks()
-    engine(
-        {"warm-up": 4}, input_members(protocol, _metadata(protocol, {"w": ["warm-up"]}, {}, None))
-    )
     rack_bytes = rack_section(shape.partitions, partition_racks)
     clock.lap("shape")
     fresh: Plan | None = None
@@ -154,36 +155,34 @@ def generate(shape_name: str, protocol: str, workdir: Path) -> None:
             phase_racks["member-new"] = racks[first]
         elif phase == "leave":
             del phase_subs[sorted(subs)[-1]]
-        java_path = input_path(workdir, shape_name, protocol, phase, "java")
-        java_bytes = _remembered(
-            java_metadata, "java", protocol, phase_subs, phase_racks, fresh, memo
-        )
-        clock.lap("java metadata")
-        write_input(java_path, shape.partitions, java_bytes, rack_bytes=rack_bytes)
-        del java_bytes
-        clock.lap("write inputs")
+        same = same_as_ours(protocol, fresh)
+        if not same:
+            java_bytes = _remembered(
+                java_metadata, "java", protocol, phase_subs, phase_racks, fresh, memo
+            )
+            clock.lap("java metadata")
+            java_path = input_path(workdir, shape_name, protocol, phase, "java")
+            write_input(java_path, shape.partitions, java_bytes, rack_bytes=rack_bytes)
+            del java_bytes
+            clock.lap("write inputs")
         metadata = _remembered(_metadata, "ours", protocol, phase_subs, phase_racks, fresh, memo)
         clock.lap("our metadata")
         path = input_path(workdir, shape_name, protocol, phase, "ours")
         write_input(path, shape.partitions, metadata, rack_bytes=rack_bytes)
         clock.lap("write inputs")
-        specs = input_members(protocol, metadata)
-        del metadata
-        gc.collect()
-        clock.lap("decode for the engine")
-        start = time.perf_counter()
-        plan = engine(shape.partitions, specs, partition_racks=partition_racks)
-        seconds = time.perf_counter() - start
         if phase == "fresh":
-            # Every member's previous assignment in rejoin and leave: the eager fresh plan.
-            fresh = (
-                plan
-                if engine is eager
-                else eager(shape.partitions, specs, partition_racks=partition_racks)
-            )
-        del plan, specs
-        clock.lap("engine calls")
-        row = {"phase": phase, "engine_s": seconds, "input_mb": path.stat().st_size / 2**20}
+            # Every member's previous assignment in rejoin and leave: the eager fresh plan
+            # on the members our leader reads from these bytes.
+            specs = input_members(protocol, metadata)
+            del metadata
+            gc.collect()
+            clock.lap("decode for the fresh plan")
+            fresh = eager(shape.partitions, specs, partition_racks=partition_racks)
+            del specs
+            clock.lap("fresh plan")
+        else:
+            del metadata
+        row = {"phase": phase, "same_inputs": same, "input_mb": path.stat().st_size / 2**20}
         print(json.dumps({**row, "parts": clock.take()}), flush=True)
 
 
@@ -422,12 +421,6 @@ def _seconds(value: object) -> float:
 # --- orchestration -----------------------------------------------------------------------
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    if a.stat().st_size != b.stat().st_size:
-        return False
-    return a.read_bytes() == b.read_bytes()
-
-
 def bench_shape(
     shape: str,
     protocol: str,
@@ -439,8 +432,8 @@ def bench_shape(
     totals: defaultdict[str, float] | None = None,
     smaller_cuts: dict[str, tuple[str, int, int]] | None = None,
 ) -> list[dict[str, object]]:
-    """Every phase of one shape for one protocol on both inputs: our engine, then every peer
-    on the same input file, with quality measured on each peer's output (a plan whose bytes
+    """Every phase of one shape for one protocol on both inputs: every peer on the same input
+    file, with quality measured on each peer's output (a plan whose bytes
     were already judged in this phase against the same members gets the same figures).
 
     Skips, each printed with its reason: kafka-python after a cut on this shape (its later
@@ -464,11 +457,11 @@ def bench_shape(
     )
     if gen.returncode != 0:
         raise RuntimeError(f"generator failed on {shape}/{protocol}: {gen.stderr[-2000:]}")
-    engine = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
+    generated = {r["phase"]: r for r in map(json.loads, gen.stdout.splitlines())}
     spent["generate"] += time.monotonic() - t0
     parts["generate"] += time.monotonic() - t0
     CPU["generate"] += _children_cpu() - cpu0
-    for r in engine.values():
+    for r in generated.values():
         for key, seconds in dict(r.pop("parts", {})).items():
             parts[f"generate: {key}"] += seconds
     racked = SHAPES[shape].racks is not None
@@ -479,29 +472,34 @@ def bench_shape(
     size = shape_size(shape)
     for phase in PHASES:
         paths = {i: input_path(workdir, shape, protocol, phase, i) for i in INPUTS}
-        same = _same_file(paths["ours"], paths["java"])
+        same = bool(generated[phase]["same_inputs"])
         # Where the inputs differ, Java members' bytes run first (JAVA_INPUT_RULE).
         order = INPUTS if same else tuple(reversed(INPUTS))
         first: dict[str, dict[str, object]] = {}
         judged = PlanJudge()
+        view = None
         for source_name in order:
             source = paths[source_name]
             base = {"shape": shape, "protocol": protocol, "phase": phase, "input": source_name}
-            rows.append({**base, "peer": "engine", "status": "ok", **engine[phase]})
             if source_name == "java" and same:
                 for peer in run_peers:
                     rows.append({**first[peer], **base, "same_bytes": True})
                 continue
-            t0, c0 = time.monotonic(), time.process_time()
-            partitions, metadata, compact = read_input_compact(source)
-            racks = None if compact is None else RackIndex(compact[0], np.asarray(compact[1]))
-            members = input_members(protocol, metadata)
-            del metadata
-            judged.members(members)
-            view = members_view(partitions, members)
-            spent["quality"] += time.monotonic() - t0
-            parts["quality: read members"] += time.monotonic() - t0
-            CPU["quality: read members"] += time.process_time() - c0
+            if view is None:
+                # Both inputs of a phase give our leader the same members (partitions, racks,
+                # topics, claims: tests/test_bench_fairness.py), so they are read once, from
+                # the ``ours`` input (Java's sticky user data takes 3x longer to decode), and
+                # a plan's figures hold for both (PlanJudge).
+                t0, c0 = time.monotonic(), time.process_time()
+                partitions, metadata, compact = read_input_compact(paths["ours"])
+                racks = None if compact is None else RackIndex(compact[0], np.asarray(compact[1]))
+                members = input_members(protocol, metadata)
+                del metadata
+                judged.members(members)
+                view = members_view(partitions, members)
+                spent["quality"] += time.monotonic() - t0
+                parts["quality: read members"] += time.monotonic() - t0
+                CPU["quality: read members"] += time.process_time() - c0
             for peer in run_peers:
                 row: dict[str, object] = {**base, "peer": peer}
                 cmd = peer_command(peer)
@@ -559,9 +557,9 @@ def bench_shape(
                 row["seconds"] = total_seconds(row)
                 rows.append(row)
                 first.setdefault(peer, row)
-            del members, view
+        del members, view
         for source in paths.values():
-            source.unlink()
+            source.unlink(missing_ok=True)
     print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)
     return rows
 
@@ -676,6 +674,24 @@ def _ratio(peer: Mapping[str, object] | None, ours: Mapping[str, object] | None)
     return f"{_seconds(peer['seconds']) / max(_seconds(ours['seconds']), 1e-9):.1f}x"
 
 
+def _engine_seconds(
+    engine: Mapping[str, object] | None, ours: Mapping[str, object] | None
+) -> float | None:
+    """The ``engine`` column: the engine step (``assign_s``) of our leader's call in the time
+    table (``ours_peer.py``), or, in a ``--json`` file from before that split, the generator's
+    own engine call (an ``engine`` row)."""
+    if ours is not None and ours.get("status") == "ok" and ours.get("assign_s") is not None:
+        return _seconds(ours["assign_s"])
+    if engine is not None and engine.get("engine_s") is not None:
+        return _seconds(engine["engine_s"])
+    return None
+
+
+def _engine_fig(engine: Mapping[str, object] | None, ours: Mapping[str, object] | None) -> str:
+    seconds = _engine_seconds(engine, ours)
+    return "-" if seconds is None else f"{seconds:.3f}"
+
+
 def _fig(row: Mapping[str, object] | None, key: str, digits: int = 3) -> str:
     value = None if row is None or row.get("status") != "ok" else row.get(key)
     return "-" if value is None else f"{_seconds(value):.{digits}f}"
@@ -710,7 +726,8 @@ def print_tables(
     others = [p for p in peers if p != "ours"]
     print(
         "\ntime (s; warm: best of the calls after the first in one process, c = cold only): "
-        "engine = our engine call;\nours = our leader's bytes path (decode + engine + encode); "
+        "engine = the engine step of ours;\n"
+        "ours = our leader's bytes path (decode + engine + encode); "
         "no-rack = ours without replica racks (racked shapes);\npeers: decode + assign + encode; "
         "ratio = peer / ours on the same input (franz on racked shapes: / no-rack)"
     )
@@ -722,11 +739,11 @@ def print_tables(
     for shape, protocol, phase, source in keys:
         at = {p: index.get((shape, protocol, phase, source, p)) for p in ["engine", *peers]}
         at["ours-norack"] = index.get((shape, protocol, phase, source, "ours-norack"))
-        eng, ours, norack = at["engine"], at["ours"], at["ours-norack"]
+        ours, norack = at["ours"], at["ours-norack"]
         label = source + ("=" if ours and ours.get("same_bytes") else "")
         line = (
             f"{shape:<16} {_short(protocol):<6} {phase:<6} {label:<5} "
-            f"{_fig(eng, 'engine_s'):>6} {_cell(ours, timeouts):>7} "
+            f"{_engine_fig(at['engine'], ours):>6} {_cell(ours, timeouts):>7} "
             f"{(_cell(norack, timeouts) if norack else '-'):>7}"
         )
         for p in others:
@@ -747,13 +764,16 @@ def print_tables(
         )
         for shape, protocol, phase, source in keys:
             r = index.get((shape, protocol, phase, source, "java"))
-            eng = index.get((shape, protocol, phase, source, "engine"))
+            eng = _engine_seconds(
+                index.get((shape, protocol, phase, source, "engine")),
+                index.get((shape, protocol, phase, source, "ours")),
+            )
             if not r or r.get("status") != "ok":
                 continue
             warm = r.get("warm_s") is not None
             asg = "-"
-            if eng:
-                asg = f"{_seconds(r['assign_s']) / max(_seconds(eng['engine_s']), 1e-9):.1f}x"
+            if eng is not None:
+                asg = f"{_seconds(r['assign_s']) / max(eng, 1e-9):.1f}x"
             print(
                 f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} "
                 + "".join(

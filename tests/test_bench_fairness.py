@@ -145,8 +145,7 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     rows = []
     for source in ("ours", "java"):
         rows += [
-            {**_row("engine", source, 0), "engine_s": 0.5},
-            _row("ours", source, 2.0),
+            _row("ours", source, 2.0, decode_s=1.0, assign_s=0.5, encode_s=0.5),
             _row("ours-norack", source, 1.0),
             _row("franz", source, 3.0),
             _row("java", source, 4.0, **split, **cold),
@@ -166,6 +165,7 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     assert [r[3] for r in time_rows] == ["ours", "java"]
     # franz against ours without racks (3 / 1), Java against ours (4 / 2)
     assert time_rows[0][7:11] == ["3.000", "3.0x", "4.000", "2.0x"]
+    assert [r[4] for r in time_rows] == ["0.500", "0.500"]  # engine: the engine step of ours
     assert "Java's split" in out and "c-asg" in out
     java_split = [x.split() for x in lines if x.startswith("H-1M-r6f2") and len(x.split()) == 13]
     warm, cold_call = ["1.000", "2.000", "1.000", "4.000"], ["3.000", "4.000", "1.000", "8.000"]
@@ -173,3 +173,13 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     assert "load average" in out and "1.0/1.5" in out
     assert "skipped (not run): java cut on fresh (1 rows)" in out
     assert any(x.split()[4:6] == ["ours-norack", "100"] for x in lines if "ours-norack" in x)
+
+
+def test_engine_column_reads_an_earlier_runs_engine_rows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A ``--json`` file from before our leader's split: the generator's ``engine`` rows."""
+    rows = [{**_row("engine", "ours", 0), "engine_s": 0.25}, _row("ours", "ours", 2.0)]
+    print_tables(rows, ["ours"], {})
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("H-1M-r6f2"))
+    assert line.split()[4:6] == ["0.250", "2.000"]
