@@ -167,11 +167,6 @@ async def _alice_leads_then_bob(
     return alice, bob, time.monotonic()
 
 
-def group_consumed(group: AioGroup, topic: str) -> set[tuple[int, int]]:
-    """(partition, offset) of ``topic`` consumed by any member."""
-    return {(p, o) for m in group.members.values() for t, p, o in m.consumed if t == topic}
-
-
 @pytest.mark.timeout(180)
 def test_leader_refused_another_members_topic_steps_aside(secured_kafka: SecuredKafka) -> None:
     """alice may read t1 only, bob t1 and t2; alice leads (she starts first), bob subscribes
@@ -190,7 +185,7 @@ def test_leader_refused_another_members_topic_steps_aside(secured_kafka: Secured
                 assert await group.drive_until(
                     lambda: (
                         alice.owned() | bob.owned() == everything
-                        and len(group_consumed(group, t1)) == 30 == len(group_consumed(group, t2))
+                        and len(group.consumed(t1)) == 30 == len(group.consumed(t2))
                     ),
                     60,
                 ), {u: m.owned() for u, m in group.members.items()}
@@ -238,7 +233,7 @@ def test_symmetric_refusals_tell_the_unassigned_topics_subscriber(
             assert len(told) == 1 and repr(t2) in told[0], told
             assert f"client id '{group_id}-alice'" in told[0], told
             assert alice.owned() == {(t1, 0), (t1, 1)} and not bob.owned()
-            assert len(group_consumed(group, t1)) == 30 and not group_consumed(group, t2)
+            assert len(group.consumed(t1)) == 30 and not group.consumed(t2)
             assert not alice.errors and not bob.errors, (alice.errors, bob.errors)
             assert not group.double_owned, group.double_owned
         finally:
