@@ -34,7 +34,9 @@ Invariants:
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from itertools import compress
+from operator import neg, sub
 
 from ..errors import InvariantViolation
 
@@ -77,27 +79,39 @@ class FlowNetwork:
     ) -> int:
         """Add arcs ``tails[i] -> heads[i]`` in order, exactly as that many :meth:`add_arc`
         calls would (same ids, same adjacency order); returns the first id (arc ``i`` is
-        ``first + 2 * i``). ``flows`` defaults to zeros."""
+        ``first + 2 * i``). ``flows`` defaults to zeros. When no node is both a tail and a
+        head of the batch, every node's new arcs are all forward or all reverse, so the
+        adjacency lists are extended in C, tails then heads (same order per node)."""
         k = len(tails)
+        if not len(heads) == len(capacities) == len(costs) == k:
+            raise InvariantViolation("arc lists differ in length")
         if flows is None:
             flows = [0] * k
-        if not len(heads) == len(capacities) == len(costs) == len(flows) == k:
+            residual = capacities
+        elif len(flows) != k:
             raise InvariantViolation("arc lists differ in length")
-        if any(not 0 <= f <= c for f, c in zip(flows, capacities, strict=True)):
+        else:
+            residual = list(map(sub, capacities, flows))
+        if k and (min(residual) < 0 or min(flows) < 0):
             raise InvariantViolation("flow must lie within [0, capacity]")
         first = len(self.head)
         pairs: list[int] = [0] * (2 * k)
         pairs[0::2] = heads
         pairs[1::2] = tails
         self.head += pairs
-        pairs[0::2] = [c - f for c, f in zip(capacities, flows, strict=True)]
+        pairs[0::2] = residual
         pairs[1::2] = flows
         self.cap += pairs
         pairs[0::2] = costs
-        pairs[1::2] = [-c for c in costs]
+        pairs[1::2] = map(neg, costs)
         self.cost += pairs
         adj = self.adj
-        for a, u, v in zip(range(first, first + 2 * k, 2), tails, heads, strict=True):
+        end = first + 2 * k
+        if set(tails).isdisjoint(heads):
+            deque(map(list.append, map(adj.__getitem__, tails), range(first, end, 2)), 0)
+            deque(map(list.append, map(adj.__getitem__, heads), range(first + 1, end, 2)), 0)
+            return first
+        for a, u, v in zip(range(first, end, 2), tails, heads, strict=True):
             adj[u].append(a)
             adj[v].append(a + 1)
         return first

@@ -66,11 +66,12 @@ is returned unchanged (always the case in a fresh group).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import compress
-from operator import not_
+from itertools import compress, repeat
+from operator import add, not_, sub
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -148,15 +149,20 @@ class _Classes:
     """Partition classes (group, preferred member, kind), ascending as that tuple: kind 0 are
     a member's valid claims in one group (only counted: a class that releases nothing is kept
     whole), kind 1 the tied partitions of one group hinted to one member (``tied[i]`` lists
-    them ascending; empty for kind 0). ``sizes[i]`` is the class's partition count;
-    ``n_claims`` the number of valid claims (kind 0) and ``n_hints`` of hinted tied
+    class ``i``'s partitions ascending; kind-1 classes only). ``sizes[i]`` is the class's
+    partition count, ``preferred[m]`` the sizes of member ``m``'s classes added up (every
+    component member present), ``first[g]`` the first class of group ``g`` (classes of ``g``
+    are ``first[g] .. first[g + 1] - 1``, ``first`` having one entry per group plus the
+    end); ``n_claims`` the number of valid claims (kind 0) and ``n_hints`` of hinted tied
     partitions (kind 1)."""
 
     group: list[int]
     member: list[int]
     kind: list[int]
     sizes: list[int]
-    tied: list[list[int]]
+    tied: dict[int, list[int]]
+    preferred: dict[int, int]
+    first: list[int]
     n_claims: int
     n_hints: int
 
@@ -175,48 +181,93 @@ def _claim_classes(
     tied_hinted: list[int],
 ) -> _Classes:
     """Count each member's valid claims (``n_claims`` in all) per group and list the hinted
-    tied partitions (``tied_hinted``, ascending) per (group, claimant); see :class:`_Classes`."""
-    offsets, counts, subs = layout.offsets, layout.counts, layout.subscriptions
-    of_topic = groups.of_topic
-    group_at = groups.of_partition.__getitem__
+    tied partitions (``tied_hinted``, ascending) per (group, claimant); see :class:`_Classes`.
+
+    Group by group, the members come ascending (:func:`_claim_counts`), so the classes are
+    in order without a sort; a group with tied classes is merged by a sort of its own."""
+    members_of, sizes_of = _claim_counts(layout, claims, comp, groups)
+    kinds_of: dict[int, list[int]] = {}
+    preferred = {m: len(claims.owned[m]) for m in comp.members}
+    hints = claims.hints
+    tied_of: dict[tuple[int, int], list[int]] = {}
+    for q in tied_hinted:
+        h = hints[q]
+        preferred[h] += 1
+        tied_of.setdefault((groups.of_topic[layout.topic_of(q)], h), []).append(q)
+    for g in sorted({g for g, _ in tied_of}):
+        rows = sorted(
+            [
+                *zip(members_of[g], repeat(0), sizes_of[g]),
+                *((h, 1, len(qs)) for (tg, h), qs in tied_of.items() if tg == g),
+            ]
+        )
+        members_of[g] = [row[0] for row in rows]
+        kinds_of[g] = [row[1] for row in rows]
+        sizes_of[g] = [row[2] for row in rows]
+    out = _Classes([], [], [], [], {}, preferred, [], n_claims, len(tied_hinted))
+    for g, ms in enumerate(members_of):
+        out.first.append(len(out.member))
+        out.group += repeat(g, len(ms))
+        out.member += ms
+        out.sizes += sizes_of[g]
+        out.kind += kinds_of.get(g) or repeat(0, len(ms))
+    out.first.append(len(out.member))
+    for i in compress(range(len(out.kind)), out.kind):
+        out.tied[i] = tied_of[out.group[i], out.member[i]]
+    return out
+
+
+def _claim_counts(
+    layout: Layout, claims: Claims, comp: Component, groups: _TopicGroups
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Per group, the members with valid claims in it (ascending) and their claim counts.
+
+    A member's valid claims (ascending) lie in its subscribed topics only (the claims policy
+    drops the others), so with its topics ascending, the claims of topic ``t_k`` are the ones
+    between the binary-search positions of ``offsets[t_k]`` and ``offsets[t_(k+1)]`` (the
+    claim count after the last): one ``map(bisect_left)`` per member in C, when it has at
+    least 4 claims per subscribed topic; else its claims are counted one by one (in C, by
+    ``Counter`` over the flat group table). A group met in two topics of one member adds up into
+    the member's last entry (members come ascending)."""
+    offsets, subscriptions = layout.offsets, layout.subscriptions
     owned = claims.owned
-    # Class key (g, m, kind) as one integer, ordered as the tuple.
-    stride = 2 * (max(comp.members) + 1)
-    size_of: dict[int, int] = {}
+    group_at = groups.of_topic.__getitem__
+    group_of_partition = groups.of_partition.__getitem__
+    members_of: list[list[int]] = [[] for _ in groups.members]
+    sizes_of: list[list[int]] = [[] for _ in groups.members]
+    # per subscription object: (its topics' first partitions ascending, their groups)
+    spans: dict[int, tuple[list[int], list[int]]] = {}
     for m in comp.members:
         qs = owned[m]
         if not qs:
             continue
-        base = 2 * m
-        if len(qs) < 4 * len(subs[m]):
-            for g, c in Counter(map(group_at, qs)).items():
-                size_of[g * stride + base] = c
-            continue
-        # Long runs per topic (ascending claims): count each run by binary search.
-        i, n = 0, len(qs)
-        while i < n:
-            t = bisect_right(offsets, qs[i]) - 1
-            j = bisect_left(qs, offsets[t] + counts[t], i)
-            key = of_topic[t] * stride + base
-            size_of[key] = size_of.get(key, 0) + j - i
-            i = j
-    tied_of: dict[int, list[int]] = {}
-    hints = claims.hints
-    for q in tied_hinted:
-        key = of_topic[layout.topic_of(q)] * stride + 2 * hints[q] + 1
-        tied_of.setdefault(key, []).append(q)
-    for key, qs in tied_of.items():
-        size_of[key] = len(qs)
-    out = _Classes([], [], [], [], [], n_claims, len(tied_hinted))
-    for key in sorted(size_of):
-        g, rest = divmod(key, stride)
-        p, kind = divmod(rest, 2)
-        out.group.append(g)
-        out.member.append(p)
-        out.kind.append(kind)
-        out.sizes.append(size_of[key])
-        out.tied.append(tied_of.get(key, []))
-    return out
+        subs = subscriptions[m]
+        if len(subs) * 4 <= len(qs):
+            span = spans.get(id(subs))
+            if span is None:
+                topics = sorted(subs)
+                span = spans[id(subs)] = (
+                    list(map(offsets.__getitem__, topics)),
+                    list(map(group_at, topics)),
+                )
+            starts, topic_groups = span
+            pos = list(map(bisect_left, repeat(qs), starts))
+            pos.append(len(qs))
+            runs: Iterable[tuple[int, int]] = zip(
+                topic_groups, map(sub, pos[1:], pos), strict=False
+            )
+        else:
+            runs = Counter(map(group_of_partition, qs)).items()
+        for g, size in runs:
+            if not size:
+                continue
+            ms = members_of[g]
+            if ms and ms[-1] == m:
+                sizes_of[g][-1] += size
+            else:
+                ms.append(m)
+                sizes_of[g].append(size)
+    return members_of, sizes_of
 
 
 def _free_pools(
@@ -228,14 +279,18 @@ def _free_pools(
 ) -> list[list[int]]:
     """Each group's free partitions, topic by topic: those nobody validly owns and tied ones
     whose hinted claimant is not in ``plan``. They enter the group's pool directly,
-    preferring nobody."""
+    preferring nobody. (``UNOWNED`` and ``TIED`` are the only negative owners.)"""
     offsets, counts = layout.offsets, layout.counts
     owner, hints = claims.owner, claims.hints
     pools: list[list[int]] = [[] for _ in groups.members]
+    if min(owner, default=0) >= 0:
+        return pools
     for t in comp.topics:
         start = offsets[t]
         end = start + counts[t]
         window = owner[start:end]
+        if min(window, default=0) >= 0:
+            continue
         pool = pools[groups.of_topic[t]]
         if UNOWNED in window:
             pool.extend([q for q, o in zip(range(start, end), window, strict=True) if o == UNOWNED])
@@ -272,37 +327,31 @@ def _build_network(
 
     Nodes: 0 source, 1 sink, members, groups (pools). A member receives its preferred
     partitions from the source and either keeps them (its arcs to the sink) or releases them
-    into the group's pool at the class's price. Arcs are added in bulk, in the order
-    (classes, then members, then groups) that fixes the solver's tie-breaking.
+    into the group's pool at the class's price. Arcs are added in bulk, in batches whose
+    tails and heads are apart (:meth:`.FlowNetwork.add_arcs` then links them in C): release
+    arcs (class order), source to members, members to the sink, source to pools, pools to
+    members. Every node's arcs come in the order (classes, then members, then groups) that
+    fixes the solver's tie-breaking: the solver only ever reads a node's arcs in their
+    order, never compares arcs of different nodes.
     """
     member_node = {m: 2 + i for i, m in enumerate(comp.members)}
     pool0 = 2 + len(comp.members)
     net = FlowNetwork(pool0 + len(groups.members))
-    release0, preferred = _add_release_arcs(net, classes, member_node, pool0)
-    warm, total = _add_load_box(net, comp, plan, classes, member_node, preferred)
+    release0 = _add_release_arcs(net, classes, member_node, pool0)
+    warm, total = _add_load_box(net, comp, plan, classes, member_node)
     starts = _add_pool_arcs(net, groups, classes, member_node, pool0, free_count)
     return net, _Arcs(release0, starts, warm, total)
 
 
 def _add_release_arcs(
     net: FlowNetwork, classes: _Classes, member_node: dict[int, int], pool0: int
-) -> tuple[int, dict[int, int]]:
+) -> int:
     """One arc per class, in class order, from its preferred member to its group's pool,
-    priced :attr:`_Classes.claim_price` per claim and 1 per hint. Returns
-    the first arc and each member's preferred partition count."""
-    k_claim = classes.claim_price
-    preferred = dict.fromkeys(member_node, 0)
-    tails: list[int] = []
-    heads: list[int] = []
-    costs: list[int] = []
-    for g, p, kind, size in zip(
-        classes.group, classes.member, classes.kind, classes.sizes, strict=True
-    ):
-        preferred[p] += size
-        tails.append(member_node[p])
-        heads.append(pool0 + g)
-        costs.append(k_claim if kind == 0 else 1)
-    return net.add_arcs(tails, heads, classes.sizes, costs), preferred
+    priced :attr:`_Classes.claim_price` per claim and 1 per hint. Returns the first arc."""
+    tails = list(map(member_node.__getitem__, classes.member))
+    heads = list(map(add, classes.group, repeat(pool0)))
+    costs = list(map((classes.claim_price, 1).__getitem__, classes.kind))
+    return net.add_arcs(tails, heads, classes.sizes, costs)
 
 
 def _add_load_box(
@@ -311,7 +360,6 @@ def _add_load_box(
     plan: dict[int, list[int]],
     classes: _Classes,
     member_node: dict[int, int],
-    preferred: dict[int, int],
 ) -> tuple[int, int]:
     """Each member's arc from the source (its preferred partitions) and its load box to the
     sink: ``x_i - 1`` at cost 0, then unit arcs costing ``BIG + W * (k - 1)`` for load ``k``
@@ -319,6 +367,7 @@ def _add_load_box(
     carry the warm start. Returns ``(warm start flow, partitions to place)``."""
     source, sink = 0, 1
     n_claims, n_hints, k_claim = classes.n_claims, classes.n_hints, classes.claim_price
+    preferred = classes.preferred
     w_load = k_claim * n_claims + n_hints + 1
     members = comp.members
     x = {m: len(plan[m]) for m in members}
@@ -327,35 +376,32 @@ def _add_load_box(
     above = total - sum(lo.values())
     top = max(x.values()) + 1
     big = above * w_load * top + k_claim * n_claims + n_hints + 1
-    warm = 0
+    start_flow = {m: min(preferred[m], lo[m]) for m in members}
+    fed = [m for m in members if preferred[m]]
+    net.add_arcs(
+        [source] * len(fed),
+        list(map(member_node.__getitem__, fed)),
+        list(map(preferred.__getitem__, fed)),
+        [0] * len(fed),
+        list(map(start_flow.__getitem__, fed)),
+    )
     tails: list[int] = []
-    heads: list[int] = []
     caps: list[int] = []
     costs: list[int] = []
     flows: list[int] = []
     for m in members:
         node = member_node[m]
-        start_flow = min(preferred[m], lo[m])
-        warm += start_flow
-        if preferred[m]:
-            tails.append(source)
-            heads.append(node)
-            caps.append(preferred[m])
-            costs.append(0)
-            flows.append(start_flow)
         tails.append(node)
-        heads.append(sink)
         caps.append(lo[m])
         costs.append(0)
-        flows.append(start_flow)
+        flows.append(start_flow[m])
         for k in range(lo[m] + 1, x[m] + 2):
             tails.append(node)
-            heads.append(sink)
             caps.append(1)
             costs.append(big + w_load * (k - 1))
             flows.append(0)
-    net.add_arcs(tails, heads, caps, costs, flows)
-    return warm, total
+    net.add_arcs(tails, [sink] * len(tails), caps, costs, flows)
+    return sum(start_flow.values()), total
 
 
 def _add_pool_arcs(
@@ -366,33 +412,31 @@ def _add_pool_arcs(
     pool0: int,
     free_count: list[int],
 ) -> list[int]:
-    """Per group: an arc from the source for its free partitions, then one arc (cost 0,
-    capacity the group's size) to each subscriber, in member order. Returns each group's
-    first arc to a member."""
+    """Per group: an arc from the source for its free partitions (first batch), then one arc
+    (cost 0, capacity the group's size) to each subscriber, in member order (second batch).
+    Returns each group's first arc to a member."""
     source = 0
-    group_size = list(free_count)
-    for g, size in zip(classes.group, classes.sizes, strict=True):
-        group_size[g] += size
+    sizes, first = classes.sizes, classes.first
+    fed = [g for g, n in enumerate(free_count) if n]
+    net.add_arcs(
+        [source] * len(fed),
+        list(map(add, fed, repeat(pool0))),
+        list(map(free_count.__getitem__, fed)),
+        [0] * len(fed),
+    )
     tails: list[int] = []
     heads: list[int] = []
     caps: list[int] = []
-    costs: list[int] = []
     pool_starts: list[int] = []  # batch position of each group's first arc to a member
     for g, ms in enumerate(groups.members):
-        node = pool0 + g
-        if free_count[g]:
-            tails.append(source)
-            heads.append(node)
-            caps.append(free_count[g])
-            costs.append(0)
         pool_starts.append(len(tails))
-        tails += [node] * len(ms)
-        heads += [member_node[m] for m in ms]
-        caps += [group_size[g]] * len(ms)
-        costs += [0] * len(ms)
-    first = net.add_arcs(tails, heads, caps, costs)
-    # every arc has its reverse: batch position i is arc first + 2 * i
-    return [first + 2 * i for i in pool_starts]
+        size = free_count[g] + sum(sizes[first[g] : first[g + 1]])
+        tails += [pool0 + g] * len(ms)
+        heads += map(member_node.__getitem__, ms)
+        caps += [size] * len(ms)
+    arc0 = net.add_arcs(tails, heads, caps, [0] * len(tails))
+    # every arc has its reverse: batch position i is arc arc0 + 2 * i
+    return [arc0 + 2 * i for i in pool_starts]
 
 
 def _solve(
@@ -431,19 +475,16 @@ def _realise_released(
     # Released claims by member: {group: amount}; tied classes handled one by one.
     cut: dict[int, dict[int, int]] = {}
     out: dict[int, list[int]] = {m: [] for m in comp.members}
-    for g, p, kind, size, qs, r in zip(
-        classes.group,
-        classes.member,
-        classes.kind,
-        classes.sizes,
-        classes.tied,
-        released,
-        strict=True,
-    ):
-        if kind == 1:
-            out[p].extend(qs[: size - r])
-            pools[g].extend(qs[size - r :])
-        elif r:
+    tied = classes.tied
+    # Only classes that release something or are tied need a look (class order kept).
+    for i in sorted({*compress(range(len(released)), released), *tied}):
+        g, p, r = classes.group[i], classes.member[i], released[i]
+        if i in tied:
+            qs = tied[i]
+            keep = len(qs) - r
+            out[p].extend(qs[:keep])
+            pools[g].extend(qs[keep:])
+        else:
             cut.setdefault(p, {})[g] = r
     for m in comp.members:
         if m in cut:

@@ -1,0 +1,324 @@
+"""The reference of ``core/flow.py`` (issue 28): the min-cost flow solver as it was before
+the stickiness flow's bulk rewrite, kept verbatim for ``tests/keep_flow_reference.py``."""
+
+from __future__ import annotations
+
+import heapq
+from itertools import compress
+
+from kafka_sticky_plugin.errors import InvariantViolation
+
+__all__ = ["FlowNetwork"]
+
+# Bottom-up breadth-first layers once the frontier has more than 1/_BOTTOM_UP of the
+# unlabelled nodes' arcs (bottom-up stops at a node's first admissible arc from the frontier).
+_BOTTOM_UP = 4
+
+
+class FlowNetwork:
+    """A directed network on nodes ``0 .. n - 1`` with integral capacities, costs and flows."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.adj: list[list[int]] = [[] for _ in range(n)]
+        self.head: list[int] = []  # head[a]: the node arc a enters
+        self.cap: list[int] = []  # residual capacity
+        self.cost: list[int] = []
+
+    def add_arc(self, u: int, v: int, capacity: int, cost: int, flow: int = 0) -> int:
+        """Add ``u -> v`` carrying ``flow`` (``0 <= flow <= capacity``); returns its arc id."""
+        if not 0 <= flow <= capacity:
+            raise InvariantViolation("flow must lie within [0, capacity]")
+        a = len(self.head)
+        self.head += (v, u)
+        self.cap += (capacity - flow, flow)
+        self.cost += (cost, -cost)
+        self.adj[u].append(a)
+        self.adj[v].append(a + 1)
+        return a
+
+    def add_arcs(
+        self,
+        tails: list[int],
+        heads: list[int],
+        capacities: list[int],
+        costs: list[int],
+        flows: list[int] | None = None,
+    ) -> int:
+        """Add arcs ``tails[i] -> heads[i]`` in order, exactly as that many :meth:`add_arc`
+        calls would (same ids, same adjacency order); returns the first id (arc ``i`` is
+        ``first + 2 * i``). ``flows`` defaults to zeros."""
+        k = len(tails)
+        if flows is None:
+            flows = [0] * k
+        if not len(heads) == len(capacities) == len(costs) == len(flows) == k:
+            raise InvariantViolation("arc lists differ in length")
+        if any(not 0 <= f <= c for f, c in zip(flows, capacities, strict=True)):
+            raise InvariantViolation("flow must lie within [0, capacity]")
+        first = len(self.head)
+        pairs: list[int] = [0] * (2 * k)
+        pairs[0::2] = heads
+        pairs[1::2] = tails
+        self.head += pairs
+        pairs[0::2] = [c - f for c, f in zip(capacities, flows, strict=True)]
+        pairs[1::2] = flows
+        self.cap += pairs
+        pairs[0::2] = costs
+        pairs[1::2] = [-c for c in costs]
+        self.cost += pairs
+        adj = self.adj
+        for a, u, v in zip(range(first, first + 2 * k, 2), tails, heads, strict=True):
+            adj[u].append(a)
+            adj[v].append(a + 1)
+        return first
+
+    def flow(self, a: int) -> int:
+        """Flow currently on forward arc ``a``."""
+        return self.cap[a ^ 1]
+
+    def flows(self, first: int, count: int) -> list[int]:
+        """Flows on the ``count`` forward arcs ``first, first + 2, ...`` (as added by one
+        :meth:`add_arcs` call)."""
+        return self.cap[first + 1 : first + 1 + 2 * count : 2]
+
+    def push_min_cost(self, source: int, sink: int) -> int:
+        """Push the maximum additional flow from ``source`` to ``sink`` at minimum cost; return
+        the amount pushed. Raises ``InvariantViolation`` when the initial flow is not a cheapest one
+        (a residual arc with negative cost)."""
+        cap, cost = self.cap, self.cost
+        if min(compress(cost, cap), default=0) < 0:  # capacities are never negative
+            raise InvariantViolation("initial flow is not of minimum cost (negative residual arc)")
+        potential = [0] * self.n
+        pushed = 0
+        level, layers = self._levels(source, sink, potential)
+        while True:
+            if level[sink] < 0:
+                # Nothing admissible reaches the sink: ``level`` marks exactly the nodes at
+                # reduced distance 0; raise the potentials by the next shortest distance.
+                if not self._raise_potentials(level, sink, potential):
+                    return pushed
+            else:
+                pushed += self._blocking_flow(source, sink, level, layers, potential)
+            level, layers = self._levels(source, sink, potential)
+
+    def _raise_potentials(self, zero: list[int], sink: int, potential: list[int]) -> bool:
+        """Dijkstra over reduced costs (all >= 0) for the nodes outside ``zero`` (the nodes
+        with ``zero[v] >= 0`` are at distance 0); then ``potential[v] += min(dist[v], reach)``
+        with ``reach = dist[sink]`` (unreachable nodes count as ``reach``). Returns False, with
+        the potentials untouched, when the sink is unreachable.
+
+        Only the distances below ``reach`` matter, so the search stops when the sink is
+        settled. Its start is pulled (each remaining node looks at its own arcs from the zero
+        set) or pushed (each zero node looks at its arcs), whichever has fewer arcs to scan:
+        the distances, hence the potentials, are the same either way."""
+        adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
+        n = self.n
+        rest = [v for v in range(n) if zero[v] < 0]
+        settled = [z >= 0 for z in zero]
+        dist = [-1] * n
+        heap: list[tuple[int, int]] = []
+        if sum(len(adj[v]) for v in rest) <= sum(len(adj[u]) for u in range(n) if settled[u]):
+            for v in rest:
+                pv = potential[v]
+                best = -1
+                for b in adj[v]:
+                    u = head[b]
+                    if settled[u] and cap[b ^ 1] > 0:
+                        d = cost[b ^ 1] + potential[u] - pv
+                        if best < 0 or d < best:
+                            best = d
+                if best >= 0:
+                    dist[v] = best
+                    heap.append((best, v))
+            heapq.heapify(heap)
+        else:
+            for u in range(n):
+                if not settled[u]:
+                    continue
+                pu = potential[u]
+                for a in adj[u]:
+                    v = head[a]
+                    if settled[v] or cap[a] <= 0:
+                        continue
+                    d = cost[a] + pu - potential[v]
+                    if dist[v] < 0 or d < dist[v]:
+                        dist[v] = d
+                        heapq.heappush(heap, (d, v))
+        reach = -1
+        done: list[int] = []
+        while heap:
+            d, u = heapq.heappop(heap)
+            if settled[u]:
+                continue
+            if u == sink:
+                reach = d
+                break
+            settled[u] = True
+            done.append(u)
+            base = d + potential[u]
+            for a in adj[u]:
+                if cap[a] <= 0:
+                    continue
+                v = head[a]
+                if settled[v]:
+                    continue
+                nd = base + cost[a] - potential[v]
+                if dist[v] < 0 or nd < dist[v]:
+                    dist[v] = nd
+                    heapq.heappush(heap, (nd, v))
+        if reach < 0:
+            return False
+        for v in rest:
+            potential[v] += reach
+        for u in done:
+            potential[u] += dist[u] - reach
+        return True
+
+    def _levels(
+        self, source: int, sink: int, potential: list[int]
+    ) -> tuple[list[int], list[list[int]]]:
+        """Breadth-first levels over admissible arcs (residual, reduced cost zero), -1 when
+        unreachable, and the nodes of each level. Stops once the sink's layer is labelled
+        (deeper nodes stay -1: no blocking-flow path uses them); when the sink is unreachable
+        every reachable node is labelled. Each layer is found top-down (the frontier's arcs)
+        or, once the frontier has many arcs, bottom-up (each unlabelled node looks for an
+        admissible arc from the frontier and stops at the first): the levels are the same
+        either way."""
+        adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
+        level = [-1] * self.n
+        level[source] = 0
+        frontier = [source]
+        layers = [frontier]
+        unlabelled = [v for v in range(self.n) if v != source]
+        unlabelled_arcs = sum(len(adj[v]) for v in unlabelled)
+        depth = 0
+        while frontier and level[sink] < 0:
+            depth += 1
+            nxt: list[int] = []
+            frontier_arcs = sum(len(adj[u]) for u in frontier)
+            if frontier_arcs * _BOTTOM_UP <= unlabelled_arcs:
+                for u in frontier:
+                    pu = potential[u]
+                    for a in adj[u]:
+                        v = head[a]
+                        if level[v] < 0 and cap[a] > 0 and cost[a] + pu == potential[v]:
+                            level[v] = depth
+                            nxt.append(v)
+            else:
+                parent = depth - 1
+                for v in unlabelled:
+                    pv = potential[v]
+                    for b in adj[v]:
+                        u = head[b]
+                        if (
+                            level[u] == parent
+                            and cap[b ^ 1] > 0
+                            and cost[b ^ 1] + potential[u] == pv
+                        ):
+                            level[v] = depth
+                            nxt.append(v)
+                            break
+            if nxt:
+                unlabelled = [v for v in unlabelled if level[v] < 0]
+                unlabelled_arcs = sum(len(adj[v]) for v in unlabelled)
+                layers.append(nxt)
+            frontier = nxt
+        return level, layers
+
+    def _candidates(
+        self, sink: int, level: list[int], layers: list[list[int]], potential: list[int]
+    ) -> dict[int, list[int]]:
+        """For every node that can reach the sink in the level graph, its admissible arcs one
+        level up into such nodes, in arc order (= adjacency order: arc ids grow as arcs are
+        added); other nodes are absent. Found layer by layer from the sink, each layer
+        from whichever side has fewer arcs to scan."""
+        adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
+        cands: dict[int, list[int]] = {}
+        useful = [False] * self.n
+        useful[sink] = True
+        upper = [sink]
+        for k in range(level[sink] - 1, -1, -1):
+            lower: list[int] = []
+            if sum(len(adj[v]) for v in upper) <= sum(len(adj[u]) for u in layers[k]):
+                for v in upper:
+                    pv = potential[v]
+                    for b in adj[v]:
+                        u = head[b]
+                        if level[u] == k and cap[b ^ 1] > 0 and cost[b ^ 1] + potential[u] == pv:
+                            if not useful[u]:
+                                useful[u] = True
+                                lower.append(u)
+                                cands[u] = [b ^ 1]
+                            else:
+                                cands[u].append(b ^ 1)
+                for u in lower:
+                    cands[u].sort()
+            else:
+                up = k + 1
+                for u in layers[k]:
+                    pu = potential[u]
+                    found = [
+                        a
+                        for a in adj[u]
+                        if useful[head[a]]
+                        and level[head[a]] == up
+                        and cap[a] > 0
+                        and cost[a] + pu == potential[head[a]]
+                    ]
+                    if found:
+                        useful[u] = True
+                        lower.append(u)
+                        cands[u] = found
+            upper = lower
+        return cands
+
+    def _blocking_flow(
+        self,
+        source: int,
+        sink: int,
+        level: list[int],
+        layers: list[list[int]],
+        potential: list[int],
+    ) -> int:
+        """Dinic's blocking flow on the level graph of admissible arcs (iterative, with
+        current-arc pointers so that each dead arc is looked at once). The search only
+        follows :meth:`_candidates` (arcs into nodes that can reach the sink, in arc order):
+        leaving out arcs into dead ends and never adding an arc (a reverse arc goes one level
+        down) does not change which paths are found, in which order."""
+        head, cap = self.head, self.cap
+        cands = self._candidates(sink, level, layers, potential)
+        no_arcs: list[int] = []
+        pointer = [0] * self.n
+        pushed = 0
+        path: list[int] = []
+        u = source
+        while True:
+            while u != sink:
+                arcs = cands.get(u, no_arcs)
+                i = pointer[u]
+                end = len(arcs)
+                while i < end and cap[arcs[i]] <= 0:
+                    i += 1
+                pointer[u] = i
+                if i < end:
+                    a = arcs[i]
+                    path.append(a)
+                    u = head[a]
+                    continue
+                if not path:
+                    return pushed
+                back = path.pop()
+                u = head[back ^ 1]
+                pointer[u] += 1
+            amount = min(cap[a] for a in path)
+            cut = -1
+            for i, a in enumerate(path):
+                cap[a] -= amount
+                cap[a ^ 1] += amount
+                if cut < 0 and cap[a] == 0:
+                    cut = i
+            pushed += amount
+            # Resume at the tail of the first saturated arc (what a restart from the source
+            # would re-walk to, since every earlier arc is still the current one).
+            u = head[path[cut] ^ 1]
+            del path[cut:]
