@@ -71,7 +71,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import add, not_, sub
+from operator import add, sub
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -101,7 +101,7 @@ def maximise_kept(
         return plan
     groups = _topic_groups(layout, comp)
     classes = _claim_classes(layout, claims, comp, groups, n_claims, sorted(tied_hinted))
-    pools = _free_pools(layout, claims, comp, groups, plan)
+    pools = _free_pools(layout, claims, comp, groups, plan, n_claims + len(tied_hinted))
     net, arcs = _build_network(comp, plan, groups, classes, [len(pool) for pool in pools])
     released, received = _solve(net, arcs, len(classes.sizes), groups)
     return _realise_released(claims, comp, groups, classes, pools, released, received)
@@ -111,24 +111,38 @@ def maximise_kept(
 class _TopicGroups:
     """The component's topics grouped by subscriber set (numbered in topic order):
     ``of_topic[t]`` is topic ``t``'s group; ``members[g]`` the subscribers of group ``g``
-    (ascending); ``of_partition[q]`` the group of every partition ``q`` up to the component's
-    last topic (-1 outside the component)."""
+    (ascending); ``topics[g]`` its topics (ascending). :meth:`of_partition` gives the group of
+    every partition."""
 
+    layout: Layout
     of_topic: dict[int, int]
     members: list[list[int]]
-    of_partition: list[int]
+    topics: list[list[int]]
+    _of_partition: list[int] | None = None
+
+    def of_partition(self) -> list[int]:
+        """``of_partition()[q]``: the group of every partition ``q`` up to the component's
+        last topic (-1 outside the component); one flat list, built on first use."""
+        if self._of_partition is None:
+            counts, get = self.layout.counts, self.of_topic.get
+            table: list[int] = []
+            for t in range(max(self.of_topic, default=-1) + 1):
+                table += repeat(get(t, -1), counts[t])
+            self._of_partition = table
+        return self._of_partition
 
 
 def _topic_groups(layout: Layout, comp: Component) -> _TopicGroups:
     """Number the topic groups: topics with the same subscriber set (as a tuple of member
     indices) share one group, so one pool node serves them all."""
-    offsets, counts, subs = layout.offsets, layout.counts, layout.subscriptions
+    subs = layout.subscriptions
     subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
     for m in comp.members:
         for t in subs[m]:
             subscribers[t].append(m)
     of_topic: dict[int, int] = {}
     group_members: list[list[int]] = []
+    group_topics: list[list[int]] = []
     group_index: dict[tuple[int, ...], int] = {}
     for t in comp.topics:
         subscriber_set = tuple(subscribers[t])
@@ -137,11 +151,10 @@ def _topic_groups(layout: Layout, comp: Component) -> _TopicGroups:
             g = len(group_members)
             group_index[subscriber_set] = g
             group_members.append(subscribers[t])
+            group_topics.append([])
         of_topic[t] = g
-    of_partition: list[int] = [-1] * offsets[comp.topics[0]] if comp.topics else []
-    for t in range(comp.topics[0], comp.topics[-1] + 1) if comp.topics else ():
-        of_partition.extend([of_topic.get(t, -1)] * counts[t])
-    return _TopicGroups(of_topic, group_members, of_partition)
+        group_topics[g].append(t)
+    return _TopicGroups(layout, of_topic, group_members, group_topics)
 
 
 @dataclass
@@ -232,7 +245,6 @@ def _claim_counts(
     offsets, subscriptions = layout.offsets, layout.subscriptions
     owned = claims.owned
     group_at = groups.of_topic.__getitem__
-    group_of_partition = groups.of_partition.__getitem__
     members_of: list[list[int]] = [[] for _ in groups.members]
     sizes_of: list[list[int]] = [[] for _ in groups.members]
     # per subscription object: (its topics' first partitions ascending, their groups)
@@ -257,7 +269,7 @@ def _claim_counts(
                 topic_groups, map(sub, pos[1:], pos), strict=False
             )
         else:
-            runs = Counter(map(group_of_partition, qs)).items()
+            runs = Counter(map(groups.of_partition().__getitem__, qs)).items()
         for g, size in runs:
             if not size:
                 continue
@@ -276,14 +288,17 @@ def _free_pools(
     comp: Component,
     groups: _TopicGroups,
     plan: dict[int, list[int]],
+    n_preferred: int,
 ) -> list[list[int]]:
     """Each group's free partitions, topic by topic: those nobody validly owns and tied ones
     whose hinted claimant is not in ``plan``. They enter the group's pool directly,
-    preferring nobody. (``UNOWNED`` and ``TIED`` are the only negative owners.)"""
+    preferring nobody. Every partition of the component is either free or preferred (a
+    valid claim or a hinted tied partition of a member in ``plan``: ``n_preferred`` in all),
+    so when the preferred ones are all, nothing is scanned."""
     offsets, counts = layout.offsets, layout.counts
     owner, hints = claims.owner, claims.hints
     pools: list[list[int]] = [[] for _ in groups.members]
-    if min(owner, default=0) >= 0:
+    if sum(map(counts.__getitem__, comp.topics)) == n_preferred:
         return pools
     for t in comp.topics:
         start = offsets[t]
@@ -491,10 +506,14 @@ def _realise_released(
             _release_claims(owned[m], cut[m], groups, hints, received, out[m], pools)
         else:
             out[m].extend(owned[m])
+    # Members that only kept their claims hold them ascending already.
+    touched = {*cut, *(classes.member[i] for i in tied)}
     for g, pool in enumerate(pools):
-        pool.sort()
-        _deal(pool, dict(received[g]), hints, out)
-    for m in comp.members:
+        if pool:
+            pool.sort()
+            touched.update(received[g])
+            _deal(pool, dict(received[g]), hints, out)
+    for m in touched:
         out[m].sort()
     return out
 
@@ -510,17 +529,24 @@ def _release_claims(
 ) -> None:
     """One owner's valid claims (``claimed``, ascending) minus ``cuts[g]`` partitions of each
     group ``g`` it releases from: those go into ``pools[g]`` (first the partitions whose
-    hinted claimant takes from that pool, then the highest), the rest onto ``kept``."""
-    group_at = groups.of_partition.__getitem__
-    flags = list(map(cuts.__contains__, map(group_at, claimed)))
-    kept.extend(compress(claimed, map(not_, flags)))
-    released_qs = list(compress(claimed, flags))
-    by_group: dict[int, list[int]] = {}
-    if len(cuts) == 1:
-        by_group[next(iter(cuts))] = released_qs
-    else:
-        for q in released_qs:
-            by_group.setdefault(group_at(q), []).append(q)
+    hinted claimant takes from that pool, then the highest), the rest onto ``kept``. The
+    claims of one topic are one slice of ``claimed`` (two binary searches)."""
+    offsets, counts = groups.layout.offsets, groups.layout.counts
+    slices: list[tuple[int, int, int]] = []  # (start, end, group) in claimed
+    for g in cuts:
+        for t in groups.topics[g]:
+            lo = bisect_left(claimed, offsets[t])
+            hi = bisect_left(claimed, offsets[t] + counts[t], lo)
+            if hi > lo:
+                slices.append((lo, hi, g))
+    slices.sort()
+    by_group: dict[int, list[int]] = {g: [] for g in cuts}
+    done = 0
+    for lo, hi, g in slices:
+        kept += claimed[done:lo]
+        by_group[g] += claimed[lo:hi]
+        done = hi
+    kept += claimed[done:]
     for g, r in cuts.items():
         qs = by_group[g]
         d = len(qs) - r
