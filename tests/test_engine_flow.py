@@ -160,6 +160,44 @@ def test_add_arcs_is_add_arc_repeated() -> None:
         bulk.add_arcs([0], [1, 2], [1], [0])
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_add_arcs_of_apart_batches_is_add_arc_repeated(seed: int) -> None:
+    """Batches whose tails and heads are apart (by range, or interleaved node numbers) link
+    the adjacency lists in C: the same network as one ``add_arc`` per arc; so do batches that
+    are not apart (ranges that touch, anything), and empty ones."""
+    print(f"seed={seed}")
+    rnd = random.Random(seed)
+    n = 12
+    one, bulk = FlowNetwork(n), FlowNetwork(n)
+    for _ in range(rnd.randint(1, 6)):
+        nodes = list(range(n))
+        rnd.shuffle(nodes)
+        cut = rnd.randint(1, n - 1)
+        kind = rnd.random()
+        if kind < 0.4:  # apart by range
+            left, right = [v for v in range(n) if v < cut], [v for v in range(n) if v >= cut]
+            lo, hi = (left, right) if rnd.random() < 0.5 else (right, left)
+        elif kind < 0.8:  # apart, interleaved
+            lo, hi = nodes[:cut], nodes[cut:]
+        elif kind < 0.9:  # ranges that share one node
+            lo, hi = list(range(cut + 1)), list(range(cut, n))
+        else:  # anything
+            lo, hi = nodes, nodes
+        k = rnd.randint(0, 15)
+        tails = [rnd.choice(lo) for _ in range(k)]
+        heads = [rnd.choice(hi) for _ in range(k)]
+        caps = [rnd.randint(0, 5) for _ in range(k)]
+        costs = [rnd.randint(-3, 3) for _ in range(k)]
+        flows = [rnd.randint(0, c) for c in caps] if rnd.random() < 0.5 else None
+        ids = [
+            one.add_arc(u, v, c, w, f)
+            for u, v, c, w, f in zip(tails, heads, caps, costs, flows or [0] * k, strict=True)
+        ]
+        first = bulk.add_arcs(tails, heads, caps, costs, flows)
+        assert ids == list(range(first, first + 2 * k, 2))
+    assert (one.adj, one.head, one.cap, one.cost) == (bulk.adj, bulk.head, bulk.cap, bulk.cost)
+
+
 def test_negative_residual_arc_is_rejected() -> None:
     net = FlowNetwork(3)
     net.add_arc(0, 2, 1, 5, 1)  # the full arc's reverse has cost -5 and capacity 1
