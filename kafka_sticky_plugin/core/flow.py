@@ -28,7 +28,10 @@ Invariants:
   of the largest value reachable from the initial one (the classic successive shortest path
   argument);
 - everything is integral, and the result is a function of the arcs in the order they were
-  added (no hashing, no set order).
+  added (no hashing, no set order). More precisely, of each node's arcs in order: arc ids
+  are only ever compared between arcs of one node (whose adjacency list is ascending), so
+  adding the same arcs in another order that keeps every node's arcs in their order gives
+  the same flow on every arc.
 """
 
 from __future__ import annotations
