@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -51,8 +51,10 @@ from ..codec import (
     Subscription,
     SubscriptionDecoder,
 )
+from ..codec.sticky_user_data import read_user_data_runs
 from ..core import MemberSpec
 from ..core.gc_pause import cyclic_gc_paused
+from ..core.spec import OwnedRuns, canonical_runs, owned_runs, runs_pairs
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
@@ -164,6 +166,83 @@ def _canonical_pairs(pairs: list[tuple[str, int]]) -> tuple[tuple[str, int], ...
     if all(map(operator.lt, ordered, islice(ordered, 1, None))):
         return tuple(ordered)
     return tuple(sorted(set(ordered)))
+
+
+def _user_data_runs(
+    member_id: str,
+    subscription: Subscription,
+    protocol: str,
+    owned_block: bytes | None,
+    arrays: ArrayMemos,
+) -> tuple[OwnedRuns | None, int]:
+    """:func:`_user_data_claim` with the claim as runs (wire order; ``None``: the owned
+    block's)."""
+    try:
+        return read_user_data_runs(
+            subscription.user_data,
+            cooperative=strategy_named(protocol).cooperative,
+            owned_block=owned_block,
+            arrays=arrays,
+        )
+    except CodecError as exc:
+        _log.warning(
+            "member %s: unreadable %s user data, treated as no history (%s)",
+            member_id,
+            protocol,
+            exc,
+        )
+        return ((), None, ()), -1
+
+
+def _spec_from_runs(
+    member_id: str,
+    subscription: Subscription,
+    runs: OwnedRuns | None,
+    owned_block: bytes | None,
+    protocol: str,
+    instance_id: str | None,
+    arrays: ArrayMemos,
+) -> MemberSpec:
+    """:func:`member_spec` of a member read by
+    :meth:`SubscriptionDecoder.decode_with_owned_runs` (``runs``: its owned partitions in
+    wire order, canonical when ``owned_block`` is not ``None``): the same spec, its claims
+    kept as canonical runs (:meth:`MemberSpec.from_runs`) unless the user data adds claims
+    of its own to the owned partitions (then the constructor unites them)."""
+    version = subscription.version
+    generation = subscription.generation_id if version >= 2 else -1
+    ud_runs, ud_generation = _user_data_runs(member_id, subscription, protocol, owned_block, arrays)
+    owned: OwnedRuns = runs if runs is not None else ((), None, ())
+    extra: tuple[tuple[str, int], ...] = ()
+    if (not strategy_named(protocol).cooperative or version < 1) and ud_runs and ud_runs[2]:
+        if not owned[2]:
+            # The user data alone claims (Java and librdkafka members under EAGER): in the
+            # sender's order (Java's topics in hash order), made canonical run by run.
+            owned = ud_runs
+        else:
+            # Our members and librdkafka's write the same list twice: unite only if needed.
+            ud_pairs = runs_pairs(ud_runs)
+            if ud_pairs != runs_pairs(owned):
+                extra = ud_pairs
+    final_generation = max(generation, ud_generation, -1)
+    if extra:
+        return MemberSpec(
+            member_id=member_id,
+            topics=subscription.topics,
+            owned=[*runs_pairs(owned), *extra],
+            generation=final_generation,
+            rack=subscription.rack_id or None,
+            instance_id=instance_id,
+        )
+    if owned is not runs or owned_block is None:
+        owned = canonical_runs(owned)
+    return MemberSpec.from_runs(
+        member_id=member_id,
+        topics=subscription.topics,
+        runs=owned,
+        generation=final_generation,
+        rack=subscription.rack_id or None,
+        instance_id=instance_id,
+    )
 
 
 def _decode_member(
@@ -284,18 +363,10 @@ def _read_group(
     unreadable: list[str] = []
     topics: set[str] = set()
     topic_arrays: dict[int, tuple[str, ...]] = {}
-    reusable: dict[str, tuple[tuple[tuple[str, int], ...], bytes]] = {}
+    reusable: dict[str, _OwnedBlock] = {}
     for member in members:
         try:
-            subscription, owned_block = _decode_member(decoder, member.metadata, convert)
-            spec = member_spec(
-                member.member_id,
-                subscription,
-                protocol,
-                instance_id=member.instance_id,
-                owned_block=owned_block,
-                arrays=decoder.arrays,
-            )
+            spec, subscription, runs, owned_block = _read_member(decoder, member, protocol, convert)
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
@@ -312,15 +383,86 @@ def _read_group(
             topic_arrays[id(subscription.topics)] = subscription.topics
             topics.update(subscription.topics)
         if owned_block is not None:
-            reusable[member.member_id] = (subscription.owned_partitions, owned_block)
+            reusable[member.member_id] = (spec, subscription.owned_partitions, runs, owned_block)
     return DecodedGroup(
         protocol=protocol,
         topics=frozenset(topics),
         specs=tuple(specs),
         unreadable=tuple(unreadable),
         version=min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION),
-        reusable=reusable,
+        reusable=_OwnedBlocks(reusable),
     )
+
+
+def _read_member(
+    decoder: SubscriptionDecoder,
+    member: MemberMetadata,
+    protocol: str,
+    convert: Callable[[Any], Subscription] | None,
+) -> tuple[MemberSpec, Subscription, OwnedRuns | None, bytes | None]:
+    """One member's spec, subscription, owned partitions as runs and canonical owned block:
+    bytes are read in bulk (owned partitions as runs, not in the subscription, see
+    :func:`_spec_from_runs`); objects go through :func:`member_spec` (runs ``None``, the
+    owned partitions in the subscription)."""
+    metadata = member.metadata
+    if isinstance(metadata, (bytes, bytearray, memoryview)):
+        subscription, runs, owned_block = decoder.decode_with_owned_runs(metadata)
+        spec = _spec_from_runs(
+            member.member_id,
+            subscription,
+            runs,
+            owned_block,
+            protocol,
+            member.instance_id,
+            decoder.arrays,
+        )
+        return spec, subscription, runs, owned_block
+    subscription, owned_block = _decode_member(decoder, metadata, convert)
+    spec = member_spec(
+        member.member_id,
+        subscription,
+        protocol,
+        instance_id=member.instance_id,
+        owned_block=owned_block,
+        arrays=decoder.arrays,
+    )
+    return spec, subscription, None, owned_block
+
+
+#: One member's canonical owned block as read: its spec, the subscription's owned pairs (the
+#: object path) or runs (the bytes path), the block.
+_OwnedBlock = tuple[MemberSpec, tuple[tuple[str, int], ...], OwnedRuns | None, bytes]
+
+
+class _OwnedBlocks(Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]):
+    """:attr:`DecodedGroup.reusable`: ``member_id -> (owned pairs, canonical owned block)``
+    for every member that sent its owned partitions canonically, the pairs of a member read
+    from bytes built on first access only. They are the member's spec's ``owned`` (the same
+    object) when its claims are that block's, which :func:`_assign_decoded` checks by
+    identity."""
+
+    __slots__ = ("_built", "_entries")
+
+    def __init__(self, entries: dict[str, _OwnedBlock]) -> None:
+        self._entries = entries
+        self._built: dict[str, tuple[tuple[str, int], ...]] = {}
+
+    def __getitem__(self, member_id: str) -> tuple[tuple[tuple[str, int], ...], bytes]:
+        spec, pairs, runs, block = self._entries[member_id]
+        if runs is None:
+            return pairs, block
+        if owned_runs(spec) is runs:
+            return spec.owned, block
+        built = self._built.get(member_id)
+        if built is None:
+            built = self._built[member_id] = runs_pairs(runs)
+        return built, block
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def _assign_decoded(
