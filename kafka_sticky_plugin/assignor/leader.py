@@ -54,7 +54,7 @@ from ..codec import (
 from ..codec.sticky_user_data import read_user_data_runs
 from ..core import MemberSpec
 from ..core.gc_pause import cyclic_gc_paused
-from ..core.spec import OwnedRuns, canonical_runs, owned_runs, runs_pairs
+from ..core.spec import OwnedRuns, RunOrders, owned_runs, runs_pairs
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
@@ -194,6 +194,29 @@ def _user_data_runs(
         return ((), None, ()), -1
 
 
+class _Batch:
+    """What the members of one :func:`read_group` share: the decoder (and its array memos),
+    the sorting of runs whose topics tuple repeats, and the topics tuples already found
+    sorted (by identity; kept alive here so that an id stays unique)."""
+
+    __slots__ = ("decoder", "orders", "sorted_topics")
+
+    def __init__(self) -> None:
+        self.decoder = SubscriptionDecoder()
+        self.orders = RunOrders()
+        self.sorted_topics: dict[int, tuple[str, ...]] = {}
+
+    def topics_sorted(self, topics: tuple[str, ...]) -> bool:
+        """Whether ``topics`` (a decoded subscription's tuple of ``str``) is strictly
+        increasing: checked once per distinct tuple."""
+        if self.sorted_topics.get(id(topics)) is topics:
+            return True
+        if all(map(operator.lt, topics, islice(topics, 1, None))):
+            self.sorted_topics[id(topics)] = topics
+            return True
+        return False
+
+
 def _spec_from_runs(
     member_id: str,
     subscription: Subscription,
@@ -201,7 +224,7 @@ def _spec_from_runs(
     owned_block: bytes | None,
     protocol: str,
     instance_id: str | None,
-    arrays: ArrayMemos,
+    batch: _Batch,
 ) -> MemberSpec:
     """:func:`member_spec` of a member read by
     :meth:`SubscriptionDecoder.decode_with_owned_runs` (``runs``: its owned partitions in
@@ -210,6 +233,7 @@ def _spec_from_runs(
     of its own to the owned partitions (then the constructor unites them)."""
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
+    arrays = batch.decoder.arrays
     ud_runs, ud_generation = _user_data_runs(member_id, subscription, protocol, owned_block, arrays)
     owned: OwnedRuns = runs if runs is not None else ((), None, ())
     extra: tuple[tuple[str, int], ...] = ()
@@ -234,7 +258,7 @@ def _spec_from_runs(
             instance_id=instance_id,
         )
     if owned is not runs or owned_block is None:
-        owned = canonical_runs(owned)
+        owned = batch.orders.canonical(owned)
     return MemberSpec.from_runs(
         member_id=member_id,
         topics=subscription.topics,
@@ -242,6 +266,7 @@ def _spec_from_runs(
         generation=final_generation,
         rack=subscription.rack_id or None,
         instance_id=instance_id,
+        topics_sorted=batch.topics_sorted(subscription.topics),
     )
 
 
@@ -357,7 +382,7 @@ def _read_group(
     members: Iterable[MemberMetadata],
     convert: Callable[[Any], Subscription] | None,
 ) -> DecodedGroup:
-    decoder = SubscriptionDecoder()
+    batch = _Batch()
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
@@ -366,7 +391,7 @@ def _read_group(
     reusable: dict[str, _OwnedBlock] = {}
     for member in members:
         try:
-            spec, subscription, runs, owned_block = _read_member(decoder, member, protocol, convert)
+            spec, subscription, runs, owned_block = _read_member(batch, member, protocol, convert)
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
@@ -395,7 +420,7 @@ def _read_group(
 
 
 def _read_member(
-    decoder: SubscriptionDecoder,
+    batch: _Batch,
     member: MemberMetadata,
     protocol: str,
     convert: Callable[[Any], Subscription] | None,
@@ -404,7 +429,7 @@ def _read_member(
     bytes are read in bulk (owned partitions as runs, not in the subscription, see
     :func:`_spec_from_runs`); objects go through :func:`member_spec` (runs ``None``, the
     owned partitions in the subscription)."""
-    metadata = member.metadata
+    metadata, decoder = member.metadata, batch.decoder
     if isinstance(metadata, (bytes, bytearray, memoryview)):
         subscription, runs, owned_block = decoder.decode_with_owned_runs(metadata)
         spec = _spec_from_runs(
@@ -414,7 +439,7 @@ def _read_member(
             owned_block,
             protocol,
             member.instance_id,
-            decoder.arrays,
+            batch,
         )
         return spec, subscription, runs, owned_block
     subscription, owned_block = _decode_member(decoder, metadata, convert)

@@ -23,7 +23,7 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, islice, repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import InvalidSpecError
 
@@ -31,6 +31,7 @@ __all__ = [
     "INT32_MAX",
     "MemberSpec",
     "OwnedRuns",
+    "RunOrders",
     "TopicPartitionTuple",
     "canonical_runs",
     "owned_runs",
@@ -106,6 +107,38 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
     if len(ordered) == len(sizes):
         return names, None, ordered
     return names, sizes, ordered
+
+
+class RunOrders:
+    """Per-batch memo of :func:`canonical_runs` for one-partition runs whose topics tuple is
+    shared by many members (a codec reads members with one layout into one tuple): the
+    permutation that sorts it is found once per tuple, and the sorted topics are then one
+    shared tuple too. Create one per batch (it keeps the tuples it saw alive)."""
+
+    __slots__ = ("_memo",)
+
+    #: Shorter topics tuples are sorted each time (not worth remembering).
+    MIN_TOPICS = 16
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[tuple[str, ...], tuple[str, ...] | None, list[int]]] = {}
+
+    def canonical(self, runs: OwnedRuns) -> OwnedRuns:
+        """:func:`canonical_runs` of ``runs`` (the same runs)."""
+        topics, lengths, flat = runs
+        if lengths is not None or len(topics) < self.MIN_TOPICS:
+            return canonical_runs(runs)
+        hit = self._memo.get(id(topics))
+        if hit is None or hit[0] is not topics:
+            # distinct topics out of order: remember how to sort them (else the general way)
+            permuted = not _strictly_increasing(topics) and len(set(topics)) == len(topics)
+            order = sorted(range(len(topics)), key=topics.__getitem__) if permuted else []
+            hit = (topics, tuple(map(topics.__getitem__, order)) if permuted else None, order)
+            self._memo[id(topics)] = hit
+        _, ordered, order = hit
+        if ordered is None:
+            return canonical_runs(runs)
+        return ordered, None, list(map(flat.__getitem__, order))
 
 
 def _strictly_increasing(items: Sequence[Any]) -> bool:
@@ -227,13 +260,16 @@ class MemberSpec:
         generation: int = -1,
         rack: str | None = None,
         instance_id: str | None = None,
+        topics_sorted: bool = False,
     ) -> MemberSpec:
         """A spec whose claims the caller guarantees to be canonical runs (what the leader's
         bulk decode and :func:`canonical_runs` give), taken unchecked as by
         :meth:`from_canonical`: ``owned`` is ``runs_pairs(runs)``, built on first access
-        (and kept); :func:`owned_runs` gives the runs back."""
+        (and kept); :func:`owned_runs` gives the runs back. ``topics_sorted``: the caller
+        also guarantees ``topics`` a tuple of ``str`` in strictly increasing order (checked
+        once for members that share it), taken as is."""
         spec = cls.__new__(cls)
-        spec._set_fields(member_id, topics, None, generation, rack, instance_id)
+        spec._set_fields(member_id, topics, None, generation, rack, instance_id, topics_sorted)
         object.__setattr__(spec, "_runs", runs)
         return spec
 
@@ -257,20 +293,24 @@ class MemberSpec:
         generation: int,
         rack: str | None,
         instance_id: str | None,
+        topics_sorted: bool = False,
     ) -> None:
-        """Validate and set every field but ``owned``, then ``owned`` as given if not None."""
+        """Validate and set every field but ``owned``, then ``owned`` as given if not None
+        (``topics`` unchecked when ``topics_sorted``)."""
         if not isinstance(member_id, str):
             raise InvalidSpecError(f"member_id must be a str, got {member_id!r}")
         if isinstance(topics, str):
             raise InvalidSpecError(
                 f"member {member_id!r}: topics must be an iterable of names, not one string"
             )
-        if (
+        if topics_sorted:
+            sorted_topics = cast(tuple[str, ...], topics)  # the caller's guarantee
+        elif (
             type(topics) is tuple
             and set(map(type, topics)) <= {str}
             and all(map(operator.lt, topics, topics[1:]))
         ):
-            sorted_topics: tuple[str, ...] = topics  # already canonical: share it as is
+            sorted_topics = topics  # already canonical: share it as is
         else:
             topic_set = set(topics)
             for topic in topic_set:
