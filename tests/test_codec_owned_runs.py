@@ -161,7 +161,7 @@ def test_batched_runs_read_the_pairs_and_blocks_of_the_batched_pair_reader(seed:
             expected = str(exc)
         try:
             runs, block = read_topic_partition_runs(
-                Reader(data, "a"), "owned", memos_runs.names, memos_runs.layouts
+                Reader(data, "a"), "owned", memos_runs.names, memos_runs.layouts, memos_runs.structs
             )
             got: object = (list(runs_pairs(runs)), block)
         except CodecError as exc:
@@ -198,13 +198,17 @@ def test_user_data_runs_read_the_claim_of_the_pair_reader(seed: int) -> None:
         except CodecError as exc:
             expected = ("error", exc.offset)
         try:
-            runs, generation = read_user_data_runs(
+            runs, canonical, generation = read_user_data_runs(
                 user_data, cooperative=cooperative, owned_block=block, arrays=memos
             )
             got: object = (None if runs is None else list(runs_pairs(runs)), generation)
         except CodecError as exc:
             got = ("error", exc.offset)
+            runs, canonical = None, False
         assert got == expected
+        if runs is not None:
+            # the verdict lets the leader skip canonical_runs: it must be exact
+            assert canonical == (canonical_runs(runs) == runs)
 
 
 def _subscription_bytes(

@@ -174,9 +174,9 @@ def _user_data_runs(
     protocol: str,
     owned_block: bytes | None,
     arrays: ArrayMemos,
-) -> tuple[OwnedRuns | None, int]:
+) -> tuple[OwnedRuns | None, bool, int]:
     """:func:`_user_data_claim` with the claim as runs (wire order; ``None``: the owned
-    block's)."""
+    block's) and whether they are canonical."""
     try:
         return read_user_data_runs(
             subscription.user_data,
@@ -191,7 +191,7 @@ def _user_data_runs(
             protocol,
             exc,
         )
-        return ((), None, ()), -1
+        return ((), None, ()), True, -1
 
 
 class _Batch:
@@ -234,14 +234,17 @@ def _spec_from_runs(
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
     arrays = batch.decoder.arrays
-    ud_runs, ud_generation = _user_data_runs(member_id, subscription, protocol, owned_block, arrays)
+    ud_runs, ud_canonical, ud_generation = _user_data_runs(
+        member_id, subscription, protocol, owned_block, arrays
+    )
     owned: OwnedRuns = runs if runs is not None else ((), None, ())
+    canonical = owned_block is not None
     extra: tuple[tuple[str, int], ...] = ()
     if (not strategy_named(protocol).cooperative or version < 1) and ud_runs and ud_runs[2]:
         if not owned[2]:
             # The user data alone claims (Java and librdkafka members under EAGER): in the
-            # sender's order (Java's topics in hash order), made canonical run by run.
-            owned = ud_runs
+            # sender's order (Java's topics in hash order), made canonical if it is not.
+            owned, canonical = ud_runs, ud_canonical
         else:
             # Our members and librdkafka's write the same list twice: unite only if needed.
             ud_pairs = runs_pairs(ud_runs)
@@ -257,7 +260,7 @@ def _spec_from_runs(
             rack=subscription.rack_id or None,
             instance_id=instance_id,
         )
-    if owned is not runs or owned_block is None:
+    if not canonical:
         owned = batch.orders.canonical(owned)
     return MemberSpec.from_runs(
         member_id=member_id,
@@ -483,6 +486,18 @@ class _OwnedBlocks(Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]):
             built = self._built[member_id] = runs_pairs(runs)
         return built, block
 
+    def claimed_block(self, member_id: str, spec: MemberSpec) -> tuple[int, bytes] | None:
+        """``(claim count, block)`` when ``spec`` is the one read for ``member_id`` and its
+        claims are exactly its canonical owned block's pairs, else ``None``: the test
+        ``spec.owned is self[member_id][0]`` without building the pairs."""
+        entry = self._entries.get(member_id)
+        if entry is None or entry[0] is not spec:
+            return None
+        _, pairs, runs, block = entry
+        if runs is None:
+            return (len(pairs), block) if spec.owned is pairs else None
+        return (len(runs[2]), block) if owned_runs(spec) is runs else None
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 
@@ -508,7 +523,18 @@ def _assign_decoded(
     encoder = AssignmentEncoder()
     reusable = group.reusable
     out: dict[str, bytes] = {}
+    kept_blocks = reusable.claimed_block if isinstance(reusable, _OwnedBlocks) else None
     for m, member_id in enumerate(layout.member_ids):
+        if kept_blocks is not None:
+            # Found without the member's owned pairs (never built if its block comes back).
+            kept = kept_blocks(member_id, layout.specs[m])
+            if kept is not None and dense.valid_claims(m) == kept[0] and dense.keeps_claims(m):
+                out[member_id] = encoder.encode_owned_block(version, kept[1])
+                continue
+            out[member_id] = _encode_member(
+                encoder, version, reusable.get(member_id), dense.partitions(m)
+            )
+            continue
         previous = reusable.get(member_id)
         if (
             previous is not None

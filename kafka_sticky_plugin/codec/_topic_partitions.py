@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import operator
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, chain, compress, islice, repeat
 from typing import Any
 
@@ -428,20 +428,57 @@ def _read_group_values(
     return pos + 4 + 4 * n, topic, partitions
 
 
+class RunStructs:
+    """Per-batch memo of the compiled structs :func:`topic_partition_runs` reads with: one
+    per topic name length (``name, count, first partition``) and one per partition count
+    above one. Create one per batch (never module-wide); each table keeps at most
+    :attr:`CAPACITY` structs."""
+
+    __slots__ = ("headers", "values")
+
+    CAPACITY = 256
+
+    def __init__(self) -> None:
+        self.headers: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
+        self.values: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
+
+    def header(self, length: int) -> Callable[[bytes, int], tuple[Any, ...]]:
+        """``unpack_from`` of ``length`` name bytes, then the int32 count and the first
+        int32 partition."""
+        return self._cached(self.headers, length, f">{length}sii")
+
+    def ints(self, n: int) -> Callable[[bytes, int], tuple[Any, ...]]:
+        """``unpack_from`` of ``n`` int32 values."""
+        return self._cached(self.values, n, f">{n}i")
+
+    def _cached(
+        self, table: dict[int, Callable[[bytes, int], tuple[Any, ...]]], key: int, fmt: str
+    ) -> Callable[[bytes, int], tuple[Any, ...]]:
+        unpack = table.get(key)
+        if unpack is None:
+            unpack = struct.Struct(fmt).unpack_from
+            if len(table) < self.CAPACITY:
+                table[key] = unpack
+        return unpack
+
+
 def topic_partition_runs(
-    reader: Reader, expected: str, names: dict[bytes, str] | None = None
+    reader: Reader,
+    expected: str,
+    names: dict[bytes, str] | None = None,
+    structs: RunStructs | None = None,
 ) -> tuple[TopicRuns, bool]:
     """:func:`topic_partition_pairs` as runs (:data:`TopicRuns`, wire order): the same
-    checks, errors and canonical verdict, but no tuple per partition; each topic's partitions
-    are read in one ``struct`` call and the canonical verdict is a few C-level passes over
-    the flat partitions (:func:`_runs_canonical`)."""
+    checks, errors and canonical verdict, but no tuple per partition. Per topic, one struct
+    call reads its name, count and first partition, a second its other partitions (the
+    structs are ``structs``', one per batch); the canonical verdict is a few C-level passes
+    over the flat partitions (:func:`_runs_canonical`)."""
     count = reader.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
     data, pos = reader.window()
     end = len(data)
     names = {} if names is None else names
-    unpack_int16 = _INT16.unpack_from
-    unpack_count_first = _ONE_PARTITION.unpack_from
-    unpack_from = struct.unpack_from
+    structs = RunStructs() if structs is None else structs
+    headers, values = structs.headers, structs.values
     topics: list[str] = []
     lengths: list[int] = []
     flat: list[int] = []
@@ -455,12 +492,12 @@ def topic_partition_runs(
         # Fast path: a well-formed topic holding one or more partitions, every bound checked
         # at once; anything else goes through _read_group_values' full checks.
         if end - pos >= 2:
-            length = unpack_int16(data, pos)[0]
+            length = data[pos] << 8 | data[pos + 1]  # int16, negative when >= 2**15
             after = pos + 2 + length
-            if length >= 0 and end - after >= 8:
-                n, first = unpack_count_first(data, after)
+            if length < 0x8000 and end - after >= 8:
+                header = headers.get(length) or structs.header(length)
+                raw, n, first = header(data, pos + 2)
                 if n == 1 or (n > 1 and end - after - 4 >= 4 * n):
-                    raw = data[pos + 2 : after]
                     topic = names.get(raw)
                     if topic is None:
                         topic = _intern(reader, raw, names, pos, expected)
@@ -469,7 +506,7 @@ def topic_partition_runs(
                     if n == 1:
                         add_one(first)
                     else:
-                        add_many(unpack_from(f">{n}i", data, after + 4))
+                        add_many((values.get(n) or structs.ints(n))(data, after + 4))
                     pos = after + 4 + 4 * n
                     continue
         pos, topic, partitions = _read_group_values(reader, data, pos, names, expected)
@@ -595,11 +632,12 @@ class ArrayMemos:
     hands it to the sticky user data reader, so a Java member's user data (its previous
     assignment, topics in hash order) is read like its peers' owned arrays."""
 
-    __slots__ = ("layouts", "names")
+    __slots__ = ("layouts", "names", "structs")
 
     def __init__(self) -> None:
         self.names: dict[bytes, str] = {}
         self.layouts = OneEachLayouts()
+        self.structs = RunStructs()
 
 
 def read_topic_partitions_block(
@@ -634,15 +672,17 @@ def read_topic_partition_runs(
     expected: str,
     names: dict[bytes, str] | None = None,
     layouts: OneEachLayouts | None = None,
+    structs: RunStructs | None = None,
 ) -> tuple[TopicRuns, bytes | None]:
     """:func:`read_topic_partitions_block` as runs (:data:`TopicRuns`, wire order): the same
-    block, checks and errors, no tuple per partition."""
+    block, checks and errors, no tuple per partition (``structs``: see
+    :func:`topic_partition_runs`)."""
     if layouts is not None:
         hit = layouts.read_runs(reader)
         if hit is not None:
             return hit
     start = reader.offset
-    runs, canonical = topic_partition_runs(reader, expected, names)
+    runs, canonical = topic_partition_runs(reader, expected, names, structs)
     block = reader.bytes_since(start)
     if layouts is not None and runs[1] is None:
         layouts.learn_topics(runs[0], block, canonical)

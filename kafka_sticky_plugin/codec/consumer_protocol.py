@@ -39,6 +39,7 @@ from ..errors import CodecError
 from ._topic_partitions import (
     ArrayMemos,
     OneEachLayouts,
+    RunStructs,
     TopicHeaders,
     TopicPartitionPair,
     TopicRuns,
@@ -164,6 +165,7 @@ def _decode_fields(
     layouts: OneEachLayouts | None,
     *,
     as_runs: bool,
+    structs: RunStructs | None = None,
 ) -> tuple[Subscription, TopicRuns | None, bytes | None]:
     """The subscription, its owned partitions as runs when ``as_runs`` (then the
     subscription's ``owned_partitions`` is left empty; ``None`` when the field is absent) and
@@ -183,7 +185,7 @@ def _decode_fields(
     if version >= 1 and not reader.at_end():
         if as_runs:
             runs, owned_block = read_topic_partition_runs(
-                reader, "owned partitions", names, layouts
+                reader, "owned partitions", names, layouts, structs
             )
         else:
             owned, owned_block = read_topic_partitions_block(
@@ -252,7 +254,14 @@ class SubscriptionDecoder:
         :data:`~._topic_partitions.TopicRuns`; ``None`` when the message has no owned
         partitions field), not in the returned subscription, whose ``owned_partitions`` is
         left empty: the leader's bulk path, which never needs them as tuples."""
-        return _decode_fields(data, self._memo, self._names, self._layouts, as_runs=True)
+        return _decode_fields(
+            data,
+            self._memo,
+            self._names,
+            self._layouts,
+            as_runs=True,
+            structs=self.arrays.structs,
+        )
 
     def owned_block(self, subscription: Subscription) -> bytes | None:
         """The canonical owned-partitions bytes of an already decoded ``subscription`` (for

@@ -196,18 +196,24 @@ def read_user_data_claim(
     return partitions, -1 if decoded is None else decoded
 
 
-def _decode_sticky_runs(raw: bytes, arrays: ArrayMemos | None) -> tuple[TopicRuns, int | None]:
+def _decode_sticky_runs(
+    raw: bytes, arrays: ArrayMemos | None
+) -> tuple[TopicRuns, bool, int | None]:
     """:func:`_decode_sticky_batched` as runs (wire order: a Java member's topics in hash
-    order): same generation and errors."""
+    order) and whether they are canonical: same generation and errors."""
     reader = Reader(raw, _STICKY + " v0")
-    names, layouts = (None, None) if arrays is None else (arrays.names, arrays.layouts)
-    runs, _ = read_topic_partition_runs(reader, "previous assignment", names, layouts)
+    if arrays is None:
+        runs, block = read_topic_partition_runs(reader, "previous assignment")
+    else:
+        runs, block = read_topic_partition_runs(
+            reader, "previous assignment", arrays.names, arrays.layouts, arrays.structs
+        )
     left = reader.remaining
     if left == 4:
-        return runs, _generation_or_none(reader.int32("generation"))
+        return runs, block is not None, _generation_or_none(reader.int32("generation"))
     if left:
         raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
-    return runs, None
+    return runs, block is not None, None
 
 
 def read_user_data_runs(
@@ -216,20 +222,21 @@ def read_user_data_runs(
     cooperative: bool,
     owned_block: bytes | None = None,
     arrays: ArrayMemos | None = None,
-) -> tuple[TopicRuns | None, int]:
+) -> tuple[TopicRuns | None, bool, int]:
     """:func:`read_user_data_claim` with the previous partitions as runs (wire order; see
-    :data:`~._topic_partitions.TopicRuns`): same generation, shortcut (``None``: "the
-    subscription's owned partitions") and errors."""
+    :data:`~._topic_partitions.TopicRuns`): ``(runs, whether they are canonical,
+    generation)``, with the same generation, shortcut (runs ``None``: "the subscription's
+    owned partitions") and errors."""
     if not user_data:
-        return EMPTY_RUNS, -1
+        return EMPTY_RUNS, True, -1
     if cooperative and len(user_data) == 4:
         generation = decode_cooperative_user_data(user_data)
-        return EMPTY_RUNS, -1 if generation is None else generation
+        return EMPTY_RUNS, True, -1 if generation is None else generation
     if owned_block is not None and user_data.startswith(owned_block):
         if len(user_data) == len(owned_block):
-            return None, -1
+            return None, True, -1
         if len(user_data) == len(owned_block) + 4:
             tail = int.from_bytes(user_data[-4:], "big", signed=True)
-            return None, max(tail, -1)
-    runs, decoded = _decode_sticky_runs(bytes(user_data), arrays)
-    return runs, -1 if decoded is None else decoded
+            return None, True, max(tail, -1)
+    runs, canonical, decoded = _decode_sticky_runs(bytes(user_data), arrays)
+    return runs, canonical, -1 if decoded is None else decoded
