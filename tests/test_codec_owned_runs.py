@@ -32,8 +32,9 @@ from kafka_sticky_plugin.codec._topic_partitions import (
 )
 from kafka_sticky_plugin.codec._wire import Reader
 from kafka_sticky_plugin.codec.sticky_user_data import read_user_data_runs
-from kafka_sticky_plugin.core.claims import resolve_claims
-from kafka_sticky_plugin.core.layout import build_layout
+from kafka_sticky_plugin.core.balance_builder import _runs_by_topic
+from kafka_sticky_plugin.core.claims import Claims, resolve_claims
+from kafka_sticky_plugin.core.layout import Layout, build_layout
 from kafka_sticky_plugin.core.spec import MemberSpec, canonical_runs, runs_pairs
 from kafka_sticky_plugin.errors import CodecError
 
@@ -305,7 +306,9 @@ def test_bulk_specs_and_claims_equal_the_pair_decode(seed: int, protocol: str) -
             assert member_id in group.unreadable
     assert [(s, s.owned) for s in reference] == [(s, s.owned) for s in group.specs]
     fresh = read_group(protocol, [MemberMetadata(m, d) for m, d in metadata.items()])
-    runs_claims = resolve_claims(build_layout(counts, fresh.specs))  # owned never built
+    layout = build_layout(counts, fresh.specs)
+    runs_claims = resolve_claims(layout)  # owned never built
+    _check_split_by_topic(layout, runs_claims)
     pair_claims = resolve_claims(build_layout(counts, reference))
     assert runs_claims == pair_claims
 
@@ -324,7 +327,7 @@ def test_claims_of_runs_equal_claims_of_pairs(seed: int) -> None:
     by_runs, by_pairs = [], []
     for i in range(rng.randint(1, 8)):
         topics = names if near_edges else rng.sample(names, rng.randint(1, len(names)))
-        claims = {
+        wanted = {
             (t, p)
             for t in rng.sample(names, rng.randint(0, len(names)))
             for p in rng.sample(
@@ -333,7 +336,7 @@ def test_claims_of_runs_equal_claims_of_pairs(seed: int) -> None:
             )
         }
         groups: Groups = [
-            (t, sorted(p for u, p in claims if u == t)) for t in sorted({t for t, _ in claims})
+            (t, sorted(p for u, p in wanted if u == t)) for t in sorted({t for t, _ in wanted})
         ]
         runs = canonical_runs(
             (
@@ -347,8 +350,20 @@ def test_claims_of_runs_equal_claims_of_pairs(seed: int) -> None:
             MemberSpec.from_runs(member_id=f"m{i}", topics=topics, runs=runs, generation=generation)
         )
         by_pairs.append(
-            MemberSpec(member_id=f"m{i}", topics=topics, owned=claims, generation=generation)
+            MemberSpec(member_id=f"m{i}", topics=topics, owned=wanted, generation=generation)
         )
-    assert resolve_claims(build_layout(counts, by_runs)) == resolve_claims(
-        build_layout(counts, by_pairs)
-    )
+    layout = build_layout(counts, by_runs)
+    claims = resolve_claims(layout)
+    assert claims == resolve_claims(build_layout(counts, by_pairs))
+    _check_split_by_topic(layout, claims)
+
+
+def _check_split_by_topic(layout: Layout, claims: Claims) -> None:
+    """Every member's claims split by topic from its runs equal the split of its owned list
+    (what the balancing builder starts from), order of topics included."""
+    ends = [o + n for o, n in zip(layout.offsets, layout.counts, strict=True)]
+    for m, qs in enumerate(claims.owned):
+        split = claims.owned_by_topic(m)
+        if split is not None:
+            expected = _runs_by_topic(qs, layout.offsets, ends)
+            assert list(split.items()) == list(expected.items())
