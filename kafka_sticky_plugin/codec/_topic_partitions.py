@@ -4,7 +4,10 @@ Invariants: the writers emit topics in sorted order, each once, with its distinc
 sorted and no empty topic, so two equal sets always encode to the same bytes (a reordering
 alone must never look like a change); this is the *canonical* form. The readers return the
 pairs in wire order, flattened, without de-duplicating (that is the reader's policy, not the
-wire's), and can tell whether the bytes they read were canonical.
+wire's), and can tell whether the bytes they read were canonical. The run readers
+(:func:`topic_partition_runs`, :func:`read_topic_partition_runs`) return the same pairs as
+per-topic runs (:data:`TopicRuns`), with the same checks, errors and verdict: what a leader
+reads, a million claims that never become tuples.
 
 Speed: a leader encodes up to a million pairs per rebalance, so the writer works on the sorted
 lists the engine returns in one linear pass, caches each topic's encoded header in a

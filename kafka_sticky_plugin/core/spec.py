@@ -83,6 +83,12 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
             order = sorted(range(len(topics)), key=topics.__getitem__)
             return tuple(map(topics.__getitem__, order)), None, list(map(flat.__getitem__, order))
         lengths = [1] * len(topics)
+    elif (
+        min(lengths, default=1) >= 1
+        and _strictly_increasing(topics)
+        and _increasing_within_runs(lengths, flat)
+    ):
+        return runs
     ends = list(accumulate(lengths))
     groups: list[Sequence[int]] = list(map(flat.__getitem__, map(slice, [0, *ends], ends)))
     if len(set(topics)) == len(topics):
