@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -51,8 +51,10 @@ from ..codec import (
     Subscription,
     SubscriptionDecoder,
 )
+from ..codec.sticky_user_data import read_user_data_runs
 from ..core import MemberSpec
 from ..core.gc_pause import cyclic_gc_paused
+from ..core.spec import OwnedRuns, RunOrders, owned_runs, runs_pairs
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
@@ -164,6 +166,111 @@ def _canonical_pairs(pairs: list[tuple[str, int]]) -> tuple[tuple[str, int], ...
     if all(map(operator.lt, ordered, islice(ordered, 1, None))):
         return tuple(ordered)
     return tuple(sorted(set(ordered)))
+
+
+def _user_data_runs(
+    member_id: str,
+    subscription: Subscription,
+    protocol: str,
+    owned_block: bytes | None,
+    arrays: ArrayMemos,
+) -> tuple[OwnedRuns | None, bool, int]:
+    """:func:`_user_data_claim` with the claim as runs (wire order; ``None``: the owned
+    block's) and whether they are canonical."""
+    try:
+        return read_user_data_runs(
+            subscription.user_data,
+            cooperative=strategy_named(protocol).cooperative,
+            owned_block=owned_block,
+            arrays=arrays,
+        )
+    except CodecError as exc:
+        _log.warning(
+            "member %s: unreadable %s user data, treated as no history (%s)",
+            member_id,
+            protocol,
+            exc,
+        )
+        return ((), None, ()), True, -1
+
+
+class _Batch:
+    """What the members of one :func:`read_group` share: the decoder (and its array memos),
+    the sorting of runs whose topics tuple repeats, and the topics tuples already found
+    sorted (by identity; kept alive here so that an id stays unique)."""
+
+    __slots__ = ("decoder", "orders", "sorted_topics")
+
+    def __init__(self) -> None:
+        self.decoder = SubscriptionDecoder()
+        self.orders = RunOrders()
+        self.sorted_topics: dict[int, tuple[str, ...]] = {}
+
+    def topics_sorted(self, topics: tuple[str, ...]) -> bool:
+        """Whether ``topics`` (a decoded subscription's tuple of ``str``) is strictly
+        increasing: checked once per distinct tuple."""
+        if self.sorted_topics.get(id(topics)) is topics:
+            return True
+        if all(map(operator.lt, topics, islice(topics, 1, None))):
+            self.sorted_topics[id(topics)] = topics
+            return True
+        return False
+
+
+def _spec_from_runs(
+    member_id: str,
+    subscription: Subscription,
+    runs: OwnedRuns | None,
+    owned_block: bytes | None,
+    protocol: str,
+    instance_id: str | None,
+    batch: _Batch,
+) -> MemberSpec:
+    """:func:`member_spec` of a member read by
+    :meth:`SubscriptionDecoder.decode_with_owned_runs` (``runs``: its owned partitions in
+    wire order, canonical when ``owned_block`` is not ``None``): the same spec, its claims
+    kept as canonical runs (:meth:`MemberSpec.from_runs`) unless the user data adds claims
+    of its own to the owned partitions (then the constructor unites them)."""
+    version = subscription.version
+    generation = subscription.generation_id if version >= 2 else -1
+    arrays = batch.decoder.arrays
+    ud_runs, ud_canonical, ud_generation = _user_data_runs(
+        member_id, subscription, protocol, owned_block, arrays
+    )
+    owned: OwnedRuns = runs if runs is not None else ((), None, ())
+    canonical = owned_block is not None
+    extra: tuple[tuple[str, int], ...] = ()
+    if (not strategy_named(protocol).cooperative or version < 1) and ud_runs and ud_runs[2]:
+        if not owned[2]:
+            # The user data alone claims (Java and librdkafka members under EAGER): in the
+            # sender's order (Java's topics in hash order), made canonical if it is not.
+            owned, canonical = ud_runs, ud_canonical
+        else:
+            # Our members and librdkafka's write the same list twice: unite only if needed.
+            ud_pairs = runs_pairs(ud_runs)
+            if ud_pairs != runs_pairs(owned):
+                extra = ud_pairs
+    final_generation = max(generation, ud_generation, -1)
+    if extra:
+        return MemberSpec(
+            member_id=member_id,
+            topics=subscription.topics,
+            owned=[*runs_pairs(owned), *extra],
+            generation=final_generation,
+            rack=subscription.rack_id or None,
+            instance_id=instance_id,
+        )
+    if not canonical:
+        owned = batch.orders.canonical(owned)
+    return MemberSpec.from_runs(
+        member_id=member_id,
+        topics=subscription.topics,
+        runs=owned,
+        generation=final_generation,
+        rack=subscription.rack_id or None,
+        instance_id=instance_id,
+        topics_sorted=batch.topics_sorted(subscription.topics),
+    )
 
 
 def _decode_member(
@@ -278,24 +385,16 @@ def _read_group(
     members: Iterable[MemberMetadata],
     convert: Callable[[Any], Subscription] | None,
 ) -> DecodedGroup:
-    decoder = SubscriptionDecoder()
+    batch = _Batch()
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
     topics: set[str] = set()
     topic_arrays: dict[int, tuple[str, ...]] = {}
-    reusable: dict[str, tuple[tuple[tuple[str, int], ...], bytes]] = {}
+    reusable: dict[str, _OwnedBlock] = {}
     for member in members:
         try:
-            subscription, owned_block = _decode_member(decoder, member.metadata, convert)
-            spec = member_spec(
-                member.member_id,
-                subscription,
-                protocol,
-                instance_id=member.instance_id,
-                owned_block=owned_block,
-                arrays=decoder.arrays,
-            )
+            spec, subscription, runs, owned_block = _read_member(batch, member, protocol, convert)
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
@@ -312,15 +411,98 @@ def _read_group(
             topic_arrays[id(subscription.topics)] = subscription.topics
             topics.update(subscription.topics)
         if owned_block is not None:
-            reusable[member.member_id] = (subscription.owned_partitions, owned_block)
+            reusable[member.member_id] = (spec, subscription.owned_partitions, runs, owned_block)
     return DecodedGroup(
         protocol=protocol,
         topics=frozenset(topics),
         specs=tuple(specs),
         unreadable=tuple(unreadable),
         version=min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION),
-        reusable=reusable,
+        reusable=_OwnedBlocks(reusable),
     )
+
+
+def _read_member(
+    batch: _Batch,
+    member: MemberMetadata,
+    protocol: str,
+    convert: Callable[[Any], Subscription] | None,
+) -> tuple[MemberSpec, Subscription, OwnedRuns | None, bytes | None]:
+    """One member's spec, subscription, owned partitions as runs and canonical owned block:
+    bytes are read in bulk (owned partitions as runs, not in the subscription, see
+    :func:`_spec_from_runs`); objects go through :func:`member_spec` (runs ``None``, the
+    owned partitions in the subscription)."""
+    metadata, decoder = member.metadata, batch.decoder
+    if isinstance(metadata, (bytes, bytearray, memoryview)):
+        subscription, runs, owned_block = decoder.decode_with_owned_runs(metadata)
+        spec = _spec_from_runs(
+            member.member_id,
+            subscription,
+            runs,
+            owned_block,
+            protocol,
+            member.instance_id,
+            batch,
+        )
+        return spec, subscription, runs, owned_block
+    subscription, owned_block = _decode_member(decoder, metadata, convert)
+    spec = member_spec(
+        member.member_id,
+        subscription,
+        protocol,
+        instance_id=member.instance_id,
+        owned_block=owned_block,
+        arrays=decoder.arrays,
+    )
+    return spec, subscription, None, owned_block
+
+
+#: One member's canonical owned block as read: its spec, the subscription's owned pairs (the
+#: object path) or runs (the bytes path), the block.
+_OwnedBlock = tuple[MemberSpec, tuple[tuple[str, int], ...], OwnedRuns | None, bytes]
+
+
+class _OwnedBlocks(Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]):
+    """:attr:`DecodedGroup.reusable`: ``member_id -> (owned pairs, canonical owned block)``
+    for every member that sent its owned partitions canonically, the pairs of a member read
+    from bytes built on first access only. They are the member's spec's ``owned`` (the same
+    object) when its claims are that block's, which :func:`_assign_decoded` checks by
+    identity."""
+
+    __slots__ = ("_built", "_entries")
+
+    def __init__(self, entries: dict[str, _OwnedBlock]) -> None:
+        self._entries = entries
+        self._built: dict[str, tuple[tuple[str, int], ...]] = {}
+
+    def __getitem__(self, member_id: str) -> tuple[tuple[tuple[str, int], ...], bytes]:
+        spec, pairs, runs, block = self._entries[member_id]
+        if runs is None:
+            return pairs, block
+        if owned_runs(spec) is runs:
+            return spec.owned, block
+        built = self._built.get(member_id)
+        if built is None:
+            built = self._built[member_id] = runs_pairs(runs)
+        return built, block
+
+    def claimed_block(self, member_id: str, spec: MemberSpec) -> tuple[int, bytes] | None:
+        """``(claim count, block)`` when ``spec`` is the one read for ``member_id`` and its
+        claims are exactly its canonical owned block's pairs, else ``None``: the test
+        ``spec.owned is self[member_id][0]`` without building the pairs."""
+        entry = self._entries.get(member_id)
+        if entry is None or entry[0] is not spec:
+            return None
+        _, pairs, runs, block = entry
+        if runs is None:
+            return (len(pairs), block) if spec.owned is pairs else None
+        return (len(runs[2]), block) if owned_runs(spec) is runs else None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def _assign_decoded(
@@ -341,7 +523,18 @@ def _assign_decoded(
     encoder = AssignmentEncoder()
     reusable = group.reusable
     out: dict[str, bytes] = {}
+    kept_blocks = reusable.claimed_block if isinstance(reusable, _OwnedBlocks) else None
     for m, member_id in enumerate(layout.member_ids):
+        if kept_blocks is not None:
+            # Found without the member's owned pairs (never built if its block comes back).
+            kept = kept_blocks(member_id, layout.specs[m])
+            if kept is not None and dense.valid_claims(m) == kept[0] and dense.keeps_claims(m):
+                out[member_id] = encoder.encode_owned_block(version, kept[1])
+                continue
+            out[member_id] = _encode_member(
+                encoder, version, reusable.get(member_id), dense.partitions(m)
+            )
+            continue
         previous = reusable.get(member_id)
         if (
             previous is not None

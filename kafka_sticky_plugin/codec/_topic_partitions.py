@@ -4,7 +4,10 @@ Invariants: the writers emit topics in sorted order, each once, with its distinc
 sorted and no empty topic, so two equal sets always encode to the same bytes (a reordering
 alone must never look like a change); this is the *canonical* form. The readers return the
 pairs in wire order, flattened, without de-duplicating (that is the reader's policy, not the
-wire's), and can tell whether the bytes they read were canonical.
+wire's), and can tell whether the bytes they read were canonical. The run readers
+(:func:`topic_partition_runs`, :func:`read_topic_partition_runs`) return the same pairs as
+per-topic runs (:data:`TopicRuns`), with the same checks, errors and verdict: what a leader
+reads, a million claims that never become tuples.
 
 Speed: a leader encodes up to a million pairs per rebalance, so the writer works on the sorted
 lists the engine returns in one linear pass, caches each topic's encoded header in a
@@ -14,10 +17,11 @@ precompiled struct.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import struct
-from collections.abc import Iterable, Sequence
-from itertools import chain, compress, islice, repeat
+from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate, chain, compress, islice, repeat
 from typing import Any
 
 from ..errors import CodecError
@@ -36,14 +40,26 @@ __all__ = [
     "OneEachLayouts",
     "TopicHeaders",
     "TopicPartitionPair",
+    "TopicRuns",
     "encode_topic_partitions",
+    "read_topic_partition_runs",
     "read_topic_partitions",
     "read_topic_partitions_block",
     "topic_partition_pairs",
+    "topic_partition_runs",
     "write_topic_partitions",
 ]
 
 TopicPartitionPair = tuple[str, int]
+
+#: One ``[topic [partition]]`` array as runs, in wire order: ``(topics, lengths, partitions)``,
+#: run ``i`` being topic ``topics[i]`` with the next ``lengths[i]`` values of the flat
+#: ``partitions``; ``lengths`` is ``None`` when every run holds exactly one partition (then
+#: ``partitions[i]`` belongs to ``topics[i]``).
+TopicRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
+
+#: The runs of an empty array.
+EMPTY_RUNS: TopicRuns = ((), None, ())
 
 _INT16 = struct.Struct(">h")  # a topic name's length
 _COUNT = struct.Struct(">i")
@@ -381,6 +397,17 @@ def _read_group(
     """One ``topic, [partitions]`` element at ``pos`` of ``data`` (the reader's window) with
     every check; appends its pairs to ``out`` and returns ``(next offset, topic, partitions
     strictly increasing)``."""
+    pos, topic, partitions = _read_group_values(reader, data, pos, names, expected)
+    out.extend(zip(repeat(topic), partitions))
+    return pos, topic, bool(partitions) and _strictly_increasing(partitions)
+
+
+def _read_group_values(
+    reader: Reader, data: bytes, pos: int, names: dict[bytes, str], expected: str
+) -> tuple[int, str, tuple[int, ...]]:
+    """One ``topic, [partitions]`` element at ``pos`` of ``data`` (the reader's window) with
+    every check: ``(next offset, topic, its partitions in wire order)`` (a null array, count
+    -1, reads as empty)."""
     end, start = len(data), pos
     if end - pos < 2:
         raise reader.fail_at(pos, f"{expected} topic length (2 bytes)")
@@ -400,10 +427,114 @@ def _read_group(
         n = 0
     if n < 0 or end - pos - 4 < 4 * n:
         raise reader.fail_at(pos, f"{expected} of {n} int32 values ({end - pos - 4} bytes left)")
-    partitions = struct.unpack_from(f">{n}i", data, pos + 4)
-    out.extend(zip(repeat(topic), partitions))
-    increasing = n > 0 and _strictly_increasing(partitions)
-    return pos + 4 + 4 * n, topic, increasing
+    partitions: tuple[int, ...] = struct.unpack_from(f">{n}i", data, pos + 4)
+    return pos + 4 + 4 * n, topic, partitions
+
+
+class RunStructs:
+    """Per-batch memo of the compiled structs :func:`topic_partition_runs` reads with: one
+    per topic name length (``name, count, first partition``) and one per partition count
+    above one. Create one per batch (never module-wide); each table keeps at most
+    :attr:`CAPACITY` structs."""
+
+    __slots__ = ("headers", "values")
+
+    CAPACITY = 256
+
+    def __init__(self) -> None:
+        self.headers: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
+        self.values: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
+
+    def header(self, length: int) -> Callable[[bytes, int], tuple[Any, ...]]:
+        """``unpack_from`` of ``length`` name bytes, then the int32 count and the first
+        int32 partition."""
+        return self._cached(self.headers, length, f">{length}sii")
+
+    def ints(self, n: int) -> Callable[[bytes, int], tuple[Any, ...]]:
+        """``unpack_from`` of ``n`` int32 values."""
+        return self._cached(self.values, n, f">{n}i")
+
+    def _cached(
+        self, table: dict[int, Callable[[bytes, int], tuple[Any, ...]]], key: int, fmt: str
+    ) -> Callable[[bytes, int], tuple[Any, ...]]:
+        unpack = table.get(key)
+        if unpack is None:
+            unpack = struct.Struct(fmt).unpack_from
+            if len(table) < self.CAPACITY:
+                table[key] = unpack
+        return unpack
+
+
+def topic_partition_runs(
+    reader: Reader,
+    expected: str,
+    names: dict[bytes, str] | None = None,
+    structs: RunStructs | None = None,
+) -> tuple[TopicRuns, bool]:
+    """:func:`topic_partition_pairs` as runs (:data:`TopicRuns`, wire order): the same
+    checks, errors and canonical verdict, but no tuple per partition. Per topic, one struct
+    call reads its name, count and first partition, a second its other partitions (the
+    structs are ``structs``', one per batch); the canonical verdict is a few C-level passes
+    over the flat partitions (:func:`_runs_canonical`)."""
+    count = reader.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
+    data, pos = reader.window()
+    end = len(data)
+    names = {} if names is None else names
+    structs = RunStructs() if structs is None else structs
+    headers, values = structs.headers, structs.values
+    topics: list[str] = []
+    lengths: list[int] = []
+    flat: list[int] = []
+    add_topic, add_length, add_one, add_many = (
+        topics.append,
+        lengths.append,
+        flat.append,
+        flat.extend,
+    )
+    for _ in range(count):
+        # Fast path: a well-formed topic holding one or more partitions, every bound checked
+        # at once; anything else goes through _read_group_values' full checks.
+        if end - pos >= 2:
+            length = data[pos] << 8 | data[pos + 1]  # int16, negative when >= 2**15
+            after = pos + 2 + length
+            if length < 0x8000 and end - after >= 8:
+                header = headers.get(length) or structs.header(length)
+                raw, n, first = header(data, pos + 2)
+                if n == 1 or (n > 1 and end - after - 4 >= 4 * n):
+                    topic = names.get(raw)
+                    if topic is None:
+                        topic = _intern(reader, raw, names, pos, expected)
+                    add_topic(topic)
+                    add_length(n)
+                    if n == 1:
+                        add_one(first)
+                    else:
+                        add_many((values.get(n) or structs.ints(n))(data, after + 4))
+                    pos = after + 4 + 4 * n
+                    continue
+        pos, topic, partitions = _read_group_values(reader, data, pos, names, expected)
+        add_topic(topic)
+        add_length(len(partitions))
+        add_many(partitions)
+    reader.seek(pos)
+    canonical = _runs_canonical(topics, lengths, flat)
+    one_each = len(flat) == len(lengths) and (not lengths or min(lengths) == 1)
+    return (tuple(topics), None if one_each else lengths, flat), canonical
+
+
+def _runs_canonical(topics: Sequence[str], lengths: Sequence[int], flat: Sequence[int]) -> bool:
+    """Whether runs read in wire order are canonical: topics strictly increasing, no empty
+    run, partitions strictly increasing within each run. The last is checked on the flat
+    partitions at once: every place where a value does not exceed the one before must be
+    the start of a run."""
+    if not lengths:
+        return True
+    if min(lengths) < 1 or not _strictly_increasing(topics):
+        return False
+    if len(flat) == len(lengths):
+        return True  # one partition per run
+    drops = compress(itertools.count(1), map(operator.ge, flat, islice(flat, 1, None)))
+    return set(accumulate(lengths)).issuperset(drops)
 
 
 def read_topic_partitions(reader: Reader, expected: str) -> list[TopicPartitionPair]:
@@ -457,6 +588,22 @@ class OneEachLayouts:
         pairs = list(zip(layout.topics, values[1::2], strict=True))
         return pairs, reader.bytes_since(start) if canonical else None
 
+    def read_runs(self, reader: Reader) -> tuple[TopicRuns, bytes | None] | None:
+        """:meth:`read` as runs: ``((learned topics, None, partitions), block or None)``;
+        members matching one layout share its topics tuple."""
+        count = reader.peek_int32()
+        learned = self._by_count.get(count) if count is not None else None
+        if learned is None:
+            return None
+        layout, canonical = learned
+        values = reader.unpack_ahead(layout.struct, _COUNT.size)
+        if values is None or values[0::2] != layout.fixed:
+            return None
+        start = reader.offset
+        reader.advance(_COUNT.size + layout.struct.size)
+        runs: TopicRuns = (layout.topics, None, values[1::2])
+        return runs, reader.bytes_since(start) if canonical else None
+
     def learn(
         self, pairs: Sequence[TopicPartitionPair], block: bytes, canonical: bool = True
     ) -> None:
@@ -466,8 +613,15 @@ class OneEachLayouts:
         count = len(pairs)
         if count < self.MIN_GROUPS or _COUNT.unpack_from(block)[0] != count:
             return
+        self.learn_topics(tuple(map(_FIRST, pairs)), block, canonical)
+
+    def learn_topics(self, topics: tuple[str, ...], block: bytes, canonical: bool) -> None:
+        """:meth:`learn` for an array read as runs of one partition each, ``topics`` in wire
+        order (kept as is: later members matching it share this tuple)."""
+        count = len(topics)
+        if count < self.MIN_GROUPS or _COUNT.unpack_from(block)[0] != count:
+            return
         self._by_count.pop(count, None)
-        topics = tuple(map(_FIRST, pairs))
         layout = self._headers.one_each(topics, "owned array", "topic")
         self._by_count[count] = (layout, canonical)
         while len(self._by_count) > self.CAPACITY:
@@ -481,11 +635,12 @@ class ArrayMemos:
     hands it to the sticky user data reader, so a Java member's user data (its previous
     assignment, topics in hash order) is read like its peers' owned arrays."""
 
-    __slots__ = ("layouts", "names")
+    __slots__ = ("layouts", "names", "structs")
 
     def __init__(self) -> None:
         self.names: dict[bytes, str] = {}
         self.layouts = OneEachLayouts()
+        self.structs = RunStructs()
 
 
 def read_topic_partitions_block(
@@ -513,3 +668,25 @@ def read_topic_partitions_block(
     block = reader.bytes_since(start)
     layouts.learn(pairs, block, canonical)
     return pairs, block if canonical else None
+
+
+def read_topic_partition_runs(
+    reader: Reader,
+    expected: str,
+    names: dict[bytes, str] | None = None,
+    layouts: OneEachLayouts | None = None,
+    structs: RunStructs | None = None,
+) -> tuple[TopicRuns, bytes | None]:
+    """:func:`read_topic_partitions_block` as runs (:data:`TopicRuns`, wire order): the same
+    block, checks and errors, no tuple per partition (``structs``: see
+    :func:`topic_partition_runs`)."""
+    if layouts is not None:
+        hit = layouts.read_runs(reader)
+        if hit is not None:
+            return hit
+    start = reader.offset
+    runs, canonical = topic_partition_runs(reader, expected, names, structs)
+    block = reader.bytes_since(start)
+    if layouts is not None and runs[1] is None:
+        layouts.learn_topics(runs[0], block, canonical)
+    return runs, block if canonical else None

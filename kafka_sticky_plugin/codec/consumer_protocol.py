@@ -39,9 +39,12 @@ from ..errors import CodecError
 from ._topic_partitions import (
     ArrayMemos,
     OneEachLayouts,
+    RunStructs,
     TopicHeaders,
     TopicPartitionPair,
+    TopicRuns,
     encode_topic_partitions,
+    read_topic_partition_runs,
     read_topic_partitions,
     read_topic_partitions_block,
     write_topic_partitions,
@@ -151,6 +154,22 @@ def _decode_subscription(
     names: dict[bytes, str] | None,
     layouts: OneEachLayouts | None = None,
 ) -> tuple[Subscription, bytes | None]:
+    subscription, _, owned_block = _decode_fields(data, memo, names, layouts, as_runs=False)
+    return subscription, owned_block
+
+
+def _decode_fields(
+    data: bytes | bytearray | memoryview,
+    memo: list[tuple[bytes, tuple[str, ...]]] | None,
+    names: dict[bytes, str] | None,
+    layouts: OneEachLayouts | None,
+    *,
+    as_runs: bool,
+    structs: RunStructs | None = None,
+) -> tuple[Subscription, TopicRuns | None, bytes | None]:
+    """The subscription, its owned partitions as runs when ``as_runs`` (then the
+    subscription's ``owned_partitions`` is left empty; ``None`` when the field is absent) and
+    its canonical owned block."""
     reader = Reader(data, _SUBSCRIPTION)
     start = reader.offset
     version = reader.int16("version")
@@ -159,11 +178,19 @@ def _decode_subscription(
     topics = _read_topics(reader, memo, names)
     user_data = reader.nullable_bytes("user data")
     owned: list[TopicPartitionPair] = []
+    runs: TopicRuns | None = None
     owned_block: bytes | None = None
     generation_id = -1
     rack_id: str | None = None
     if version >= 1 and not reader.at_end():
-        owned, owned_block = read_topic_partitions_block(reader, "owned partitions", names, layouts)
+        if as_runs:
+            runs, owned_block = read_topic_partition_runs(
+                reader, "owned partitions", names, layouts, structs
+            )
+        else:
+            owned, owned_block = read_topic_partitions_block(
+                reader, "owned partitions", names, layouts
+            )
         if version >= 2 and not reader.at_end():
             generation_id = reader.int32("generation id")
             if version >= 3 and not reader.at_end():
@@ -176,7 +203,7 @@ def _decode_subscription(
         generation_id=generation_id,
         rack_id=rack_id,
     )
-    return subscription, owned_block
+    return subscription, runs, owned_block
 
 
 def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
@@ -219,6 +246,22 @@ class SubscriptionDecoder:
         """The subscription and its canonical owned-partitions bytes (count included), or
         ``None`` when the message has no owned partitions field or wrote it non-canonically."""
         return _decode_subscription(data, self._memo, self._names, self._layouts)
+
+    def decode_with_owned_runs(
+        self, data: bytes | bytearray | memoryview
+    ) -> tuple[Subscription, TopicRuns | None, bytes | None]:
+        """:meth:`decode_with_owned_block` with the owned partitions as runs (wire order, see
+        :data:`~._topic_partitions.TopicRuns`; ``None`` when the message has no owned
+        partitions field), not in the returned subscription, whose ``owned_partitions`` is
+        left empty: the leader's bulk path, which never needs them as tuples."""
+        return _decode_fields(
+            data,
+            self._memo,
+            self._names,
+            self._layouts,
+            as_runs=True,
+            structs=self.arrays.structs,
+        )
 
     def owned_block(self, subscription: Subscription) -> bytes | None:
         """The canonical owned-partitions bytes of an already decoded ``subscription`` (for

@@ -31,8 +31,11 @@ from collections.abc import Iterable
 
 from ..errors import CodecError
 from ._topic_partitions import (
+    EMPTY_RUNS,
     ArrayMemos,
     TopicPartitionPair,
+    TopicRuns,
+    read_topic_partition_runs,
     read_topic_partitions,
     read_topic_partitions_block,
     write_topic_partitions,
@@ -45,6 +48,7 @@ __all__ = [
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
     "read_user_data_claim",
+    "read_user_data_runs",
 ]
 
 _STICKY = "sticky assignor user data"
@@ -190,3 +194,49 @@ def read_user_data_claim(
     else:
         partitions, decoded = _decode_sticky_batched(bytes(user_data), arrays)
     return partitions, -1 if decoded is None else decoded
+
+
+def _decode_sticky_runs(
+    raw: bytes, arrays: ArrayMemos | None
+) -> tuple[TopicRuns, bool, int | None]:
+    """:func:`_decode_sticky_batched` as runs (wire order: a Java member's topics in hash
+    order) and whether they are canonical: same generation and errors."""
+    reader = Reader(raw, _STICKY + " v0")
+    if arrays is None:
+        runs, block = read_topic_partition_runs(reader, "previous assignment")
+    else:
+        runs, block = read_topic_partition_runs(
+            reader, "previous assignment", arrays.names, arrays.layouts, arrays.structs
+        )
+    left = reader.remaining
+    if left == 4:
+        return runs, block is not None, _generation_or_none(reader.int32("generation"))
+    if left:
+        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
+    return runs, block is not None, None
+
+
+def read_user_data_runs(
+    user_data: bytes | None,
+    *,
+    cooperative: bool,
+    owned_block: bytes | None = None,
+    arrays: ArrayMemos | None = None,
+) -> tuple[TopicRuns | None, bool, int]:
+    """:func:`read_user_data_claim` with the previous partitions as runs (wire order; see
+    :data:`~._topic_partitions.TopicRuns`): ``(runs, whether they are canonical,
+    generation)``, with the same generation, shortcut (runs ``None``: "the subscription's
+    owned partitions") and errors."""
+    if not user_data:
+        return EMPTY_RUNS, True, -1
+    if cooperative and len(user_data) == 4:
+        generation = decode_cooperative_user_data(user_data)
+        return EMPTY_RUNS, True, -1 if generation is None else generation
+    if owned_block is not None and user_data.startswith(owned_block):
+        if len(user_data) == len(owned_block):
+            return None, True, -1
+        if len(user_data) == len(owned_block) + 4:
+            tail = int.from_bytes(user_data[-4:], "big", signed=True)
+            return None, True, max(tail, -1)
+    runs, canonical, decoded = _decode_sticky_runs(bytes(user_data), arrays)
+    return runs, canonical, -1 if decoded is None else decoded

@@ -126,7 +126,8 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     for m in comp.members:
         qs = claims.owned[m]
         if qs:
-            state.kept[m] = _runs_by_topic(qs, offsets, ends)
+            runs = claims.owned_by_topic(m)
+            state.kept[m] = _runs_by_topic(qs, offsets, ends) if runs is None else runs
             state.load[m] = len(qs)
 
     # Free partitions, most constrained topics first, each to the least loaded subscriber

@@ -18,11 +18,14 @@ The result does not depend on the order of members or claims: members are visite
 from __future__ import annotations
 
 import operator
+from bisect import bisect_left
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import accumulate, chain, repeat
 
 from .layout import Layout
+from .spec import OwnedRuns, owned_runs
 
 __all__ = ["TIED", "UNOWNED", "Claims", "resolve_claims"]
 
@@ -45,36 +48,67 @@ class Claims:
     owner: list[int]
     hints: dict[int, int] = field(default_factory=dict)
     owned: list[list[int]] = field(default_factory=list)
+    #: ``m -> (claimed list, topic index per run, run lengths or None)`` for members whose
+    #: claims were read from canonical runs, all valid (see :meth:`owned_by_topic`)
+    runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def owned_by_topic(self, m: int) -> dict[int, list[int]] | None:
+        """``{topic index: member m's owned partitions of it}`` (topics ascending, each list
+        a slice of ``owned[m]``) when ``owned[m]`` is the list its runs gave, all valid and
+        all kept: one C-level pass over its runs. ``None`` otherwise (the caller splits
+        ``owned[m]`` itself)."""
+        recorded = self.runs.get(m)
+        if recorded is None or recorded[0] is not self.owned[m]:
+            return None
+        qs, topics, lengths = recorded
+        if lengths is None:
+            return dict(zip(topics, map(list, zip(qs)), strict=True))
+        ends = list(accumulate(lengths))
+        return dict(zip(topics, map(qs.__getitem__, map(slice, [0, *ends], ends)), strict=False))
 
 
 def resolve_claims(layout: Layout) -> Claims:
     """Apply the claims policy to every member's ``owned`` list.
 
     Speed: a leader may read a million claims. A member's claims become global indices in a
-    few C-level passes (``zip``/``map`` over its canonical ``owned`` tuple) when they are all
-    valid, as they are from a healthy member; only a member with an invalid claim is filtered
-    one claim at a time. When no partition is claimed twice (every healthy rebalance), one
+    few C-level passes (``zip``/``map`` over its canonical runs, :func:`.spec.owned_runs`,
+    or else its canonical ``owned`` tuple) when they are all valid, as they are from a
+    healthy member; only a member with an invalid claim is filtered one run (or claim) at a
+    time. When no partition is claimed twice (every healthy rebalance), one
     pass sets every owner (:func:`_claim_uncontested`); otherwise a member whose claims all
     land on unclaimed partitions takes them in bulk, and only contested claims walk the
     policy one by one.
     """
     owner = [UNOWNED] * layout.total
-    if not any(spec.owned for spec in layout.specs):
+    runs = list(map(owned_runs, layout.specs))
+    specs = layout.specs
+    if not any(r[2] if r is not None else s.owned for r, s in zip(runs, specs, strict=True)):
         return Claims(owner=owner, owned=[[] for _ in layout.specs])
     offset_of = dict(zip(layout.topics, layout.offsets, strict=True))
     count_of = dict(zip(layout.topics, layout.counts, strict=True))
     min_count = min(layout.counts, default=0)
     every_topic = frozenset(range(len(layout.topics)))
     allowed: dict[frozenset[int], frozenset[str] | None] = {every_topic: None}
+    columns = _RunColumns(offset_of, count_of, layout.topic_index)
     claimed: list[list[int]] = []
+    by_runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
     for m, spec in enumerate(layout.specs):
         subs = layout.subscriptions[m]
         if subs not in allowed:
-            allowed[subs] = frozenset(layout.topics[t] for t in subs)
+            allowed[subs] = frozenset(map(layout.topics.__getitem__, subs))
         names = allowed[subs]
-        claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
+        mine = runs[m]
+        if mine is None:
+            claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
+            continue
+        qs, topic_indices = _claimed_run_indices(mine, names, columns, min_count)
+        claimed.append(qs)
+        if topic_indices is not None:
+            by_runs[m] = (qs, topic_indices, mine[1])
     if _claim_uncontested(owner, claimed):
-        return Claims(owner=owner, owned=claimed)
+        return Claims(owner=owner, owned=claimed, runs=by_runs)
     hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
     owned: list[list[int]] = []
     for m, qs in enumerate(claimed):
@@ -83,7 +117,91 @@ def resolve_claims(layout: Layout) -> Claims:
     # a loser of a partition later tied above it is still only a hint; a hint that names the
     # final owner carries no information.
     final_hints = {q: m for q, (_, m) in hints.items() if owner[q] != m}
-    return Claims(owner=owner, hints=final_hints, owned=owned)
+    return Claims(owner=owner, hints=final_hints, owned=owned, runs=by_runs)
+
+
+#: Offsets, partition counts and topic indices of a run's topics.
+_Columns = tuple[list[int], list[int], list[int]]
+
+
+class _RunColumns:
+    """Per-topic offsets, counts and topic indices of runs' topic tuples, looked up once per
+    distinct tuple (members whose owned arrays share a layout share one topics tuple, see the
+    codec's ``OneEachLayouts``). ``None`` for a tuple naming a topic outside the layout."""
+
+    __slots__ = ("_count_of", "_index_of", "_memo", "_offset_of")
+
+    def __init__(
+        self, offset_of: dict[str, int], count_of: dict[str, int], index_of: dict[str, int]
+    ) -> None:
+        self._offset_of = offset_of
+        self._count_of = count_of
+        self._index_of = index_of
+        self._memo: dict[int, tuple[tuple[str, ...], _Columns | None]] = {}
+
+    def of(self, topics: tuple[str, ...]) -> _Columns | None:
+        """``(offsets, counts, topic indices)`` of ``topics``, or ``None`` if one of them is
+        unknown."""
+        hit = self._memo.get(id(topics))
+        if hit is not None and hit[0] is topics:
+            return hit[1]
+        try:
+            found: _Columns | None = (
+                list(map(self._offset_of.__getitem__, topics)),
+                list(map(self._count_of.__getitem__, topics)),
+                list(map(self._index_of.__getitem__, topics)),
+            )
+        except KeyError:
+            found = None
+        # the memo keeps ``topics`` alive, so that its id stays unique
+        self._memo[id(topics)] = (topics, found)
+        return found
+
+
+def _claimed_run_indices(
+    runs: OwnedRuns, names: frozenset[str] | None, columns: _RunColumns, min_count: int
+) -> tuple[list[int], list[int] | None]:
+    """:func:`_claimed_indices` of canonical runs (the same ascending global indices), and
+    each run's topic index when all are valid (``None`` otherwise): validity is checked per
+    run, in C (a run is in range when its first partition is not negative and its last is
+    below its topic's count), and every partition becomes ``offset + partition`` in one
+    C-level pass."""
+    topics, lengths, partitions = runs
+    if not partitions:
+        return [], None
+    known = columns.of(topics) if names is None or names.issuperset(topics) else None
+    if known is not None and min(partitions) >= 0:
+        offsets, counts, indices = known
+        if lengths is None:
+            if max(partitions) < min_count or all(map(operator.lt, partitions, counts)):
+                return list(map(operator.add, offsets, partitions)), indices
+        else:
+            lasts = map(partitions.__getitem__, map(operator.sub, accumulate(lengths), repeat(1)))
+            if max(partitions) < min_count or all(map(operator.lt, lasts, counts)):
+                spread = chain.from_iterable(map(repeat, offsets, lengths))
+                return list(map(operator.add, spread, partitions)), indices
+    return _valid_run_indices(runs, names, columns), None
+
+
+def _valid_run_indices(
+    runs: OwnedRuns, names: frozenset[str] | None, columns: _RunColumns
+) -> list[int]:
+    """The valid claims of canonical ``runs`` one run at a time (a member with an invalid
+    claim): each run's valid partitions are a slice, found by binary search."""
+    topics, lengths, partitions = runs
+    sizes: Sequence[int] = [1] * len(topics) if lengths is None else lengths
+    out: list[int] = []
+    start = 0
+    for topic, size in zip(topics, sizes, strict=True):
+        end = start + size
+        where = columns.of((topic,)) if names is None or topic in names else None
+        if where is not None:
+            offset, count = where[0][0], where[1][0]
+            lo = bisect_left(partitions, 0, start, end)
+            hi = bisect_left(partitions, count, lo, end)
+            out.extend(map(offset.__add__, partitions[lo:hi]))
+        start = end
+    return out
 
 
 def _claimed_indices(
