@@ -236,6 +236,10 @@ def test_indexed_chains_equal_the_member_search(seed: int) -> None:
             continue
         got = initial_state(layout, claims, comp)
         want = initial_state(layout, claims, comp)
+        subs = layout.subscriptions
+        assert got.subscribers == {
+            t: [m for m in comp.members if t in subs[m]] for t in comp.topics
+        }
         reference = _Reference(want, comp)
         _balance(got, comp)
         reference.balance()

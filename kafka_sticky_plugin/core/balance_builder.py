@@ -53,7 +53,9 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from itertools import chain, compress, repeat
+from functools import reduce
+from itertools import compress, islice, repeat
+from operator import iadd
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -67,15 +69,55 @@ __all__ = ["build_balanced_plan", "initial_state", "water_fill"]
 _LOW_PRECHECK = 64
 
 
+class _HeldTopics(dict[int, set[int]]):
+    """``{member: the topics of which it holds a partition in one of buckets}``: an entry is
+    computed when first read, then kept exact by :class:`_State`'s moves, which update only
+    computed entries (so a plan that needs no search never builds one)."""
+
+    def __init__(self, *buckets: dict[int, dict[int, list[int]]]) -> None:
+        super().__init__()
+        self.buckets = buckets
+
+    def __missing__(self, m: int) -> set[int]:
+        topics: set[int] = set()
+        for bucket in self.buckets:
+            lists = bucket[m]
+            topics.update(compress(lists, lists.values()))  # lists emptied by moves left out
+        self[m] = topics
+        return topics
+
+    def add(self, m: int, t: int) -> None:
+        topics = self.get(m)
+        if topics is not None:
+            topics.add(t)
+
+    def discard(self, m: int, t: int) -> None:
+        topics = self.get(m)
+        if topics is not None:
+            topics.discard(t)
+
+
+class _SubscriberSets(dict[int, set[int]]):
+    """``{topic: its subscribers as a set}``, each built when first read."""
+
+    def __init__(self, subscribers: dict[int, list[int]]) -> None:
+        super().__init__()
+        self.subscribers = subscribers
+
+    def __missing__(self, t: int) -> set[int]:
+        members = self[t] = set(self.subscribers[t])
+        return members
+
+
 class _State:
     """Mutable holdings of one component; see the module docstring.
 
-    Besides the held partitions (``kept`` / ``fresh``, per member and topic) it keeps the
-    indexes the chain search reads: ``held_fresh[m]`` / ``held_any[m]``, the topics of which
-    ``m`` holds a fresh partition / any partition (exactly the topics with a non-empty list:
-    :meth:`give`, :meth:`take` and :meth:`withdraw` keep them so, :meth:`index_holdings`
-    builds them), ``subscriber_sets[t]`` (``subscribers[t]`` as a set) and ``displaced_to``,
-    every member that was given a partition validly owned by another member.
+    Besides the held partitions (``kept`` / ``fresh``, per member and topic, ``subscribers``
+    per topic ascending) it keeps the indexes the chain search reads: ``held_fresh[m]`` /
+    ``held_any[m]``, the topics of which ``m`` holds a fresh partition / any partition
+    (exactly the topics with a non-empty list), ``subscriber_sets[t]`` (``subscribers[t]``
+    as a set) and ``displaced_to``, every member that was given a partition validly owned by
+    another member.
     """
 
     def __init__(self, layout: Layout, claims: Claims, comp: Component) -> None:
@@ -86,22 +128,11 @@ class _State:
         self.load: dict[int, int] = {m: 0 for m in comp.members}
         self.kept: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
         self.fresh: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
-        self.subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
-        for m in comp.members:
-            for t in self.subs[m]:
-                self.subscribers[t].append(m)
-        self.subscriber_sets = {t: set(ms) for t, ms in self.subscribers.items()}
-        self.held_fresh: dict[int, set[int]] = {m: set() for m in comp.members}
-        self.held_any: dict[int, set[int]] = {m: set() for m in comp.members}
+        self.subscribers = _subscribers(self.subs, comp)
+        self.subscriber_sets = _SubscriberSets(self.subscribers)
+        self.held_fresh = _HeldTopics(self.fresh)
+        self.held_any = _HeldTopics(self.kept, self.fresh)
         self.displaced_to: set[int] = set()
-
-    def index_holdings(self) -> None:
-        """Build ``held_fresh`` / ``held_any`` from the holdings (after a bulk deal)."""
-        for m, fresh in self.fresh.items():
-            topics = set(compress(fresh, fresh.values()))
-            kept = self.kept[m]
-            self.held_fresh[m] = topics
-            self.held_any[m] = topics.union(compress(kept, kept.values()))
 
     def give(self, m: int, t: int, q: int) -> None:
         o = self.owner[q]
@@ -109,10 +140,10 @@ class _State:
             self.kept[m].setdefault(t, []).append(q)
         else:
             self.fresh[m].setdefault(t, []).append(q)
-            self.held_fresh[m].add(t)
+            self.held_fresh.add(m, t)
             if o >= 0:
                 self.displaced_to.add(m)
-        self.held_any[m].add(t)
+        self.held_any.add(m, t)
         self.load[m] += 1
 
     def take(self, m: int, t: int, receiver: int) -> int:
@@ -132,7 +163,7 @@ class _State:
                     break
             kept.remove(q)
             if not kept:
-                self.held_any[m].discard(t)
+                self.held_any.discard(m, t)
         self.load[m] -= 1
         return q
 
@@ -146,9 +177,30 @@ class _State:
 
     def _forget_fresh(self, m: int, t: int) -> None:
         """``m``'s fresh list of ``t`` has just become empty."""
-        self.held_fresh[m].discard(t)
+        self.held_fresh.discard(m, t)
         if not self.kept[m].get(t):
-            self.held_any[m].discard(t)
+            self.held_any.discard(m, t)
+
+
+def _subscribers(subs: list[frozenset[int]], comp: Component) -> dict[int, list[int]]:
+    """``{topic: its subscribers, ascending}``: one extend per subscription class and topic
+    when members share classes, else one append per member and topic."""
+    subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
+    members = comp.members
+    if 2 * len(set(map(id, map(subs.__getitem__, members)))) > len(members):
+        for m in members:
+            for t in subs[m]:
+                subscribers[t].append(m)
+        return subscribers
+    by_class: dict[frozenset[int], list[int]] = {}
+    for m in members:
+        by_class.setdefault(subs[m], []).append(m)
+    for cls, ms in by_class.items():
+        for t in cls:
+            subscribers[t] += ms
+    for ms in subscribers.values():
+        ms.sort()
+    return subscribers
 
 
 def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
@@ -159,8 +211,8 @@ def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict
 
     plan: dict[int, list[int]] = {}
     for m in comp.members:
-        qs = list(chain.from_iterable(state.kept[m].values()))
-        qs.extend(chain.from_iterable(state.fresh[m].values()))
+        qs: list[int] = []  # extended in place, list by list (in C)
+        qs = reduce(iadd, state.fresh[m].values(), reduce(iadd, state.kept[m].values(), qs))
         qs.sort()
         plan[m] = qs
     return plan
@@ -222,7 +274,6 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
                 continue
             state.give(m, t, q)
             heapq.heapreplace(heap, (load + 1, m))
-    state.index_holdings()
     return state
 
 
@@ -313,7 +364,14 @@ def _balance(state: _State, comp: Component) -> None:
             if not lows.members:
                 break
             # A chain that only moves partitions given in this plan costs no stickiness: try
-            # it first; only a failed unrestricted search proves the source is stuck.
+            # it first; only a failed unrestricted search proves the source is stuck. Most
+            # chains are one move, found by the search's first step: made here directly.
+            t, target = lows.first_hit(state.held_fresh[source], state.subscribers)
+            if target >= 0:
+                state.give(target, t, state.take(source, t, target))
+                if load[target] > high - 2:
+                    lows.discard(target)
+                continue
             path, _ = _find_chain(state, source, lows, frozen, fresh_only=True)
             reached: list[int] = []
             if path is None:
@@ -377,6 +435,7 @@ class _Lows:
         self.members = set(members)
         self.topics: set[int] = set().union(*set(map(subs.__getitem__, members)))
         self._constrained: list[int] | None = None
+        self._scan_from: dict[int, int] = {}
 
     def narrowed(self, members: set[int]) -> _Lows:
         """These lows restricted to ``members`` (a new index if ``members`` adds any)."""
@@ -395,6 +454,11 @@ class _Lows:
     def first_hit(self, topics: set[int], subscribers: dict[int, list[int]]) -> tuple[int, int]:
         """``(t, y)``: the smallest of ``topics`` that a low member subscribes to and the low
         member a chain reaching it ends in (:meth:`taker`); ``(-1, -1)`` if there is none."""
+        if topics and self.topics.issuperset(topics):  # low members subscribe to them all
+            t = min(topics)
+            y = self.taker(t, subscribers[t])
+            if y >= 0:
+                return t, y
         hits = topics & self.topics
         while hits:
             t = min(hits)
@@ -408,10 +472,16 @@ class _Lows:
     def taker(self, t: int, subscribers: list[int]) -> int:
         """The low member a chain that reaches topic ``t`` ends in, -1 if none subscribes to
         it: with few low members the most constrained one (fewest topics, then smallest
-        index), else the first low one of ``subscribers`` (ascending). Both scans run in C."""
+        index), else the first low one of ``subscribers`` (ascending). Both scans run in C;
+        the second starts where the last one for ``t`` found its member, since members only
+        leave."""
         members = self.members
         if len(members) > _LOW_PRECHECK:
-            return next(filter(members.__contains__, subscribers), -1)
+            start = self._scan_from.get(t, 0)
+            y = next(filter(members.__contains__, islice(subscribers, start, None)), -1)
+            if y >= 0:
+                self._scan_from[t] = subscribers.index(y, start)
+            return y
         subs = self.subs
         if self._constrained is None:
             self._constrained = sorted(members, key=lambda c: (len(subs[c]), c))
@@ -443,7 +513,7 @@ def _find_chain(
     """
     held = state.held_fresh if fresh_only else state.held_any
     subscriber_sets = state.subscriber_sets
-    n_topics = len(subscriber_sets)
+    n_topics = len(state.subscribers)
     seen = {source}
     expanded: set[int] = set()
     level: list[_Batch] = [(-1, -1, [source])]
