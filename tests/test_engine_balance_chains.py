@@ -20,6 +20,8 @@ import pytest
 from kafka_sticky_plugin.core.balance_builder import (
     _LOW_PRECHECK,
     _balance,
+    _find_chain,
+    _Lows,
     _restore_owners,
     _State,
     build_balanced_plan,
@@ -251,6 +253,33 @@ def test_indexed_chains_equal_the_member_search(seed: int) -> None:
         for m in comp.members:
             qs = sorted(chain(*want.kept[m].values(), *want.fresh[m].values()))
             assert plan[m] == qs
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_one_search_equals_the_member_search(seed: int) -> None:
+    """One search from every member to random low members past random frozen ones: the
+    same chain, or on failure the same closure (what gets frozen)."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    counts, members = _random_group(rng)
+    layout = build_layout(counts, members)
+    claims = resolve_claims(layout)
+    for comp in split_components(layout):
+        if comp.homogeneous:
+            continue
+        state = initial_state(layout, claims, comp)
+        reference = _Reference(initial_state(layout, claims, comp), comp)
+        for source in comp.members:
+            others = [m for m in comp.members if m != source]
+            low = set(rng.sample(others, rng.randint(1, len(others)))) if others else set()
+            rest = [m for m in others if m not in low]
+            frozen = set(rng.sample(rest, rng.randint(0, len(rest))))
+            for fresh_only in (True, False):
+                lows = _Lows(layout.subscriptions, low)
+                path, reached = _find_chain(state, source, lows, frozen, fresh_only)
+                want, want_reached = reference.find_chain(source, low, frozen, fresh_only)
+                assert path == want
+                assert sorted(reached) == sorted(want_reached)
 
 
 def test_random_groups_reach_every_branch() -> None:

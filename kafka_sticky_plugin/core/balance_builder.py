@@ -64,8 +64,9 @@ from .quota_builder import _free_indices
 
 __all__ = ["build_balanced_plan", "initial_state", "water_fill"]
 
-# A source whose chain search fails freezes what it reaches; below this many low members
-# a cheap pre-check (does a low member subscribe to this topic?) runs before expanding.
+#: With at most this many low members a chain reaching a low topic ends in the most
+#: constrained low subscriber (fewest topics, then smallest index), with more in the smallest
+#: low subscriber (:meth:`_Lows.taker`; the name is that of the pre-check that made the rule).
 _LOW_PRECHECK = 64
 
 
@@ -506,21 +507,33 @@ def _find_chain(
     The search visits members in queue order, each *expanding* the topics it holds that no
     earlier member expanded (ascending); expanding ``t`` queues the subscribers of ``t`` not
     yet reached nor frozen (ascending). It ends at the first expansion of a topic in
-    ``lows.topics``, with :meth:`_Lows.taker`. Each step is a set operation: an expansion
-    is one difference, kept as a batch (sorted only if the search gets to visit it), and
-    whether a member holds a low topic one intersection; members holding nothing are
-    skipped in C, and the search stops as soon as every topic is expanded.
+    ``lows.topics``, with :meth:`_Lows.taker`. Each step is a set operation, and lazy: an
+    expansion only notes ``(member, topic)``; whom it reached (one set difference, then a
+    sort) is computed when the search gets to visit them, which gives the same sets since
+    expansions are visited in the order they were made. Whether a member holds a low topic
+    is one intersection; members holding nothing are skipped in C.
     """
     held = state.held_fresh if fresh_only else state.held_any
     subscriber_sets = state.subscriber_sets
-    n_topics = len(state.subscribers)
     seen = {source}
     expanded: set[int] = set()
-    level: list[_Batch] = [(-1, -1, [source])]
-    levels = [level]
-    while level:
-        following: list[_Batch] = []
-        for _, _, batch in level:
+    levels: list[list[_Batch]] = []
+    expansions = [(-1, -1)]
+    while expansions:
+        level: list[_Batch] = []
+        levels.append(level)
+        following: list[tuple[int, int]] = []
+        for parent, via in expansions:
+            if parent < 0:
+                batch: set[int] | list[int] = [source]
+            else:
+                batch = subscriber_sets[via] - seen
+                if frozen and batch:
+                    batch -= frozen
+                if not batch:
+                    continue
+                seen |= batch
+            level.append((parent, via, batch))
             members = sorted(batch)
             for x in compress(members, map(held.__getitem__, members)):
                 topics = held[x] - expanded
@@ -529,24 +542,16 @@ def _find_chain(
                 t, y = lows.first_hit(topics, state.subscribers)
                 if y >= 0:
                     return _path(levels, x, (y, t)), []
-                for t in sorted(topics):
-                    new = subscriber_sets[t] - seen
-                    if frozen and new:
-                        new -= frozen
-                    if new:
-                        seen |= new
-                        following.append((x, t, new))
+                following.extend(zip(repeat(x), sorted(topics)))
                 expanded |= topics
-                if len(expanded) == n_topics:
-                    return None, list(seen)
-        level = following
-        levels.append(level)
+        expansions = following
     return None, list(seen)
 
 
 def _path(levels: list[list[_Batch]], x: int, last: tuple[int, int]) -> list[tuple[int, int]]:
     """The chain from the source (``levels[0]``) to member ``x`` of the deepest level, then
-    ``last``; each member's parent is the member whose expansion reached it."""
+    ``last``; each member's parent is the member whose expansion reached it (every level
+    but the deepest complete)."""
     path = [last]
     for level in reversed(levels[1:]):
         parent, t, _ = next(b for b in level if x in b[2])
