@@ -249,9 +249,9 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     for t in order:
         start = offsets[t]
         window = owner[start : start + counts[t]]
-        n_free = window.count(UNOWNED) + window.count(TIED)
-        if not n_free:
+        if not window or min(window) >= 0:  # one C pass: every partition validly owned
             continue
+        n_free = window.count(UNOWNED) + window.count(TIED)
         free = (
             list(range(start, start + counts[t]))
             if n_free == len(window)
