@@ -212,8 +212,13 @@ def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict
 
     plan: dict[int, list[int]] = {}
     for m in comp.members:
+        fresh, owned = state.fresh[m], claims.owned[m]
+        if state.load[m] == len(owned) and not any(fresh.values()):
+            # it holds kept partitions only, as many as it claimed: exactly its claims
+            plan[m] = owned[:]
+            continue
         qs: list[int] = []  # extended in place, list by list (in C)
-        qs = reduce(iadd, state.fresh[m].values(), reduce(iadd, state.kept[m].values(), qs))
+        qs = reduce(iadd, fresh.values(), reduce(iadd, state.kept[m].values(), qs))
         qs.sort()
         plan[m] = qs
     return plan
