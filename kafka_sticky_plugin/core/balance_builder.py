@@ -14,10 +14,34 @@ Goals, in order:
 
 The balancing runs level by level: at the current maximum load H every member at H looks
 for a chain (breadth-first over topics, each topic expanded once) to a member at <= H - 2.
-A member that finds none, together with everything it can reach, is *frozen*: nothing
-reachable from it can ever go below H - 1 again, so later chains neither start in, pass
-through, nor end in frozen members. The loop ends when the non-frozen members are within
-one of each other, which together with the freezing argument gives goal 1.
+A member that finds none, together with everything it can reach, is *frozen*; later chains
+neither start in, pass through, nor end in frozen members. The loop ends when the non-frozen
+members are within one of each other.
+
+Why that gives goal 1. Write ``x -> y`` when ``x`` holds a partition of a topic ``y``
+subscribes to (one move of a chain).
+
+- Frozen members' holdings never change again (no chain touches them), so their arrows
+  never change; a member frozen at level H has load H - 1 or H (H is the maximum of the
+  non-frozen, and the failed search reached no one at <= H - 2), and every arrow out of
+  it goes to a member frozen at the same time or earlier (the search followed every arrow
+  not into a frozen member). Levels never go up, so along any chain out of a member frozen
+  at H every member is frozen at a level >= H, hence has load >= H - 1.
+- A non-frozen member never exceeds the current level (a chain raises only a member at
+  <= H - 2), so at the end every non-frozen load is <= the last level, which is <= the level
+  of every freeze.
+
+So a chain from ``a`` (load L) to ``b`` at the end: if ``a`` is frozen at H, ``b`` is frozen
+at >= H and ``load(b) >= H - 1 >= L - 1``; if ``a`` is not frozen and ``b`` is, ``b``'s
+level is >= the last level >= L, so ``load(b) >= L - 1``; if neither is, both are within one
+of each other. No chain lowers L while raising a member at <= L - 2.
+
+The search (:func:`_find_chain`) is exactly that breadth-first search over members, run on
+indexes so that its steps are per topic, not per member or partition: the topics each
+member holds (all, or given in this plan only), every topic's subscribers as a set, and the
+low members with the topics they subscribe to (:class:`_Lows`). One source's search is
+then an intersection (does it hold a topic a low member subscribes to?) and, when it does
+not, one set difference per expanded topic.
 
 Members and topics are dense indices; per member the held partitions are kept per topic, split
 into "kept" (validly owned before) and "fresh" (given in this plan), so that a move can take a
@@ -27,10 +51,11 @@ fresh partition first.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right, insort
-from collections import deque
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from itertools import chain
+from functools import reduce
+from itertools import compress, islice, repeat
+from operator import iadd
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -39,13 +64,62 @@ from .quota_builder import _free_indices
 
 __all__ = ["build_balanced_plan", "initial_state", "water_fill"]
 
-# A source whose chain search fails freezes what it reaches; below this many low members
-# a cheap pre-check (does a low member subscribe to this topic?) runs before expanding.
+#: With at most this many low members a chain reaching a low topic ends in the most
+#: constrained low subscriber (fewest topics, then smallest index), with more in the smallest
+#: low subscriber (:meth:`_Lows.taker`; the name is that of the pre-check that made the rule).
 _LOW_PRECHECK = 64
 
 
+class _HeldTopics(dict[int, set[int]]):
+    """``{member: the topics of which it holds a partition in one of buckets}``: an entry is
+    computed when first read, then kept exact by :class:`_State`'s moves, which update only
+    computed entries (so a plan that needs no search never builds one)."""
+
+    def __init__(self, *buckets: dict[int, dict[int, list[int]]]) -> None:
+        super().__init__()
+        self.buckets = buckets
+
+    def __missing__(self, m: int) -> set[int]:
+        topics: set[int] = set()
+        for bucket in self.buckets:
+            lists = bucket[m]
+            topics.update(compress(lists, lists.values()))  # lists emptied by moves left out
+        self[m] = topics
+        return topics
+
+    def add(self, m: int, t: int) -> None:
+        topics = self.get(m)
+        if topics is not None:
+            topics.add(t)
+
+    def discard(self, m: int, t: int) -> None:
+        topics = self.get(m)
+        if topics is not None:
+            topics.discard(t)
+
+
+class _SubscriberSets(dict[int, set[int]]):
+    """``{topic: its subscribers as a set}``, each built when first read."""
+
+    def __init__(self, subscribers: dict[int, list[int]]) -> None:
+        super().__init__()
+        self.subscribers = subscribers
+
+    def __missing__(self, t: int) -> set[int]:
+        members = self[t] = set(self.subscribers[t])
+        return members
+
+
 class _State:
-    """Mutable holdings of one component; see the module docstring."""
+    """Mutable holdings of one component; see the module docstring.
+
+    Besides the held partitions (``kept`` / ``fresh``, per member and topic, ``subscribers``
+    per topic ascending) it keeps the indexes the chain search reads: ``held_fresh[m]`` /
+    ``held_any[m]``, the topics of which ``m`` holds a fresh partition / any partition
+    (exactly the topics with a non-empty list), ``subscriber_sets[t]`` (``subscribers[t]``
+    as a set) and ``displaced_to``, every member that was given a partition validly owned by
+    another member.
+    """
 
     def __init__(self, layout: Layout, claims: Claims, comp: Component) -> None:
         self.layout = layout
@@ -55,22 +129,22 @@ class _State:
         self.load: dict[int, int] = {m: 0 for m in comp.members}
         self.kept: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
         self.fresh: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
-        self.subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
-        for m in comp.members:
-            for t in self.subs[m]:
-                self.subscribers[t].append(m)
-
-    def held_topics(self, m: int, fresh_only: bool = False) -> list[int]:
-        """Topics of which ``m`` holds at least one partition (only partitions given in this
-        plan when ``fresh_only``), ascending."""
-        topics = {t for t, qs in self.fresh[m].items() if qs}
-        if not fresh_only:
-            topics.update(t for t, qs in self.kept[m].items() if qs)
-        return sorted(topics)
+        self.subscribers = _subscribers(self.subs, comp)
+        self.subscriber_sets = _SubscriberSets(self.subscribers)
+        self.held_fresh = _HeldTopics(self.fresh)
+        self.held_any = _HeldTopics(self.kept, self.fresh)
+        self.displaced_to: set[int] = set()
 
     def give(self, m: int, t: int, q: int) -> None:
-        bucket = self.kept if self.owner[q] == m else self.fresh
-        bucket[m].setdefault(t, []).append(q)
+        o = self.owner[q]
+        if o == m:
+            self.kept[m].setdefault(t, []).append(q)
+        else:
+            self.fresh[m].setdefault(t, []).append(q)
+            self.held_fresh.add(m, t)
+            if o >= 0:
+                self.displaced_to.add(m)
+        self.held_any.add(m, t)
         self.load[m] += 1
 
     def take(self, m: int, t: int, receiver: int) -> int:
@@ -79,6 +153,8 @@ class _State:
         fresh = self.fresh[m].get(t)
         if fresh:
             q = fresh.pop()
+            if not fresh:
+                self._forget_fresh(m, t)
         else:
             kept = self.kept[m][t]
             q = kept[-1]
@@ -87,8 +163,45 @@ class _State:
                     q = kept[i]
                     break
             kept.remove(q)
+            if not kept:
+                self.held_any.discard(m, t)
         self.load[m] -= 1
         return q
+
+    def withdraw(self, m: int, t: int, q: int) -> None:
+        """Remove the fresh partition ``q`` of topic ``t`` from ``m``."""
+        fresh = self.fresh[m][t]
+        fresh.remove(q)
+        if not fresh:
+            self._forget_fresh(m, t)
+        self.load[m] -= 1
+
+    def _forget_fresh(self, m: int, t: int) -> None:
+        """``m``'s fresh list of ``t`` has just become empty."""
+        self.held_fresh.discard(m, t)
+        if not self.kept[m].get(t):
+            self.held_any.discard(m, t)
+
+
+def _subscribers(subs: list[frozenset[int]], comp: Component) -> dict[int, list[int]]:
+    """``{topic: its subscribers, ascending}``: one extend per subscription class and topic
+    when members share classes, else one append per member and topic."""
+    subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
+    members = comp.members
+    if 2 * len(set(map(id, map(subs.__getitem__, members)))) > len(members):
+        for m in members:
+            for t in subs[m]:
+                subscribers[t].append(m)
+        return subscribers
+    by_class: dict[frozenset[int], list[int]] = {}
+    for m in members:
+        by_class.setdefault(subs[m], []).append(m)
+    for cls, ms in by_class.items():
+        for t in cls:
+            subscribers[t] += ms
+    for ms in subscribers.values():
+        ms.sort()
+    return subscribers
 
 
 def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
@@ -99,8 +212,13 @@ def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict
 
     plan: dict[int, list[int]] = {}
     for m in comp.members:
-        qs = list(chain.from_iterable(state.kept[m].values()))
-        qs.extend(chain.from_iterable(state.fresh[m].values()))
+        fresh, owned = state.fresh[m], claims.owned[m]
+        if state.load[m] == len(owned) and not any(fresh.values()):
+            # it holds kept partitions only, as many as it claimed: exactly its claims
+            plan[m] = owned[:]
+            continue
+        qs: list[int] = []  # extended in place, list by list (in C)
+        qs = reduce(iadd, fresh.values(), reduce(iadd, state.kept[m].values(), qs))
         qs.sort()
         plan[m] = qs
     return plan
@@ -137,9 +255,9 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     for t in order:
         start = offsets[t]
         window = owner[start : start + counts[t]]
-        n_free = window.count(UNOWNED) + window.count(TIED)
-        if not n_free:
+        if not window or min(window) >= 0:  # one C pass: every partition validly owned
             continue
+        n_free = window.count(UNOWNED) + window.count(TIED)
         free = (
             list(range(start, start + counts[t]))
             if n_free == len(window)
@@ -189,34 +307,55 @@ def water_fill(free: list[int], takers: list[int], load: Mapping[int, int]) -> d
     The picks are the first ``len(free)`` pairs ``(level, member)`` with ``level >=
     load[member]`` in ascending order, so while the set of members at or below the current
     level stays the same for ``k`` levels, the ``j``-th of its ``n`` members (by index) takes
-    every ``n``-th partition of the next ``n * k``: one slice per member and level change,
-    not a heap step per partition.
+    every ``n``-th partition of the next ``n * k``. No heap step per partition: for
+    ``k >= _SLICE_FROM`` one slice per member; a shorter run (typically one level, one
+    partition per member) only extends the list of pick owners, and the pending picks are
+    appended to their owners' lists in one C-level pass (:func:`_append_picks`).
     """
-    got: dict[int, list[int]] = {}
-    by_load = sorted(takers, key=lambda m: (load[m], m))
+    got: dict[int, list[int]] = {m: [] for m in takers}
+    by_load = sorted(takers, key=load.__getitem__)  # stable: equal loads stay by index
+    levels = list(map(load.__getitem__, by_load))
     eligible: list[int] = []
-    k, pos, i, n_takers = len(free), 0, 0, len(by_load)
+    owners: list[int] = []  # owners of free[start:pos], not yet appended
+    k, start, pos, i, n_takers = len(free), 0, 0, 0, len(by_load)
     while pos < k:
-        level = load[by_load[i]]
-        while i < n_takers and load[by_load[i]] == level:
-            insort(eligible, by_load[i])
-            i += 1
+        level = levels[i]
+        j = bisect_right(levels, level, i)
+        eligible.extend(by_load[i:j])
+        eligible.sort()
+        i = j
         n = len(eligible)
-        stop = k if i == n_takers else min(k, pos + n * (load[by_load[i]] - level))
-        for j, m in enumerate(eligible[: stop - pos]):
-            qs = free[pos + j : stop : n]
-            mine = got.get(m)
-            if mine is None:
-                got[m] = qs
-            else:
-                mine.extend(qs)
+        stop = k if i == n_takers else min(k, pos + n * (levels[i] - level))
+        rounds = -(-(stop - pos) // n)
+        if rounds < _SLICE_FROM:
+            owners += eligible * rounds  # past ``stop`` only in the last run: ignored
+        else:
+            _append_picks(got, owners, free[start:pos])
+            owners = []
+            for m, first in zip(eligible, range(pos, stop), strict=False):
+                got[m] += free[first:stop:n]
+            start = stop
         pos = stop
-    return got
+    _append_picks(got, owners, free[start:])
+    return dict(compress(got.items(), got.values()))
+
+
+#: :func:`water_fill` cuts one slice per member from this many levels with the same members on.
+_SLICE_FROM = 8
+
+
+def _append_picks(got: dict[int, list[int]], owners: list[int], picks: list[int]) -> None:
+    """Append ``picks[i]`` to ``got[owners[i]]`` for every ``i < len(picks)``, in order, in
+    C (``owners`` may be longer)."""
+    any(map(list.append, map(got.__getitem__, owners), picks))  # append returns None
 
 
 def _balance(state: _State, comp: Component) -> None:
+    """Level by level (see the module docstring): every member at the current maximum load
+    looks for a chain to a low member, fresh partitions only first, then any."""
     frozen: set[int] = set()
     load = state.load
+    lows: _Lows | None = None
     while True:
         active = [m for m in comp.members if m not in frozen]
         if not active:
@@ -225,26 +364,32 @@ def _balance(state: _State, comp: Component) -> None:
         low_set = {m for m in active if load[m] <= high - 2}
         if not low_set:
             return
+        lows = _Lows(state.subs, low_set) if lows is None else lows.narrowed(low_set)
         for source in [m for m in active if load[m] == high]:
             if source in frozen or load[source] != high:
                 continue
-            if not low_set:
+            if not lows.members:
                 break
             # A chain that only moves partitions given in this plan costs no stickiness: try
-            # it first; only a failed unrestricted search proves the source is stuck.
-            path, _ = _find_chain(state, source, low_set, frozen, fresh_only=True)
+            # it first; only a failed unrestricted search proves the source is stuck. Most
+            # chains are one move, found by the search's first step: made here directly.
+            t, target = lows.first_hit(state.held_fresh[source], state.subscribers)
+            if target >= 0:
+                state.give(target, t, state.take(source, t, target))
+                if load[target] > high - 2:
+                    lows.discard(target)
+                continue
+            path, _ = _find_chain(state, source, lows, frozen, fresh_only=True)
             reached: list[int] = []
             if path is None:
-                path, reached = _find_chain(state, source, low_set, frozen, fresh_only=False)
+                path, reached = _find_chain(state, source, lows, frozen, fresh_only=False)
             if path is None:
                 frozen.update(reached)
                 continue
+            _run(state, path)
             target = path[-1][0]
-            for (giver, t), receiver in _hops(path):
-                q = state.take(giver, t, receiver)
-                state.give(receiver, t, q)
             if load[target] > high - 2:
-                low_set.discard(target)
+                lows.discard(target)
 
 
 def _restore_owners(state: _State, comp: Component) -> None:
@@ -254,12 +399,13 @@ def _restore_owners(state: _State, comp: Component) -> None:
     to ``x`` that moves only partitions given in this plan; if one exists, run it and hand
     ``q`` back to ``o``. Loads do not change (so load optimality is kept) and the number of
     partitions that stay with their owner grows by at least one per repair, so this ends.
+    Only members in ``displaced_to`` can hold such a ``q``; they are visited in member order.
     """
     owner = state.owner
     owner_at = owner.__getitem__
     displaced = [
         (x, t, q)
-        for x in comp.members
+        for x in sorted(state.displaced_to)
         for t, qs in state.fresh[x].items()
         if qs and max(map(owner_at, qs)) >= 0  # most fresh lists hold free partitions only
         for q in qs
@@ -269,69 +415,154 @@ def _restore_owners(state: _State, comp: Component) -> None:
         o = owner[q]
         if q not in state.fresh[x].get(t, ()) or not state.fresh[o]:
             continue
-        path, _ = _find_chain(state, o, {x}, set(), fresh_only=True)
+        path, _ = _find_chain(state, o, _Lows(state.subs, {x}), set(), fresh_only=True)
         if path is None:
             continue
-        for (giver, topic), receiver in _hops(path):
-            moved = state.take(giver, topic, receiver)
-            state.give(receiver, topic, moved)
-        state.fresh[x][t].remove(q)
-        state.load[x] -= 1
+        _run(state, path)
+        state.withdraw(x, t, q)
         state.give(o, t, q)
 
 
-def _hops(path: list[tuple[int, int]]) -> list[tuple[tuple[int, int], int]]:
-    """``path`` is ``[(source, -1), (m1, t1), (m2, t2), ...]``: m_i receives topic t_i from
-    m_{i-1}. Returns ``[((giver, topic), receiver), ...]`` in path order."""
-    return [((path[i - 1][0], path[i][1]), path[i][0]) for i in range(1, len(path))]
+def _run(state: _State, path: list[tuple[int, int]]) -> None:
+    """Move one partition along each hop of ``path`` (``[(source, -1), (m1, t1), ...]``: m_i
+    receives a partition of topic t_i from m_{i-1})."""
+    for i in range(1, len(path)):
+        giver, (receiver, t) = path[i - 1][0], path[i]
+        state.give(receiver, t, state.take(giver, t, receiver))
+
+
+class _Lows:
+    """The members a chain may end in (``members``: never frozen, never reached by a search
+    before it ends) and ``topics``, a superset of the topics at least one of them
+    subscribes to: a topic stays when its last low subscriber leaves and is dropped when a
+    search first meets it (:meth:`first_hit`), so that a member leaving costs one step."""
+
+    def __init__(self, subs: list[frozenset[int]], members: set[int]) -> None:
+        self.subs = subs
+        self.members = set(members)
+        self.topics: set[int] = set().union(*set(map(subs.__getitem__, members)))
+        self._constrained: list[int] | None = None
+        self._scan_from: dict[int, int] = {}
+
+    def narrowed(self, members: set[int]) -> _Lows:
+        """These lows restricted to ``members`` (a new index if ``members`` adds any)."""
+        if not members <= self.members:
+            return _Lows(self.subs, members)
+        for m in self.members - members:
+            self.discard(m)
+        return self
+
+    def discard(self, m: int) -> None:
+        if m in self.members:
+            self.members.discard(m)
+            if self._constrained is not None:
+                self._constrained.remove(m)
+
+    def first_hit(self, topics: set[int], subscribers: dict[int, list[int]]) -> tuple[int, int]:
+        """``(t, y)``: the smallest of ``topics`` that a low member subscribes to and the low
+        member a chain reaching it ends in (:meth:`taker`); ``(-1, -1)`` if there is none."""
+        if topics and self.topics.issuperset(topics):  # low members subscribe to them all
+            t = min(topics)
+            y = self.taker(t, subscribers[t])
+            if y >= 0:
+                return t, y
+        hits = topics & self.topics
+        while hits:
+            t = min(hits)
+            y = self.taker(t, subscribers[t])
+            if y >= 0:
+                return t, y
+            self.topics.discard(t)
+            hits.discard(t)
+        return -1, -1
+
+    def taker(self, t: int, subscribers: list[int]) -> int:
+        """The low member a chain that reaches topic ``t`` ends in, -1 if none subscribes to
+        it: with few low members the most constrained one (fewest topics, then smallest
+        index), else the first low one of ``subscribers`` (ascending). Both scans run in C;
+        the second starts where the last one for ``t`` found its member, since members only
+        leave."""
+        members = self.members
+        if len(members) > _LOW_PRECHECK:
+            start = self._scan_from.get(t, 0)
+            y = next(filter(members.__contains__, islice(subscribers, start, None)), -1)
+            if y >= 0:
+                self._scan_from[t] = subscribers.index(y, start)
+            return y
+        subs = self.subs
+        if self._constrained is None:
+            self._constrained = sorted(members, key=lambda c: (len(subs[c]), c))
+        order = self._constrained
+        takes_t = map(frozenset.__contains__, map(subs.__getitem__, order), repeat(t))
+        return next(compress(order, takes_t), -1)
+
+
+#: One expansion of a breadth-first search: ``(member, topic, members it reached first)``.
+_Batch = tuple[int, int, set[int] | list[int]]
 
 
 def _find_chain(
-    state: _State, source: int, low_set: set[int], frozen: set[int], fresh_only: bool
+    state: _State, source: int, lows: _Lows, frozen: set[int], fresh_only: bool
 ) -> tuple[list[tuple[int, int]] | None, list[int]]:
-    """Breadth-first search for a chain from ``source`` to a member in ``low_set``; with
+    """Breadth-first search for a chain from ``source`` to a member of ``lows``; with
     ``fresh_only`` every hop must move a partition that was given in this plan.
 
     Returns ``(path, reached)``: the path as ``[(source, -1), (m1, t1), ...]`` or ``None``,
     and the members reached (the closure to freeze when no path exists).
+
+    The search visits members in queue order, each *expanding* the topics it holds that no
+    earlier member expanded (ascending); expanding ``t`` queues the subscribers of ``t`` not
+    yet reached nor frozen (ascending). It ends at the first expansion of a topic in
+    ``lows.topics``, with :meth:`_Lows.taker`. Each step is a set operation, and lazy: an
+    expansion only notes ``(member, topic)``; whom it reached (one set difference, then a
+    sort) is computed when the search gets to visit them, which gives the same sets since
+    expansions are visited in the order they were made. Whether a member holds a low topic
+    is one intersection; members holding nothing are skipped in C.
     """
-    subs = state.subs
-    parent: dict[int, tuple[int, int]] = {source: (-1, -1)}
-    queue = deque([source])
+    held = state.held_fresh if fresh_only else state.held_any
+    subscriber_sets = state.subscriber_sets
+    seen = {source}
     expanded: set[int] = set()
-    # Most constrained low members first: a member with few topics has few other ways in.
-    low_sorted = (
-        sorted(low_set, key=lambda c: (len(subs[c]), c)) if len(low_set) <= _LOW_PRECHECK else None
-    )
-    while queue:
-        x = queue.popleft()
-        topics = [t for t in state.held_topics(x, fresh_only) if t not in expanded]
-        if low_sorted is not None:
-            for t in topics:
-                for c in low_sorted:
-                    if t in subs[c] and c not in parent:
-                        parent[c] = (x, t)
-                        return _path(parent, c), []
-        for t in topics:
-            if t in expanded:
-                continue
-            expanded.add(t)
-            for y in state.subscribers[t]:
-                if y in parent or y in frozen:
+    levels: list[list[_Batch]] = []
+    expansions = [(-1, -1)]
+    while expansions:
+        level: list[_Batch] = []
+        levels.append(level)
+        following: list[tuple[int, int]] = []
+        for parent, via in expansions:
+            if parent < 0:
+                batch: set[int] | list[int] = [source]
+            else:
+                batch = subscriber_sets[via] - seen
+                if frozen and batch:
+                    batch -= frozen
+                if not batch:
                     continue
-                parent[y] = (x, t)
-                if y in low_set:
-                    return _path(parent, y), []
-                queue.append(y)
-    return None, list(parent)
+                seen |= batch
+            level.append((parent, via, batch))
+            members = sorted(batch)
+            for x in compress(members, map(held.__getitem__, members)):
+                topics = held[x] - expanded
+                if not topics:
+                    continue
+                t, y = lows.first_hit(topics, state.subscribers)
+                if y >= 0:
+                    return _path(levels, x, (y, t)), []
+                following.extend(zip(repeat(x), sorted(topics)))
+                expanded |= topics
+        expansions = following
+    return None, list(seen)
 
 
-def _path(parent: dict[int, tuple[int, int]], end: int) -> list[tuple[int, int]]:
-    path = []
-    node = end
-    while node != -1:
-        prev, t = parent[node]
-        path.append((node, t))
-        node = prev
+def _path(levels: list[list[_Batch]], x: int, last: tuple[int, int]) -> list[tuple[int, int]]:
+    """The chain from the source (``levels[0]``) to member ``x`` of the deepest level, then
+    ``last``; each member's parent is the member whose expansion reached it (every level
+    but the deepest complete)."""
+    path = [last]
+    for level in reversed(levels[1:]):
+        parent, t, _ = next(b for b in level if x in b[2])
+        path.append((x, t))
+        x = parent
+    path.append((x, -1))
     path.reverse()
     return path
