@@ -48,10 +48,12 @@ from ..codec import (
     ArrayMemos,
     Assignment,
     AssignmentEncoder,
+    DenseTopics,
     Subscription,
     SubscriptionDecoder,
 )
 from ..core import MemberSpec
+from ..core.api import DensePlan
 from ..core.gc_pause import cyclic_gc_paused
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
@@ -220,6 +222,25 @@ class DecodedGroup:
         with cyclic_gc_paused():
             return _plan_decoded(self, partitions_per_topic, partition_racks)
 
+    def plan_dense(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> DensePlan:
+        """:meth:`assign`'s first half on dense indices (what :meth:`encode_dense` takes);
+        the same plan as :meth:`plan`."""
+        with cyclic_gc_paused():
+            return strategy_named(self.protocol).assign_dense(
+                partitions_per_topic, self.specs, partition_racks=partition_racks
+            )
+
+    def encode_dense(self, plan: DensePlan) -> dict[str, bytes]:
+        """:meth:`assign`'s second half: :meth:`plan_dense`'s ``plan`` as assignment bytes
+        for every member (the same bytes as :meth:`encode` of the tuple plan)."""
+        with cyclic_gc_paused():
+            return _encode_dense(self, plan)
+
     def encode(self, plan: Mapping[str, list[tuple[str, int]]]) -> dict[str, bytes]:
         """:meth:`assign`'s second half: ``plan`` as assignment bytes for every member (the
         unreadable ones get an empty assignment)."""
@@ -328,17 +349,27 @@ def _assign_decoded(
     partitions_per_topic: Mapping[str, int],
     partition_racks: PartitionRacks | None,
 ) -> dict[str, bytes]:
-    """:func:`_encode_plan` of the engine's plan, converted member by member: a member planned
-    exactly the canonical owned block it sent (its spec's claims are that block's pairs, all
-    validated, and its plan is its validated claims) gets that block back without its
-    partitions ever becoming tuples; the others go through :func:`_encode_member`. Same bytes
-    as ``_encode_plan(group, _plan_decoded(...))``."""
-    dense = strategy_named(group.protocol).assign_dense(
-        partitions_per_topic, group.specs, partition_racks=partition_racks
+    """:func:`_encode_dense` of the engine's plan on dense indices. Same bytes as
+    ``_encode_plan(group, _plan_decoded(...))``."""
+    return _encode_dense(
+        group,
+        strategy_named(group.protocol).assign_dense(
+            partitions_per_topic, group.specs, partition_racks=partition_racks
+        ),
     )
+
+
+def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
+    """Every member's assignment bytes from its dense plan, without a tuple per partition: a
+    member planned exactly the canonical owned block it sent (its spec's claims are that
+    block's pairs, all validated, and its plan is its validated claims) gets that block back;
+    the others are encoded from their ascending global indices
+    (:meth:`AssignmentEncoder.encode_dense`). Same bytes, key order included, as
+    :func:`_encode_plan` of ``dense.all_partitions()``."""
     layout = dense.layout
     version = group.version
     encoder = AssignmentEncoder()
+    topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
     reusable = group.reusable
     out: dict[str, bytes] = {}
     for m, member_id in enumerate(layout.member_ids):
@@ -351,7 +382,7 @@ def _assign_decoded(
         ):
             out[member_id] = encoder.encode_owned_block(version, previous[1])
         else:
-            out[member_id] = _encode_member(encoder, version, previous, dense.partitions(m))
+            out[member_id] = encoder.encode_dense(version, dense.indices(m), topics)
     _encode_unreadable(group, encoder, out)
     return out
 

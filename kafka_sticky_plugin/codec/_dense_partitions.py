@@ -1,0 +1,232 @@
+"""The ``[topic [partition]]`` array written from dense global partition indices.
+
+A leader's engine plans on dense indices (one int per partition of the group's topics, in
+``(topic, partition)`` order); this writes a member's ascending indices as the canonical array
+(topics sorted, each once, its distinct partitions sorted, no empty topic: the invariants of
+:mod:`._topic_partitions`) without a ``(topic, partition)`` tuple per partition. The indices
+become a column of topic indices and a column of partition numbers in C (``map``); each topic's
+run of partitions is written as its cached header, its count and its partition numbers as
+big-endian int32 in bulk (``array``), and a stretch of one-partition topics (a member of a large
+group holds one partition of each of many topics) in one ``join`` or ``struct`` call. The bytes
+are those of :func:`._topic_partitions.encode_topic_partitions` of the same pairs.
+"""
+
+from __future__ import annotations
+
+import operator
+import struct
+import sys
+from array import array
+from collections.abc import Sequence
+from itertools import chain, compress, islice, repeat
+
+from ._topic_partitions import TopicHeaders, _strictly_increasing
+from ._wire import INT16_MAX, INT32_MAX
+
+__all__ = ["DenseTopics", "encode_dense_topic_partitions"]
+
+_COUNT = struct.Struct(">i")
+_COUNT_ONE = _COUNT.pack(1)
+_SWAP = sys.byteorder == "little"  # array('i') is native order; the wire is big-endian
+_INT32_ARRAY = array("i").itemsize == 4
+#: Partition numbers above this are packed one by one instead of from a shared table.
+_WORDS_MAX = 1 << 16
+
+
+def _header(name: str) -> bytes | None:
+    """``int16 length + UTF-8 name``, or ``None`` when ``name`` cannot be written (reported by
+    :meth:`TopicHeaders.get` when a member is assigned one of its partitions)."""
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return struct.pack(">h", len(raw)) + raw if len(raw) <= INT16_MAX else None
+
+
+class DenseTopics:
+    """The topics behind one batch's dense partition indices, with their encoded pieces.
+
+    Invariants (checked at construction): ``names`` are strings, strictly increasing (so
+    ascending indices are ``(topic, partition)`` order, the canonical order); topic ``t``
+    holds the global indices ``offsets[t] .. offsets[t] + counts[t] - 1`` (``offsets`` the
+    running sums of ``counts``, so a topic of no partitions holds none); ``topic_at[q]`` is
+    the topic of index ``q`` for ``0 <= q < total``. Create one per batch (it caches the
+    encoded headers, partition numbers and repeated layouts of its members, never
+    module-wide).
+    """
+
+    __slots__ = (
+        "_heads",
+        "_heads_one",
+        "_layouts",
+        "_words",
+        "max_count",
+        "names",
+        "offsets",
+        "topic_at",
+        "total",
+    )
+
+    #: One-partition-per-topic layouts remembered for a ``struct`` (the oldest is dropped).
+    CAPACITY = 64
+    #: Layouts with fewer topics are not worth a ``struct``.
+    MIN_GROUPS = 16
+
+    def __init__(
+        self, names: Sequence[str], counts: Sequence[int], topic_at: Sequence[int] | None = None
+    ) -> None:
+        if len(names) != len(counts) or not all(type(name) is str for name in names):
+            raise ValueError("dense topics: one count per name, names as str")
+        if not _strictly_increasing(names):
+            raise ValueError("dense topics: names strictly increasing")
+        if not all(type(n) is int and 0 <= n <= INT32_MAX + 1 for n in counts):
+            raise ValueError("dense topics: partition counts in [0, 2**31]")
+        offsets: list[int] = []
+        total = 0
+        for n in counts:
+            offsets.append(total)
+            total += n
+        if topic_at is None:
+            table: list[int] = []
+            for t, n in enumerate(counts):
+                table.extend(repeat(t, n))
+            topic_at = table
+        elif len(topic_at) != total:
+            raise ValueError(f"dense topics: topic_at holds {len(topic_at)} indices, not {total}")
+        self.names: Sequence[str] = names
+        self.offsets: list[int] = offsets
+        self.topic_at: Sequence[int] = topic_at
+        self.total = total
+        self.max_count = max(counts, default=0)
+        self._heads: list[bytes | None] = [_header(name) for name in names]
+        self._heads_one: list[bytes | None] = [
+            None if head is None else head + _COUNT_ONE for head in self._heads
+        ]
+        self._words: list[bytes] = []
+        self._layouts: dict[tuple[int, ...], struct.Struct | None] = {}
+
+    def words(self, highest: int) -> list[bytes]:
+        """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
+        words = self._words
+        if highest >= len(words):
+            words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
+        return words
+
+    def layout(self, ts: list[int]) -> struct.Struct | None:
+        """The ``struct`` packing ``(header + count 1, partition)`` for the strictly
+        increasing topics ``ts`` (one partition each), built the second time ``ts`` is seen
+        (``None`` before)."""
+        n = len(ts)
+        if n < self.MIN_GROUPS:
+            return None
+        # Strictly increasing topics spanning n consecutive ones are range(ts[0], ts[0] + n):
+        # a short key (never equal to a whole sequence, which has MIN_GROUPS or more items).
+        key: tuple[int, ...] = (ts[0], n) if ts[-1] - ts[0] + 1 == n else tuple(ts)
+        layouts = self._layouts
+        if key not in layouts:
+            layouts[key] = None
+            while len(layouts) > self.CAPACITY:
+                del layouts[next(iter(layouts))]
+            return None
+        packer = layouts[key]
+        if packer is None:
+            fixed = list(map(self._heads_one.__getitem__, ts))
+            if None in fixed:
+                return None  # an unwritable topic: the caller's join reports it
+            packer = layouts[key] = struct.Struct(
+                ">" + "".join(f"{len(head or b'')}si" for head in fixed)
+            )
+        return packer
+
+
+def encode_dense_topic_partitions(
+    indices: Sequence[int], topics: DenseTopics, what: str, expected: str
+) -> bytes:
+    """The canonical bytes (count included) of the partitions at ``indices``: strictly
+    increasing global indices of ``topics`` (a list, or a ``range``). Same bytes as
+    :func:`._topic_partitions.encode_topic_partitions` of their ``(topic, partition)``
+    pairs; a ``ValueError`` when ``indices`` break the precondition, a :class:`CodecError`
+    (offset 0) when a topic name cannot be written.
+    """
+    n = len(indices)
+    if not n:
+        return _COUNT.pack(0)
+    if not 0 <= indices[0] <= indices[-1] < topics.total:
+        raise ValueError(f"dense indices: strictly increasing in [0, {topics.total})")
+    ts = list(map(topics.topic_at.__getitem__, indices))
+    partitions = list(map(operator.sub, indices, map(topics.offsets.__getitem__, ts)))
+    if isinstance(indices, range) and indices.step >= topics.max_count:
+        single = True  # no two of the indices fall in one topic
+    else:
+        # strictly increasing topics imply strictly increasing indices
+        single = _strictly_increasing(ts)
+        if not single and not (isinstance(indices, range) or _strictly_increasing(indices)):
+            raise ValueError("dense indices: strictly increasing")
+    try:
+        if single:
+            return _COUNT.pack(n) + _singles(topics, ts, partitions)
+        return _runs(topics, ts, partitions)
+    except TypeError:
+        # a topic whose header is None: report it as the tuple path does
+        headers = TopicHeaders()
+        for t in sorted(set(ts)):
+            headers.get(topics.names[t], what, expected)
+        raise
+
+
+def _singles(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes:
+    """``topic, [partition]`` groups without the count, one partition per topic (``ts``
+    strictly increasing): a repeated layout in one ``struct`` call, else one ``join``."""
+    heads = topics._heads_one
+    packer = topics.layout(ts)
+    if packer is not None:
+        return packer.pack(
+            *chain.from_iterable(zip(map(heads.__getitem__, ts), partitions, strict=True))
+        )
+    highest = max(partitions)
+    words = (
+        map(topics.words(highest).__getitem__, partitions)
+        if highest <= _WORDS_MAX
+        else map(_COUNT.pack, partitions)
+    )
+    pieces: chain[bytes | None] = chain.from_iterable(
+        zip(map(heads.__getitem__, ts), words, strict=True)
+    )
+    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _runs(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes:
+    """Every topic's run of ``partitions`` (``ts`` non-decreasing, partitions increasing
+    within a topic): run starts found in C; the stretches of one-partition runs between
+    longer runs go through :func:`_singles` whole, each longer run is its header, its count
+    and its partition numbers packed in one ``array`` call."""
+    n = len(ts)
+    starts = [0, *compress(range(1, n), map(operator.ne, islice(ts, 1, None), ts))]
+    ends = [*islice(starts, 1, None), n]
+    longer = compress(
+        zip(starts, ends, strict=True), map(operator.gt, map(operator.sub, ends, starts), repeat(1))
+    )
+    heads = topics._heads
+    chunks: list[bytes | None] = [_COUNT.pack(len(starts))]
+    append = chunks.append
+    done = 0
+    for start, end in longer:
+        if done < start:
+            append(_singles(topics, ts[done:start], partitions[done:start]))
+        append(heads[ts[start]])
+        append(_COUNT.pack(end - start))
+        append(_int32s(partitions[start:end]))
+        done = end
+    if done < n:
+        append(_singles(topics, ts[done:n], partitions[done:n]))
+    return b"".join(chunks)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _int32s(values: list[int]) -> bytes:
+    """``values`` (each in int32) as big-endian int32 bytes."""
+    if not _INT32_ARRAY:
+        return struct.pack(f">{len(values)}i", *values)
+    packed = array("i", values)
+    if _SWAP:
+        packed.byteswap()
+    return packed.tobytes()
