@@ -17,12 +17,12 @@ import pytest
 from kafka_sticky_plugin.codec import Assignment, AssignmentEncoder, DenseTopics, encode_assignment
 from kafka_sticky_plugin.errors import CodecError
 
-SEEDS = range(120)
+SEEDS = range(300)
 
 
 def _layout(rng: random.Random) -> tuple[list[str], list[int]]:
     """Sorted distinct names and their partition counts (zeros and ones included)."""
-    size = rng.choice([1, 2, 5, 20, 40])
+    size = rng.choice([1, 2, 5, 20, 40, 70])
     names: set[str] = set()
     while len(names) < size:
         stem = rng.choice(["t", "topic-", "ü-", "队列", "x" * rng.randint(1, 30)])
@@ -47,7 +47,19 @@ def _plan(rng: random.Random, offsets: list[int], counts: list[int], total: int)
     """One member's strictly increasing indices, a list or a range."""
     if not total:
         return rng.choice([[], range(0)])
-    kind = rng.choice(["empty", "subset", "subset", "ones", "ones", "block", "range"])
+    kind = rng.choice(
+        [
+            "empty",
+            "subset",
+            "subset",
+            "ones",
+            "ones",
+            "ones_and_more",
+            "ones_and_more",
+            "block",
+            "range",
+        ]
+    )
     if kind == "empty":
         return []
     if kind == "subset":
@@ -55,6 +67,9 @@ def _plan(rng: random.Random, offsets: list[int], counts: list[int], total: int)
         return [q for q in range(total) if rng.random() < density]
     if kind == "ones":
         return _ones(rng, offsets, counts)
+    if kind == "ones_and_more":  # a receiver: a few topics hold more than one partition
+        extra = {rng.randrange(total) for _ in range(rng.randint(1, 3))}
+        return sorted({*_ones(rng, offsets, counts), *extra})
     lo = rng.randrange(total)
     hi = rng.randint(lo + 1, total)
     if kind == "block":
@@ -110,7 +125,7 @@ def test_one_each_layouts_of_one_start_and_other_lengths_differ(seed: int) -> No
 def test_indices_that_are_not_strictly_increasing_or_out_of_range_are_refused() -> None:
     topics = DenseTopics(["a", "b"], [3, 2])
     encoder = AssignmentEncoder()
-    for bad in ([1, 1], [2, 1], [0, 5], [-1, 0], [3, 2], range(4, 0, -1), [0, 2, 2]):
+    for bad in ([1, 1], [2, 1], [0, 5], [-1, 0], [3, 2], range(4, 0, -1), [0, 2, 2], [0, 3, 1, 4]):
         with pytest.raises(ValueError):
             encoder.encode_dense(0, bad, topics)
 

@@ -17,7 +17,8 @@ import operator
 import struct
 import sys
 from array import array
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
 
 from ._topic_partitions import TopicHeaders, _strictly_increasing
@@ -31,6 +32,12 @@ _SWAP = sys.byteorder == "little"  # array('i') is native order; the wire is big
 _INT32_ARRAY = array("i").itemsize == 4
 #: Partition numbers above this are packed one by one instead of from a shared table.
 _WORDS_MAX = 1 << 16
+#: Writing a run with a Python step (:func:`_long_runs`) pays when a member has at most one
+#: repeated topic per this many partitions (one partition of most topics, a few of some) ...
+_FEW_REPEATS = 32
+#: ... or when its runs average this many partitions or more; otherwise every partition is
+#: written in one ``join`` (:func:`_short_runs`). Measured on the bench shapes.
+_LONG_RUN = 8
 
 
 def _header(name: str) -> bytes | None:
@@ -155,23 +162,67 @@ def encode_dense_topic_partitions(
         raise ValueError(f"dense indices: strictly increasing in [0, {topics.total})")
     ts = list(map(topics.topic_at.__getitem__, indices))
     partitions = list(map(operator.sub, indices, map(topics.offsets.__getitem__, ts)))
-    if isinstance(indices, range) and indices.step >= topics.max_count:
-        single = True  # no two of the indices fall in one topic
-    else:
-        # strictly increasing topics imply strictly increasing indices
-        single = _strictly_increasing(ts)
-        if not single and not (isinstance(indices, range) or _strictly_increasing(indices)):
+    # strictly increasing topics (one partition each) imply strictly increasing indices
+    single = (
+        isinstance(indices, range) and indices.step >= topics.max_count
+    ) or _strictly_increasing(ts)
+    repeats: list[int] = []  # positions whose topic is the previous position's
+    if not single:
+        if not (isinstance(indices, range) or _strictly_increasing(indices)):
             raise ValueError("dense indices: strictly increasing")
+        repeats = list(compress(range(1, n), map(operator.eq, islice(ts, 1, None), ts)))
     try:
-        if single:
+        if not repeats:
             return _COUNT.pack(n) + _singles(topics, ts, partitions)
-        return _runs(topics, ts, partitions)
+        return _runs(topics, ts, partitions, repeats)
     except TypeError:
         # a topic whose header is None: report it as the tuple path does
         headers = TopicHeaders()
         for t in sorted(set(ts)):
             headers.get(topics.names[t], what, expected)
         raise
+
+
+def _runs(topics: DenseTopics, ts: list[int], partitions: list[int], repeats: list[int]) -> bytes:
+    """The array of partitions whose topics ``ts`` repeat at ``repeats`` (count included),
+    by the cheapest of three ways: a few repeats (one partition of most topics: a receiver
+    after a rebalance) or long runs on average take a Python step per longer run
+    (:func:`_long_runs`); many short runs take none (:func:`_short_runs`)."""
+    n = len(ts)
+    if len(repeats) * _FEW_REPEATS <= n:
+        return _COUNT.pack(n - len(repeats)) + _long_runs(
+            topics, ts, partitions, _longer_runs(repeats)
+        )
+    starts = [0, *compress(range(1, n), map(operator.ne, islice(ts, 1, None), ts))]
+    lengths = list(map(operator.sub, [*islice(starts, 1, None), n], starts))
+    count = _COUNT.pack(len(starts))
+    if len(starts) * _LONG_RUN <= n:
+        longer = list(
+            compress(zip(starts, lengths, strict=True), map(operator.gt, lengths, repeat(1)))
+        )
+        return count + _long_runs(topics, ts, partitions, longer)
+    return count + _short_runs(topics, ts, partitions, starts, lengths)
+
+
+def _longer_runs(repeats: list[int]) -> list[tuple[int, int]]:
+    """``(start, length)`` of every run of more than one partition, from the positions
+    ``repeats`` (ascending) whose topic is the previous position's."""
+    runs: list[tuple[int, int]] = []
+    start = end = -1
+    for i in repeats:
+        if i != end:
+            if end > 0:
+                runs.append((start, end - start))
+            start = i - 1
+        end = i + 1
+    runs.append((start, end - start))
+    return runs
+
+
+def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
+    """Big-endian int32 bytes of a number in ``[0, highest]``: from the batch's shared table
+    while it stays small, else packed one by one."""
+    return topics.words(highest).__getitem__ if highest <= _WORDS_MAX else _COUNT.pack
 
 
 def _singles(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes:
@@ -183,42 +234,58 @@ def _singles(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes
         return packer.pack(
             *chain.from_iterable(zip(map(heads.__getitem__, ts), partitions, strict=True))
         )
-    highest = max(partitions)
-    words = (
-        map(topics.words(highest).__getitem__, partitions)
-        if highest <= _WORDS_MAX
-        else map(_COUNT.pack, partitions)
-    )
+    words = map(_word_of(topics, max(partitions)), partitions)
     pieces: chain[bytes | None] = chain.from_iterable(
         zip(map(heads.__getitem__, ts), words, strict=True)
     )
     return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
 
 
-def _runs(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes:
-    """Every topic's run of ``partitions`` (``ts`` non-decreasing, partitions increasing
-    within a topic): run starts found in C; the stretches of one-partition runs between
-    longer runs go through :func:`_singles` whole, each longer run is its header, its count
-    and its partition numbers packed in one ``array`` call."""
-    n = len(ts)
-    starts = [0, *compress(range(1, n), map(operator.ne, islice(ts, 1, None), ts))]
-    ends = [*islice(starts, 1, None), n]
-    longer = compress(
-        zip(starts, ends, strict=True), map(operator.gt, map(operator.sub, ends, starts), repeat(1))
+def _short_runs(
+    topics: DenseTopics,
+    ts: list[int],
+    partitions: list[int],
+    starts: list[int],
+    lengths: list[int],
+) -> bytes:
+    """Many runs of a few partitions each (``starts`` the first position of each topic's run,
+    ``lengths`` its length), without the count, in one ``join`` and no Python step per run:
+    every partition's word is preceded by a prefix, its run's header and count where a run
+    starts and empty bytes elsewhere (the prefixes are placed by ``map`` in C)."""
+    word = _word_of(topics, max(max(partitions), max(lengths)))
+    prefixes: list[bytes | None] = [b""] * len(ts)
+    run_heads = map(topics._heads.__getitem__, map(ts.__getitem__, starts))
+    deque(map(prefixes.__setitem__, starts, map(operator.add, run_heads, map(word, lengths))), 0)
+    pieces: chain[bytes | None] = chain.from_iterable(
+        zip(prefixes, map(word, partitions), strict=True)
     )
+    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _long_runs(
+    topics: DenseTopics,
+    ts: list[int],
+    partitions: list[int],
+    longer: list[tuple[int, int]],
+) -> bytes:
+    """A few runs of more than one partition (``longer``: start and length of each), without
+    the count: the stretches of one-partition runs between them go through :func:`_singles`
+    whole, each longer run is its header, its count and its partition numbers packed in one
+    ``array`` call (a Python step per longer run)."""
     heads = topics._heads
-    chunks: list[bytes | None] = [_COUNT.pack(len(starts))]
+    chunks: list[bytes | None] = []
     append = chunks.append
     done = 0
-    for start, end in longer:
+    for start, length in longer:
         if done < start:
             append(_singles(topics, ts[done:start], partitions[done:start]))
+        end = start + length
         append(heads[ts[start]])
-        append(_COUNT.pack(end - start))
+        append(_COUNT.pack(length))
         append(_int32s(partitions[start:end]))
         done = end
-    if done < n:
-        append(_singles(topics, ts[done:n], partitions[done:n]))
+    if done < len(ts):
+        append(_singles(topics, ts[done:], partitions[done:]))
     return b"".join(chunks)  # type: ignore[arg-type]  # a None head raises TypeError
 
 
