@@ -282,9 +282,9 @@ def assign_group(
     Speed (a leader may handle a million partitions): one :class:`SubscriptionDecoder` and
     one :class:`AssignmentEncoder` per call share work between members, a member whose
     new assignment equals the owned partitions it sent in canonical form gets those very
-    bytes back (they are what the encoder would write; found on dense indices, without its
-    partitions becoming tuples), and the cyclic garbage collector is paused for the duration
-    of the call.
+    bytes back (they are what the encoder would write; found on dense indices), the others
+    are written from their dense indices (no partition ever becomes a tuple), and the cyclic
+    garbage collector is paused for the duration of the call.
     """
     with cyclic_gc_paused():
         # One expression, no local: the decoded group (a million claim tuples) is freed when

@@ -110,7 +110,7 @@ class DenseTopics:
             None if head is None else head + _COUNT_ONE for head in self._heads
         ]
         self._words: list[bytes] = []
-        self._layouts: dict[tuple[int, ...], struct.Struct | None] = {}
+        self._layouts: dict[tuple[int, ...], tuple[struct.Struct, tuple[bytes, ...]] | None] = {}
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -119,10 +119,10 @@ class DenseTopics:
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
 
-    def layout(self, ts: list[int]) -> struct.Struct | None:
+    def layout(self, ts: list[int]) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
         """The ``struct`` packing ``(header + count 1, partition)`` for the strictly
-        increasing topics ``ts`` (one partition each), built the second time ``ts`` is seen
-        (``None`` before)."""
+        increasing topics ``ts`` (one partition each) and those headers, built the second
+        time ``ts`` is seen (``None`` before)."""
         n = len(ts)
         if n < self.MIN_GROUPS:
             return None
@@ -135,15 +135,15 @@ class DenseTopics:
             while len(layouts) > self.CAPACITY:
                 del layouts[next(iter(layouts))]
             return None
-        packer = layouts[key]
-        if packer is None:
-            fixed = list(map(self._heads_one.__getitem__, ts))
+        found = layouts[key]
+        if found is None:
+            fixed = tuple(map(self._heads_one.__getitem__, ts))
             if None in fixed:
                 return None  # an unwritable topic: the caller's join reports it
-            packer = layouts[key] = struct.Struct(
-                ">" + "".join(f"{len(head or b'')}si" for head in fixed)
-            )
-        return packer
+            heads = tuple(head or b"" for head in fixed)
+            packer = struct.Struct(">" + "".join(f"{len(head)}si" for head in heads))
+            found = layouts[key] = (packer, heads)
+        return found
 
 
 def encode_dense_topic_partitions(
@@ -228,12 +228,11 @@ def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
 def _singles(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes:
     """``topic, [partition]`` groups without the count, one partition per topic (``ts``
     strictly increasing): a repeated layout in one ``struct`` call, else one ``join``."""
+    layout = topics.layout(ts)
+    if layout is not None:
+        packer, fixed = layout
+        return packer.pack(*chain.from_iterable(zip(fixed, partitions, strict=True)))
     heads = topics._heads_one
-    packer = topics.layout(ts)
-    if packer is not None:
-        return packer.pack(
-            *chain.from_iterable(zip(map(heads.__getitem__, ts), partitions, strict=True))
-        )
     words = map(_word_of(topics, max(partitions)), partitions)
     pieces: chain[bytes | None] = chain.from_iterable(
         zip(map(heads.__getitem__, ts), words, strict=True)
