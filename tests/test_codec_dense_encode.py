@@ -156,3 +156,20 @@ def test_an_unwritable_topic_fails_as_on_the_tuple_path() -> None:
         with pytest.raises(CodecError) as tuple_error:
             _reference(AssignmentEncoder(), 1, names, counts, qs)
         assert str(dense_error.value) == str(tuple_error.value)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fresh_shares_dealt_round_robin(seed: int) -> None:
+    """A fresh component's shares: ``range(lo + j, hi, members)``, one index per topic when
+    the step is at least every count (topics of zero partitions in between, sometimes)."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    names = [f"topic-{i:03d}" for i in range(rng.randint(16, 50))]
+    step = rng.randint(1, 9)
+    counts = [rng.choice([step, step, rng.randint(0, step)]) for _ in names]
+    topics = DenseTopics(names, counts)
+    dense, reference = AssignmentEncoder(), AssignmentEncoder()
+    for members in (step, step + 1, rng.randint(1, 2 * step)):
+        for j in [*range(members), *range(members)]:  # twice: the struct layouts too
+            qs = range(j, topics.total, members)
+            assert dense.encode_dense(2, qs, topics) == _reference(reference, 2, names, counts, qs)

@@ -119,7 +119,7 @@ class DenseTopics:
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
 
-    def layout(self, ts: list[int]) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
+    def layout(self, ts: Sequence[int]) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
         """The ``struct`` packing ``(header + count 1, partition)`` for the strictly
         increasing topics ``ts`` (one partition each) and those headers, built the second
         time ``ts`` is seen (``None`` before)."""
@@ -160,12 +160,10 @@ def encode_dense_topic_partitions(
         return _COUNT.pack(0)
     if not 0 <= indices[0] <= indices[-1] < topics.total:
         raise ValueError(f"dense indices: strictly increasing in [0, {topics.total})")
-    ts = list(map(topics.topic_at.__getitem__, indices))
+    ts = _topics_of(indices, topics)
     partitions = list(map(operator.sub, indices, map(topics.offsets.__getitem__, ts)))
     # strictly increasing topics (one partition each) imply strictly increasing indices
-    single = (
-        isinstance(indices, range) and indices.step >= topics.max_count
-    ) or _strictly_increasing(ts)
+    single = isinstance(ts, range) or _strictly_increasing(ts)
     repeats: list[int] = []  # positions whose topic is the previous position's
     if not single:
         if not (isinstance(indices, range) or _strictly_increasing(indices)):
@@ -183,7 +181,21 @@ def encode_dense_topic_partitions(
         raise
 
 
-def _runs(topics: DenseTopics, ts: list[int], partitions: list[int], repeats: list[int]) -> bytes:
+def _topics_of(indices: Sequence[int], topics: DenseTopics) -> list[int] | range:
+    """The topic of every index; a ``range`` when ``indices`` are a ``range`` whose step
+    leaves at most one index per topic and whose topics are consecutive (a fresh member's
+    share), found from its two ends without looking every index up."""
+    topic_at = topics.topic_at
+    if isinstance(indices, range) and indices.step >= topics.max_count:
+        first, last = topic_at[indices[0]], topic_at[indices[-1]]
+        if last - first + 1 == len(indices):
+            return range(first, last + 1)
+    return list(map(topic_at.__getitem__, indices))
+
+
+def _runs(
+    topics: DenseTopics, ts: Sequence[int], partitions: list[int], repeats: list[int]
+) -> bytes:
     """The array of partitions whose topics ``ts`` repeat at ``repeats`` (count included),
     by the cheapest of three ways: a few repeats (one partition of most topics: a receiver
     after a rebalance) or long runs on average take a Python step per longer run
@@ -225,7 +237,7 @@ def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
     return topics.words(highest).__getitem__ if highest <= _WORDS_MAX else _COUNT.pack
 
 
-def _singles(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes:
+def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> bytes:
     """``topic, [partition]`` groups without the count, one partition per topic (``ts``
     strictly increasing): a repeated layout in one ``struct`` call, else one ``join``."""
     layout = topics.layout(ts)
@@ -242,7 +254,7 @@ def _singles(topics: DenseTopics, ts: list[int], partitions: list[int]) -> bytes
 
 def _short_runs(
     topics: DenseTopics,
-    ts: list[int],
+    ts: Sequence[int],
     partitions: list[int],
     starts: list[int],
     lengths: list[int],
@@ -263,7 +275,7 @@ def _short_runs(
 
 def _long_runs(
     topics: DenseTopics,
-    ts: list[int],
+    ts: Sequence[int],
     partitions: list[int],
     longer: list[tuple[int, int]],
 ) -> bytes:
