@@ -369,7 +369,7 @@ def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
     layout = dense.layout
     version = group.version
     encoder = AssignmentEncoder()
-    topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
+    topics: DenseTopics | None = None  # built for the first member not given its block back
     reusable = group.reusable
     out: dict[str, bytes] = {}
     for m, member_id in enumerate(layout.member_ids):
@@ -381,8 +381,10 @@ def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
             and dense.keeps_claims(m)
         ):
             out[member_id] = encoder.encode_owned_block(version, previous[1])
-        else:
-            out[member_id] = encoder.encode_dense(version, dense.indices(m), topics)
+            continue
+        if topics is None:
+            topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
+        out[member_id] = encoder.encode_dense(version, dense.indices(m), topics)
     _encode_unreadable(group, encoder, out)
     return out
 
