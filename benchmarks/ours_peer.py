@@ -42,9 +42,9 @@ def leader_split(
         t0 = time.perf_counter()
         group = read_group(protocol, [MemberMetadata(m, data) for m, data in metadata.items()])
         t1 = time.perf_counter()
-        plan = group.plan(partitions, partition_racks=racks)
+        plan = group.plan_dense(partitions, partition_racks=racks)
         t2 = time.perf_counter()
-        result = group.encode(plan)
+        result = group.encode_dense(plan)
         # freed inside the timed region, as ``assign_from_bytes`` frees them before it returns
         del group, plan
         t3 = time.perf_counter()

@@ -48,11 +48,13 @@ from ..codec import (
     ArrayMemos,
     Assignment,
     AssignmentEncoder,
+    DenseTopics,
     Subscription,
     SubscriptionDecoder,
 )
 from ..codec.sticky_user_data import read_user_data_runs
 from ..core import MemberSpec
+from ..core.api import DensePlan
 from ..core.gc_pause import cyclic_gc_paused
 from ..core.spec import OwnedRuns, RunOrders, owned_runs, runs_pairs
 from ..errors import CodecError, InvalidSpecError
@@ -327,6 +329,25 @@ class DecodedGroup:
         with cyclic_gc_paused():
             return _plan_decoded(self, partitions_per_topic, partition_racks)
 
+    def plan_dense(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> DensePlan:
+        """:meth:`assign`'s first half on dense indices (what :meth:`encode_dense` takes);
+        the same plan as :meth:`plan`."""
+        with cyclic_gc_paused():
+            return strategy_named(self.protocol).assign_dense(
+                partitions_per_topic, self.specs, partition_racks=partition_racks
+            )
+
+    def encode_dense(self, plan: DensePlan) -> dict[str, bytes]:
+        """:meth:`assign`'s second half: :meth:`plan_dense`'s ``plan`` as assignment bytes
+        for every member (the same bytes as :meth:`encode` of the tuple plan)."""
+        with cyclic_gc_paused():
+            return _encode_dense(self, plan)
+
     def encode(self, plan: Mapping[str, list[tuple[str, int]]]) -> dict[str, bytes]:
         """:meth:`assign`'s second half: ``plan`` as assignment bytes for every member (the
         unreadable ones get an empty assignment)."""
@@ -368,9 +389,9 @@ def assign_group(
     Speed (a leader may handle a million partitions): one :class:`SubscriptionDecoder` and
     one :class:`AssignmentEncoder` per call share work between members, a member whose
     new assignment equals the owned partitions it sent in canonical form gets those very
-    bytes back (they are what the encoder would write; found on dense indices, without its
-    partitions becoming tuples), and the cyclic garbage collector is paused for the duration
-    of the call.
+    bytes back (they are what the encoder would write; found on dense indices), the others
+    are written from their dense indices (no partition ever becomes a tuple), and the cyclic
+    garbage collector is paused for the duration of the call.
     """
     with cyclic_gc_paused():
         # One expression, no local: the decoded group (a million claim tuples) is freed when
@@ -510,17 +531,27 @@ def _assign_decoded(
     partitions_per_topic: Mapping[str, int],
     partition_racks: PartitionRacks | None,
 ) -> dict[str, bytes]:
-    """:func:`_encode_plan` of the engine's plan, converted member by member: a member planned
-    exactly the canonical owned block it sent (its spec's claims are that block's pairs, all
-    validated, and its plan is its validated claims) gets that block back without its
-    partitions ever becoming tuples; the others go through :func:`_encode_member`. Same bytes
-    as ``_encode_plan(group, _plan_decoded(...))``."""
-    dense = strategy_named(group.protocol).assign_dense(
-        partitions_per_topic, group.specs, partition_racks=partition_racks
+    """:func:`_encode_dense` of the engine's plan on dense indices. Same bytes as
+    ``_encode_plan(group, _plan_decoded(...))``."""
+    return _encode_dense(
+        group,
+        strategy_named(group.protocol).assign_dense(
+            partitions_per_topic, group.specs, partition_racks=partition_racks
+        ),
     )
+
+
+def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
+    """Every member's assignment bytes from its dense plan, without a tuple per partition: a
+    member planned exactly the canonical owned block it sent (its spec's claims are that
+    block's pairs, all validated, and its plan is its validated claims) gets that block back;
+    the others are encoded from their ascending global indices
+    (:meth:`AssignmentEncoder.encode_dense`). Same bytes, key order included, as
+    :func:`_encode_plan` of ``dense.all_partitions()``."""
     layout = dense.layout
     version = group.version
     encoder = AssignmentEncoder()
+    topics: DenseTopics | None = None  # built for the first member not given its block back
     reusable = group.reusable
     out: dict[str, bytes] = {}
     kept_blocks = reusable.claimed_block if isinstance(reusable, _OwnedBlocks) else None
@@ -543,8 +574,10 @@ def _assign_decoded(
             and dense.keeps_claims(m)
         ):
             out[member_id] = encoder.encode_owned_block(version, previous[1])
-        else:
-            out[member_id] = _encode_member(encoder, version, previous, dense.partitions(m))
+            continue
+        if topics is None:
+            topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
+        out[member_id] = encoder.encode_dense(version, dense.indices(m), topics)
     _encode_unreadable(group, encoder, out)
     return out
 

@@ -31,11 +31,12 @@ so equal values always give equal bytes; fields the chosen version lacks are dro
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
 from ..errors import CodecError
+from ._dense_partitions import DenseTopics, encode_dense_topic_partitions
 from ._topic_partitions import (
     ArrayMemos,
     OneEachLayouts,
@@ -55,6 +56,7 @@ __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "Assignment",
     "AssignmentEncoder",
+    "DenseTopics",
     "Subscription",
     "SubscriptionDecoder",
     "decode_assignment",
@@ -308,6 +310,20 @@ class AssignmentEncoder:
     def encode(self, assignment: Assignment) -> bytes:
         """Same as :func:`encode_assignment`."""
         return _encode_assignment(assignment, self._headers)
+
+    def encode_dense(self, version: int, indices: Sequence[int], topics: DenseTopics) -> bytes:
+        """The assignment of the partitions at ``indices`` (strictly increasing global
+        indices of ``topics``: a list or a ``range``) with null user data: same bytes as
+        :meth:`encode` of their ``(topic, partition)`` pairs, without a tuple per partition.
+        A ``ValueError`` when ``indices`` are not strictly increasing indices of ``topics``."""
+        _check_version(version, _ASSIGNMENT)
+        try:
+            body = encode_dense_topic_partitions(
+                indices, topics, _ASSIGNMENT, "assigned partitions"
+            )
+        except CodecError as exc:
+            raise CodecError(exc.what, exc.expected, 2) from None
+        return version.to_bytes(2, "big") + body + _NULL_BYTES
 
     @staticmethod
     def encode_owned_block(version: int, owned_block: bytes) -> bytes:

@@ -123,6 +123,15 @@ class DensePlan:
         """How many of member ``m``'s claims were validated for it."""
         return len(self._claims.owned[m])
 
+    def indices(self, m: int) -> DensePart:
+        """Member ``m``'s planned global partition indices, ascending (the layout's
+        ``(topic, partition)`` order): a list (sorted in place; read-only) or a ``range``;
+        :meth:`partitions` ``(m)`` is their tuples."""
+        qs = self._plan[m]
+        if not isinstance(qs, range):
+            qs.sort()
+        return qs
+
     def partitions(self, m: int) -> list[TopicPartitionTuple]:
         """Member ``m``'s planned partitions, sorted ``(topic, partition)`` tuples."""
         if self._tuples is None:

@@ -29,16 +29,16 @@ def assign_observed(
 ) -> dict[str, bytes]:
     """``group.assign(...)``, recording the round on ``metrics`` (see the module docstring)."""
     started = time.perf_counter()
-    plan = group.plan(partitions_per_topic, partition_racks=partition_racks)
+    dense = group.plan_dense(partitions_per_topic, partition_racks=partition_racks)
     planned = time.perf_counter()
-    out = group.encode(plan)
+    out = group.encode_dense(dense)
     encoded = time.perf_counter()
     with cyclic_gc_paused():  # as the leader's own steps: it builds a set per member
         round_ = leader_round(
             group.specs,
             len(group.unreadable),
             partitions_per_topic,
-            plan,
+            dense.all_partitions(),  # the plan as tuples, for the description only
             partition_racks,
             decode_s=decode_s,
             engine_s=planned - started,

@@ -1,0 +1,310 @@
+"""The ``[topic [partition]]`` array written from dense global partition indices.
+
+A leader's engine plans on dense indices (one int per partition of the group's topics, in
+``(topic, partition)`` order); this writes a member's ascending indices as the canonical array
+(topics sorted, each once, its distinct partitions sorted, no empty topic: the invariants of
+:mod:`._topic_partitions`) without a ``(topic, partition)`` tuple per partition. The indices
+become a column of topic indices and a column of partition numbers in C (``map``); each topic's
+run of partitions is written as its cached header, its count and its partition numbers as
+big-endian int32 in bulk (``array``), and a stretch of one-partition topics (a member of a large
+group holds one partition of each of many topics) in one ``join`` or ``struct`` call. The bytes
+are those of :func:`._topic_partitions.encode_topic_partitions` of the same pairs.
+"""
+
+from __future__ import annotations
+
+import operator
+import struct
+import sys
+from array import array
+from collections import deque
+from collections.abc import Callable, Sequence
+from itertools import chain, compress, islice, repeat
+
+from ._topic_partitions import TopicHeaders, _strictly_increasing
+from ._wire import INT16_MAX, INT32_MAX
+
+__all__ = ["DenseTopics", "encode_dense_topic_partitions"]
+
+_COUNT = struct.Struct(">i")
+_COUNT_ONE = _COUNT.pack(1)
+_SWAP = sys.byteorder == "little"  # array('i') is native order; the wire is big-endian
+_INT32_ARRAY = array("i").itemsize == 4
+#: Partition numbers above this are packed one by one instead of from a shared table.
+_WORDS_MAX = 1 << 16
+#: Writing a run with a Python step (:func:`_long_runs`) pays when a member has at most one
+#: repeated topic per this many partitions (one partition of most topics, a few of some) ...
+_FEW_REPEATS = 32
+#: ... or when its runs average this many partitions or more; otherwise every partition is
+#: written in one ``join`` (:func:`_short_runs`). Measured on the bench shapes.
+_LONG_RUN = 8
+
+
+def _header(name: str) -> bytes | None:
+    """``int16 length + UTF-8 name``, or ``None`` when ``name`` cannot be written (reported by
+    :meth:`TopicHeaders.get` when a member is assigned one of its partitions)."""
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return struct.pack(">h", len(raw)) + raw if len(raw) <= INT16_MAX else None
+
+
+class DenseTopics:
+    """The topics behind one batch's dense partition indices, with their encoded pieces.
+
+    Invariants (checked at construction): ``names`` are strings, strictly increasing (so
+    ascending indices are ``(topic, partition)`` order, the canonical order); topic ``t``
+    holds the global indices ``offsets[t] .. offsets[t] + counts[t] - 1`` (``offsets`` the
+    running sums of ``counts``, so a topic of no partitions holds none); ``topic_at[q]`` is
+    the topic of index ``q`` for ``0 <= q < total``. Create one per batch (it caches the
+    encoded headers, partition numbers and repeated layouts of its members, never
+    module-wide).
+    """
+
+    __slots__ = (
+        "_heads",
+        "_heads_one",
+        "_layouts",
+        "_words",
+        "max_count",
+        "names",
+        "offsets",
+        "topic_at",
+        "total",
+    )
+
+    #: One-partition-per-topic layouts remembered for a ``struct`` (the oldest is dropped).
+    CAPACITY = 64
+    #: Layouts with fewer topics are not worth a ``struct``.
+    MIN_GROUPS = 16
+
+    def __init__(
+        self, names: Sequence[str], counts: Sequence[int], topic_at: Sequence[int] | None = None
+    ) -> None:
+        if len(names) != len(counts) or not all(type(name) is str for name in names):
+            raise ValueError("dense topics: one count per name, names as str")
+        if not _strictly_increasing(names):
+            raise ValueError("dense topics: names strictly increasing")
+        if not all(type(n) is int and 0 <= n <= INT32_MAX + 1 for n in counts):
+            raise ValueError("dense topics: partition counts in [0, 2**31]")
+        offsets: list[int] = []
+        total = 0
+        for n in counts:
+            offsets.append(total)
+            total += n
+        if topic_at is None:
+            table: list[int] = []
+            for t, n in enumerate(counts):
+                table.extend(repeat(t, n))
+            topic_at = table
+        elif len(topic_at) != total:
+            raise ValueError(f"dense topics: topic_at holds {len(topic_at)} indices, not {total}")
+        self.names: Sequence[str] = names
+        self.offsets: list[int] = offsets
+        self.topic_at: Sequence[int] = topic_at
+        self.total = total
+        self.max_count = max(counts, default=0)
+        self._heads: list[bytes | None] = [_header(name) for name in names]
+        self._heads_one: list[bytes | None] = [
+            None if head is None else head + _COUNT_ONE for head in self._heads
+        ]
+        self._words: list[bytes] = []
+        self._layouts: dict[tuple[int, ...], tuple[struct.Struct, tuple[bytes, ...]] | None] = {}
+
+    def words(self, highest: int) -> list[bytes]:
+        """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
+        words = self._words
+        if highest >= len(words):
+            words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
+        return words
+
+    def layout(self, ts: Sequence[int]) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
+        """The ``struct`` packing ``(header + count 1, partition)`` for the strictly
+        increasing topics ``ts`` (one partition each) and those headers, built the second
+        time ``ts`` is seen (``None`` before)."""
+        n = len(ts)
+        if n < self.MIN_GROUPS:
+            return None
+        # Strictly increasing topics spanning n consecutive ones are range(ts[0], ts[0] + n):
+        # a short key (never equal to a whole sequence, which has MIN_GROUPS or more items).
+        key: tuple[int, ...] = (ts[0], n) if ts[-1] - ts[0] + 1 == n else tuple(ts)
+        layouts = self._layouts
+        if key not in layouts:
+            layouts[key] = None
+            while len(layouts) > self.CAPACITY:
+                del layouts[next(iter(layouts))]
+            return None
+        found = layouts[key]
+        if found is None:
+            fixed = tuple(map(self._heads_one.__getitem__, ts))
+            if None in fixed:
+                return None  # an unwritable topic: the caller's join reports it
+            heads = tuple(head or b"" for head in fixed)
+            packer = struct.Struct(">" + "".join(f"{len(head)}si" for head in heads))
+            found = layouts[key] = (packer, heads)
+        return found
+
+
+def encode_dense_topic_partitions(
+    indices: Sequence[int], topics: DenseTopics, what: str, expected: str
+) -> bytes:
+    """The canonical bytes (count included) of the partitions at ``indices``: strictly
+    increasing global indices of ``topics`` (a list, or a ``range``). Same bytes as
+    :func:`._topic_partitions.encode_topic_partitions` of their ``(topic, partition)``
+    pairs; a ``ValueError`` when ``indices`` break the precondition, a :class:`CodecError`
+    (offset 0) when a topic name cannot be written.
+    """
+    n = len(indices)
+    if not n:
+        return _COUNT.pack(0)
+    if not 0 <= indices[0] <= indices[-1] < topics.total:
+        raise ValueError(f"dense indices: strictly increasing in [0, {topics.total})")
+    ts = _topics_of(indices, topics)
+    partitions = list(map(operator.sub, indices, map(topics.offsets.__getitem__, ts)))
+    # strictly increasing topics (one partition each) imply strictly increasing indices
+    single = isinstance(ts, range) or _strictly_increasing(ts)
+    repeats: list[int] = []  # positions whose topic is the previous position's
+    if not single:
+        if not (isinstance(indices, range) or _strictly_increasing(indices)):
+            raise ValueError("dense indices: strictly increasing")
+        repeats = list(compress(range(1, n), map(operator.eq, islice(ts, 1, None), ts)))
+    try:
+        if not repeats:
+            return _COUNT.pack(n) + _singles(topics, ts, partitions)
+        return _runs(topics, ts, partitions, repeats)
+    except TypeError:
+        # a topic whose header is None: report it as the tuple path does
+        headers = TopicHeaders()
+        for t in sorted(set(ts)):
+            headers.get(topics.names[t], what, expected)
+        raise
+
+
+def _topics_of(indices: Sequence[int], topics: DenseTopics) -> list[int] | range:
+    """The topic of every index; a ``range`` when ``indices`` are a ``range`` whose step
+    leaves at most one index per topic and whose topics are consecutive (a fresh member's
+    share), found from its two ends without looking every index up."""
+    topic_at = topics.topic_at
+    if isinstance(indices, range) and indices.step >= topics.max_count:
+        first, last = topic_at[indices[0]], topic_at[indices[-1]]
+        if last - first + 1 == len(indices):
+            return range(first, last + 1)
+    return list(map(topic_at.__getitem__, indices))
+
+
+def _runs(
+    topics: DenseTopics, ts: Sequence[int], partitions: list[int], repeats: list[int]
+) -> bytes:
+    """The array of partitions whose topics ``ts`` repeat at ``repeats`` (count included),
+    by the cheapest of three ways: a few repeats (one partition of most topics: a receiver
+    after a rebalance) or long runs on average take a Python step per longer run
+    (:func:`_long_runs`); many short runs take none (:func:`_short_runs`)."""
+    n = len(ts)
+    if len(repeats) * _FEW_REPEATS <= n:
+        return _COUNT.pack(n - len(repeats)) + _long_runs(
+            topics, ts, partitions, _longer_runs(repeats)
+        )
+    starts = [0, *compress(range(1, n), map(operator.ne, islice(ts, 1, None), ts))]
+    lengths = list(map(operator.sub, [*islice(starts, 1, None), n], starts))
+    count = _COUNT.pack(len(starts))
+    if len(starts) * _LONG_RUN <= n:
+        longer = list(
+            compress(zip(starts, lengths, strict=True), map(operator.gt, lengths, repeat(1)))
+        )
+        return count + _long_runs(topics, ts, partitions, longer)
+    return count + _short_runs(topics, ts, partitions, starts, lengths)
+
+
+def _longer_runs(repeats: list[int]) -> list[tuple[int, int]]:
+    """``(start, length)`` of every run of more than one partition, from the positions
+    ``repeats`` (ascending) whose topic is the previous position's."""
+    runs: list[tuple[int, int]] = []
+    start = end = -1
+    for i in repeats:
+        if i != end:
+            if end > 0:
+                runs.append((start, end - start))
+            start = i - 1
+        end = i + 1
+    runs.append((start, end - start))
+    return runs
+
+
+def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
+    """Big-endian int32 bytes of a number in ``[0, highest]``: from the batch's shared table
+    while it stays small, else packed one by one."""
+    return topics.words(highest).__getitem__ if highest <= _WORDS_MAX else _COUNT.pack
+
+
+def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> bytes:
+    """``topic, [partition]`` groups without the count, one partition per topic (``ts``
+    strictly increasing): a repeated layout in one ``struct`` call, else one ``join``."""
+    layout = topics.layout(ts)
+    if layout is not None:
+        packer, fixed = layout
+        return packer.pack(*chain.from_iterable(zip(fixed, partitions, strict=True)))
+    heads = topics._heads_one
+    words = map(_word_of(topics, max(partitions)), partitions)
+    pieces: chain[bytes | None] = chain.from_iterable(
+        zip(map(heads.__getitem__, ts), words, strict=True)
+    )
+    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _short_runs(
+    topics: DenseTopics,
+    ts: Sequence[int],
+    partitions: list[int],
+    starts: list[int],
+    lengths: list[int],
+) -> bytes:
+    """Many runs of a few partitions each (``starts`` the first position of each topic's run,
+    ``lengths`` its length), without the count, in one ``join`` and no Python step per run:
+    every partition's word is preceded by a prefix, its run's header and count where a run
+    starts and empty bytes elsewhere (the prefixes are placed by ``map`` in C)."""
+    word = _word_of(topics, max(max(partitions), max(lengths)))
+    prefixes: list[bytes | None] = [b""] * len(ts)
+    run_heads = map(topics._heads.__getitem__, map(ts.__getitem__, starts))
+    deque(map(prefixes.__setitem__, starts, map(operator.add, run_heads, map(word, lengths))), 0)
+    pieces: chain[bytes | None] = chain.from_iterable(
+        zip(prefixes, map(word, partitions), strict=True)
+    )
+    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _long_runs(
+    topics: DenseTopics,
+    ts: Sequence[int],
+    partitions: list[int],
+    longer: list[tuple[int, int]],
+) -> bytes:
+    """A few runs of more than one partition (``longer``: start and length of each), without
+    the count: the stretches of one-partition runs between them go through :func:`_singles`
+    whole, each longer run is its header, its count and its partition numbers packed in one
+    ``array`` call (a Python step per longer run)."""
+    heads = topics._heads
+    chunks: list[bytes | None] = []
+    append = chunks.append
+    done = 0
+    for start, length in longer:
+        if done < start:
+            append(_singles(topics, ts[done:start], partitions[done:start]))
+        end = start + length
+        append(heads[ts[start]])
+        append(_COUNT.pack(length))
+        append(_int32s(partitions[start:end]))
+        done = end
+    if done < len(ts):
+        append(_singles(topics, ts[done:], partitions[done:]))
+    return b"".join(chunks)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _int32s(values: list[int]) -> bytes:
+    """``values`` (each in int32) as big-endian int32 bytes."""
+    if not _INT32_ARRAY:
+        return struct.pack(f">{len(values)}i", *values)
+    packed = array("i", values)
+    if _SWAP:
+        packed.byteswap()
+    return packed.tobytes()

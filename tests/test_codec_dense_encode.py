@@ -1,0 +1,175 @@
+"""The dense writer (``AssignmentEncoder.encode_dense``: a member's ascending global partition
+indices to assignment bytes, no tuple per partition) against today's tuple path kept as the
+reference (``AssignmentEncoder.encode`` of the same ``(topic, partition)`` pairs), byte for
+byte, on seeded random batches (the seed is printed): layouts with topics of zero partitions
+and of one, names of varied lengths and scripts, and plans that are empty, lists of any
+density, one partition of each of many topics (repeated, so the per-batch ``struct`` layouts
+are built and reused), contiguous blocks, and ranges of every step.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from kafka_sticky_plugin.codec import Assignment, AssignmentEncoder, DenseTopics, encode_assignment
+from kafka_sticky_plugin.errors import CodecError
+
+SEEDS = range(300)
+
+
+def _layout(rng: random.Random) -> tuple[list[str], list[int]]:
+    """Sorted distinct names and their partition counts (zeros and ones included)."""
+    size = rng.choice([1, 2, 5, 20, 40, 70])
+    names: set[str] = set()
+    while len(names) < size:
+        stem = rng.choice(["t", "topic-", "ü-", "队列", "x" * rng.randint(1, 30)])
+        names.add(f"{stem}{rng.randint(0, 999)}")
+    counts = [rng.choice([0, 0, 1, 1, 2, 3, 7, 20, 64]) for _ in names]
+    return sorted(names), counts
+
+
+def _ones(rng: random.Random, offsets: list[int], counts: list[int]) -> list[int]:
+    """One partition of each of a stretch of topics (some skipped)."""
+    lo = rng.randrange(len(counts))
+    hi = rng.randint(lo + 1, len(counts))
+    skip = rng.random() < 0.5
+    return [
+        offsets[t] + rng.randrange(counts[t])
+        for t in range(lo, hi)
+        if counts[t] and not (skip and rng.random() < 0.2)
+    ]
+
+
+def _plan(rng: random.Random, offsets: list[int], counts: list[int], total: int) -> Sequence[int]:
+    """One member's strictly increasing indices, a list or a range."""
+    if not total:
+        return rng.choice([[], range(0)])
+    kind = rng.choice(
+        [
+            "empty",
+            "subset",
+            "subset",
+            "ones",
+            "ones",
+            "ones_and_more",
+            "ones_and_more",
+            "block",
+            "range",
+        ]
+    )
+    if kind == "empty":
+        return []
+    if kind == "subset":
+        density = rng.choice([0.02, 0.2, 0.6, 1.0])
+        return [q for q in range(total) if rng.random() < density]
+    if kind == "ones":
+        return _ones(rng, offsets, counts)
+    if kind == "ones_and_more":  # a receiver: a few topics hold more than one partition
+        extra = {rng.randrange(total) for _ in range(rng.randint(1, 3))}
+        return sorted({*_ones(rng, offsets, counts), *extra})
+    lo = rng.randrange(total)
+    hi = rng.randint(lo + 1, total)
+    if kind == "block":
+        return list(range(lo, hi))
+    return range(lo, hi, rng.choice([1, 2, 3, max(counts), max(counts) + 1, total]))
+
+
+def _reference(
+    encoder: AssignmentEncoder, version: int, names: list[str], counts: list[int], qs: Sequence[int]
+) -> bytes:
+    pairs = [(name, p) for name, n in zip(names, counts, strict=True) for p in range(n)]
+    return encoder.encode(Assignment(version, tuple(pairs[q] for q in qs)))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_dense_bytes_equal_the_tuple_path(seed: int) -> None:
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    names, counts = _layout(rng)
+    topics = DenseTopics(names, counts)
+    offsets, total = topics.offsets, topics.total
+    version = rng.randint(0, 3)
+    dense, reference = AssignmentEncoder(), AssignmentEncoder()
+    plans = [_plan(rng, offsets, counts, total) for _ in range(rng.randint(1, 30))]
+    plans += plans[: rng.randint(0, len(plans))]  # repeated layouts: the struct path
+    for qs in plans:
+        expected = _reference(reference, version, names, counts, qs)
+        assert dense.encode_dense(version, qs, topics) == expected, qs
+        assert expected == encode_assignment(
+            Assignment(
+                version,
+                tuple((names[topics.topic_at[q]], q - offsets[topics.topic_at[q]]) for q in qs),
+            )
+        )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_one_each_layouts_of_one_start_and_other_lengths_differ(seed: int) -> None:
+    """Consecutive topics from one start but of different lengths are different layouts."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    names = [f"t{i:03d}" for i in range(60)]
+    counts = [rng.randint(1, 9) for _ in names]
+    topics = DenseTopics(names, counts)
+    dense, reference = AssignmentEncoder(), AssignmentEncoder()
+    for _ in range(40):
+        lo = rng.randrange(4)
+        hi = rng.randint(lo + 16, len(names))
+        qs = [topics.offsets[t] + rng.randrange(counts[t]) for t in range(lo, hi)]
+        assert dense.encode_dense(3, qs, topics) == _reference(reference, 3, names, counts, qs)
+
+
+def test_indices_that_are_not_strictly_increasing_or_out_of_range_are_refused() -> None:
+    topics = DenseTopics(["a", "b"], [3, 2])
+    encoder = AssignmentEncoder()
+    for bad in ([1, 1], [2, 1], [0, 5], [-1, 0], [3, 2], range(4, 0, -1), [0, 2, 2], [0, 3, 1, 4]):
+        with pytest.raises(ValueError):
+            encoder.encode_dense(0, bad, topics)
+
+
+def test_topics_must_be_sorted_strings_with_counts() -> None:
+    for names, counts in (
+        (["b", "a"], [1, 1]),
+        (["a", "a"], [1, 1]),
+        (["a"], [1, 2]),
+        (["a"], [-1]),
+    ):
+        with pytest.raises(ValueError):
+            DenseTopics(names, counts)
+    with pytest.raises(ValueError):
+        DenseTopics(["a"], [2], topic_at=[0])
+
+
+def test_an_unwritable_topic_fails_as_on_the_tuple_path() -> None:
+    long = "x" * 40000
+    names, counts = ["a", long], [2, 20]
+    topics = DenseTopics(names, counts)
+    assert AssignmentEncoder().encode_dense(1, [0, 1], topics) == _reference(
+        AssignmentEncoder(), 1, names, counts, [0, 1]
+    )
+    for qs in ([0, 2], [2, 3], list(range(2, 22)), range(1, 22, 2)):
+        with pytest.raises(CodecError) as dense_error:
+            AssignmentEncoder().encode_dense(1, qs, topics)
+        with pytest.raises(CodecError) as tuple_error:
+            _reference(AssignmentEncoder(), 1, names, counts, qs)
+        assert str(dense_error.value) == str(tuple_error.value)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fresh_shares_dealt_round_robin(seed: int) -> None:
+    """A fresh component's shares: ``range(lo + j, hi, members)``, one index per topic when
+    the step is at least every count (topics of zero partitions in between, sometimes)."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    names = [f"topic-{i:03d}" for i in range(rng.randint(16, 50))]
+    step = rng.randint(1, 9)
+    counts = [rng.choice([step, step, rng.randint(0, step)]) for _ in names]
+    topics = DenseTopics(names, counts)
+    dense, reference = AssignmentEncoder(), AssignmentEncoder()
+    for members in (step, step + 1, rng.randint(1, 2 * step)):
+        for j in [*range(members), *range(members)]:  # twice: the struct layouts too
+            qs = range(j, topics.total, members)
+            assert dense.encode_dense(2, qs, topics) == _reference(reference, 2, names, counts, qs)
