@@ -40,6 +40,44 @@ _FEW_REPEATS = 32
 _LONG_RUN = 8
 
 
+class _OneEach:
+    """How to write ``(header + count 1, partition)`` for a fixed sequence of topics (one
+    partition each), given the partition numbers: headers of one length (names of one
+    length, common) are a template whose partition words are copied in by four stepped
+    slices; others go through one ``struct`` call."""
+
+    __slots__ = ("_fixed", "_head_size", "_struct", "_template")
+
+    def __init__(self, fixed: tuple[bytes, ...]) -> None:
+        self._fixed = fixed
+        sizes = set(map(len, fixed))
+        self._head_size = sizes.pop() if len(sizes) == 1 and _INT32_ARRAY else 0
+        self._template = b"".join(head + b"\x00\x00\x00\x00" for head in fixed)
+        self._struct = (
+            None
+            if self._head_size
+            else struct.Struct(">" + "".join(f"{len(head)}si" for head in fixed))
+        )
+
+    def pack(self, partitions: Sequence[int]) -> bytes:
+        """The groups for ``partitions`` (each in int32, one per topic), without the count."""
+        if self._struct is not None:
+            return self._struct.pack(
+                *chain.from_iterable(zip(self._fixed, partitions, strict=True))
+            )
+        if len(partitions) != len(self._fixed):
+            raise ValueError("one partition per topic")
+        words = array("i", partitions)
+        if _SWAP:
+            words.byteswap()
+        raw = words.tobytes()
+        head, stride = self._head_size, self._head_size + 4
+        out = bytearray(self._template)
+        for k in range(4):
+            out[head + k :: stride] = raw[k::4]
+        return bytes(out)
+
+
 def _header(name: str) -> bytes | None:
     """``int16 length + UTF-8 name``, or ``None`` when ``name`` cannot be written (reported by
     :meth:`TopicHeaders.get` when a member is assigned one of its partitions)."""
@@ -110,7 +148,7 @@ class DenseTopics:
             None if head is None else head + _COUNT_ONE for head in self._heads
         ]
         self._words: list[bytes] = []
-        self._layouts: dict[tuple[int, ...], tuple[struct.Struct, tuple[bytes, ...]] | None] = {}
+        self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -119,10 +157,9 @@ class DenseTopics:
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
 
-    def layout(self, ts: Sequence[int]) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
-        """The ``struct`` packing ``(header + count 1, partition)`` for the strictly
-        increasing topics ``ts`` (one partition each) and those headers, built the second
-        time ``ts`` is seen (``None`` before)."""
+    def layout(self, ts: Sequence[int]) -> _OneEach | None:
+        """How to write the strictly increasing topics ``ts`` holding one partition each,
+        built the second time ``ts`` is seen (``None`` before, and for an unwritable topic)."""
         n = len(ts)
         if n < self.MIN_GROUPS:
             return None
@@ -140,9 +177,7 @@ class DenseTopics:
             fixed = tuple(map(self._heads_one.__getitem__, ts))
             if None in fixed:
                 return None  # an unwritable topic: the caller's join reports it
-            heads = tuple(head or b"" for head in fixed)
-            packer = struct.Struct(">" + "".join(f"{len(head)}si" for head in heads))
-            found = layouts[key] = (packer, heads)
+            found = layouts[key] = _OneEach(tuple(head or b"" for head in fixed))
         return found
 
 
@@ -161,7 +196,10 @@ def encode_dense_topic_partitions(
     if not 0 <= indices[0] <= indices[-1] < topics.total:
         raise ValueError(f"dense indices: strictly increasing in [0, {topics.total})")
     ts = _topics_of(indices, topics)
-    partitions = list(map(operator.sub, indices, map(topics.offsets.__getitem__, ts)))
+    offsets = topics.offsets
+    # each index's topic offset: a slice for consecutive topics (ts a range of step 1)
+    bases = offsets[ts.start : ts.stop] if isinstance(ts, range) else map(offsets.__getitem__, ts)
+    partitions = list(map(operator.sub, indices, bases))
     # strictly increasing topics (one partition each) imply strictly increasing indices
     single = isinstance(ts, range) or _strictly_increasing(ts)
     repeats: list[int] = []  # positions whose topic is the previous position's
@@ -239,11 +277,10 @@ def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
 
 def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> bytes:
     """``topic, [partition]`` groups without the count, one partition per topic (``ts``
-    strictly increasing): a repeated layout in one ``struct`` call, else one ``join``."""
+    strictly increasing): a repeated layout by its :class:`_OneEach`, else one ``join``."""
     layout = topics.layout(ts)
     if layout is not None:
-        packer, fixed = layout
-        return packer.pack(*chain.from_iterable(zip(fixed, partitions, strict=True)))
+        return layout.pack(partitions)
     heads = topics._heads_one
     words = map(_word_of(topics, max(partitions)), partitions)
     pieces: chain[bytes | None] = chain.from_iterable(
