@@ -28,6 +28,7 @@ __all__ = ["DenseTopics", "encode_dense_topic_partitions"]
 
 _COUNT = struct.Struct(">i")
 _COUNT_ONE = _COUNT.pack(1)
+_ZERO_WORD = bytes(4)
 _SWAP = sys.byteorder == "little"  # array('i') is native order; the wire is big-endian
 _INT32_ARRAY = array("i").itemsize == 4
 #: Partition numbers above this are packed one by one instead of from a shared table.
@@ -67,15 +68,21 @@ class _OneEach:
             )
         if len(partitions) != len(self._fixed):
             raise ValueError("one partition per topic")
-        words = array("i", partitions)
-        if _SWAP:
-            words.byteswap()
-        raw = words.tobytes()
-        head, stride = self._head_size, self._head_size + 4
-        out = bytearray(self._template)
-        for k in range(4):
-            out[head + k :: stride] = raw[k::4]
-        return bytes(out)
+        return _fill_words(bytearray(self._template), self._head_size, partitions)
+
+
+def _fill_words(template: bytearray, head: int, partitions: Sequence[int]) -> bytes:
+    """``template`` (groups of ``head`` header bytes and 4 zero bytes, one per partition)
+    with ``partitions`` (each in int32) as big-endian int32 in the zero bytes: four stepped
+    slice copies in C."""
+    words = array("i", partitions)
+    if _SWAP:
+        words.byteswap()
+    raw = words.tobytes()
+    stride = head + 4
+    for k in range(4):
+        template[head + k :: stride] = raw[k::4]
+    return bytes(template)
 
 
 def _header(name: str) -> bytes | None:
@@ -104,6 +111,7 @@ class DenseTopics:
         "_heads",
         "_heads_one",
         "_layouts",
+        "_one_size",
         "_words",
         "max_count",
         "names",
@@ -147,6 +155,9 @@ class DenseTopics:
         self._heads_one: list[bytes | None] = [
             None if head is None else head + _COUNT_ONE for head in self._heads
         ]
+        sizes = {len(head) if head is not None else 0 for head in self._heads_one}
+        #: the one length of every ``header + count 1`` (0: several lengths or unwritable)
+        self._one_size = sizes.pop() if len(sizes) == 1 and _INT32_ARRAY else 0
         self._words: list[bytes] = []
         self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
 
@@ -277,11 +288,16 @@ def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
 
 def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> bytes:
     """``topic, [partition]`` groups without the count, one partition per topic (``ts``
-    strictly increasing): a repeated layout by its :class:`_OneEach`, else one ``join``."""
+    strictly increasing): a repeated layout by its :class:`_OneEach`; else headers of one
+    length joined around zero words that four stepped copies fill; else one ``join``."""
     layout = topics.layout(ts)
     if layout is not None:
         return layout.pack(partitions)
     heads = topics._heads_one
+    if topics._one_size:  # every header of one length
+        template = bytearray(_ZERO_WORD.join(map(heads.__getitem__, ts)))  # type: ignore[arg-type]
+        template += _ZERO_WORD
+        return _fill_words(template, topics._one_size, partitions)
     words = map(_word_of(topics, max(partitions)), partitions)
     pieces: chain[bytes | None] = chain.from_iterable(
         zip(map(heads.__getitem__, ts), words, strict=True)
