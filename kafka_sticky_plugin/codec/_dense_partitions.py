@@ -28,6 +28,7 @@ __all__ = ["DenseTopics", "encode_dense_topic_partitions"]
 
 _COUNT = struct.Struct(">i")
 _COUNT_ONE = _COUNT.pack(1)
+_ZERO_WORD = bytes(4)
 _SWAP = sys.byteorder == "little"  # array('i') is native order; the wire is big-endian
 _INT32_ARRAY = array("i").itemsize == 4
 #: Partition numbers above this are packed one by one instead of from a shared table.
@@ -38,6 +39,50 @@ _FEW_REPEATS = 32
 #: ... or when its runs average this many partitions or more; otherwise every partition is
 #: written in one ``join`` (:func:`_short_runs`). Measured on the bench shapes.
 _LONG_RUN = 8
+
+
+class _OneEach:
+    """How to write ``(header + count 1, partition)`` for a fixed sequence of topics (one
+    partition each), given the partition numbers: headers of one length (names of one
+    length, common) are a template whose partition words are copied in by four stepped
+    slices; others go through one ``struct`` call."""
+
+    __slots__ = ("_fixed", "_head_size", "_struct", "_template")
+
+    def __init__(self, fixed: tuple[bytes, ...]) -> None:
+        self._fixed = fixed
+        sizes = set(map(len, fixed))
+        self._head_size = sizes.pop() if len(sizes) == 1 and _INT32_ARRAY else 0
+        self._template = b"".join(head + b"\x00\x00\x00\x00" for head in fixed)
+        self._struct = (
+            None
+            if self._head_size
+            else struct.Struct(">" + "".join(f"{len(head)}si" for head in fixed))
+        )
+
+    def pack(self, partitions: Sequence[int]) -> bytes:
+        """The groups for ``partitions`` (each in int32, one per topic), without the count."""
+        if self._struct is not None:
+            return self._struct.pack(
+                *chain.from_iterable(zip(self._fixed, partitions, strict=True))
+            )
+        if len(partitions) != len(self._fixed):
+            raise ValueError("one partition per topic")
+        return _fill_words(bytearray(self._template), self._head_size, partitions)
+
+
+def _fill_words(template: bytearray, head: int, partitions: Sequence[int]) -> bytes:
+    """``template`` (groups of ``head`` header bytes and 4 zero bytes, one per partition)
+    with ``partitions`` (each in int32) as big-endian int32 in the zero bytes: four stepped
+    slice copies in C."""
+    words = array("i", partitions)
+    if _SWAP:
+        words.byteswap()
+    raw = words.tobytes()
+    stride = head + 4
+    for k in range(4):
+        template[head + k :: stride] = raw[k::4]
+    return bytes(template)
 
 
 def _header(name: str) -> bytes | None:
@@ -66,6 +111,7 @@ class DenseTopics:
         "_heads",
         "_heads_one",
         "_layouts",
+        "_one_size",
         "_words",
         "max_count",
         "names",
@@ -109,8 +155,11 @@ class DenseTopics:
         self._heads_one: list[bytes | None] = [
             None if head is None else head + _COUNT_ONE for head in self._heads
         ]
+        sizes = {len(head) if head is not None else 0 for head in self._heads_one}
+        #: the one length of every ``header + count 1`` (0: several lengths or unwritable)
+        self._one_size = sizes.pop() if len(sizes) == 1 and _INT32_ARRAY else 0
         self._words: list[bytes] = []
-        self._layouts: dict[tuple[int, ...], tuple[struct.Struct, tuple[bytes, ...]] | None] = {}
+        self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -119,10 +168,9 @@ class DenseTopics:
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
 
-    def layout(self, ts: Sequence[int]) -> tuple[struct.Struct, tuple[bytes, ...]] | None:
-        """The ``struct`` packing ``(header + count 1, partition)`` for the strictly
-        increasing topics ``ts`` (one partition each) and those headers, built the second
-        time ``ts`` is seen (``None`` before)."""
+    def layout(self, ts: Sequence[int]) -> _OneEach | None:
+        """How to write the strictly increasing topics ``ts`` holding one partition each,
+        built the second time ``ts`` is seen (``None`` before, and for an unwritable topic)."""
         n = len(ts)
         if n < self.MIN_GROUPS:
             return None
@@ -140,9 +188,7 @@ class DenseTopics:
             fixed = tuple(map(self._heads_one.__getitem__, ts))
             if None in fixed:
                 return None  # an unwritable topic: the caller's join reports it
-            heads = tuple(head or b"" for head in fixed)
-            packer = struct.Struct(">" + "".join(f"{len(head)}si" for head in heads))
-            found = layouts[key] = (packer, heads)
+            found = layouts[key] = _OneEach(tuple(head or b"" for head in fixed))
         return found
 
 
@@ -161,7 +207,10 @@ def encode_dense_topic_partitions(
     if not 0 <= indices[0] <= indices[-1] < topics.total:
         raise ValueError(f"dense indices: strictly increasing in [0, {topics.total})")
     ts = _topics_of(indices, topics)
-    partitions = list(map(operator.sub, indices, map(topics.offsets.__getitem__, ts)))
+    offsets = topics.offsets
+    # each index's topic offset: a slice for consecutive topics (ts a range of step 1)
+    bases = offsets[ts.start : ts.stop] if isinstance(ts, range) else map(offsets.__getitem__, ts)
+    partitions = list(map(operator.sub, indices, bases))
     # strictly increasing topics (one partition each) imply strictly increasing indices
     single = isinstance(ts, range) or _strictly_increasing(ts)
     repeats: list[int] = []  # positions whose topic is the previous position's
@@ -239,12 +288,16 @@ def _word_of(topics: DenseTopics, highest: int) -> Callable[[int], bytes]:
 
 def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> bytes:
     """``topic, [partition]`` groups without the count, one partition per topic (``ts``
-    strictly increasing): a repeated layout in one ``struct`` call, else one ``join``."""
+    strictly increasing): a repeated layout by its :class:`_OneEach`; else headers of one
+    length joined around zero words that four stepped copies fill; else one ``join``."""
     layout = topics.layout(ts)
     if layout is not None:
-        packer, fixed = layout
-        return packer.pack(*chain.from_iterable(zip(fixed, partitions, strict=True)))
+        return layout.pack(partitions)
     heads = topics._heads_one
+    if topics._one_size:  # every header of one length
+        template = bytearray(_ZERO_WORD.join(map(heads.__getitem__, ts)))  # type: ignore[arg-type]
+        template += _ZERO_WORD
+        return _fill_words(template, topics._one_size, partitions)
     words = map(_word_of(topics, max(partitions)), partitions)
     pieces: chain[bytes | None] = chain.from_iterable(
         zip(map(heads.__getitem__, ts), words, strict=True)
