@@ -119,3 +119,19 @@ def test_member_by_member_bytes_equal_the_whole_plan_encoded(seed: int, protocol
     got = assign_group(protocol, counts, members, partition_racks=racks)
     assert list(got) == list(reference)
     assert got == reference
+
+
+@pytest.mark.parametrize("protocol", [STICKY, COOPERATIVE_STICKY])
+@pytest.mark.parametrize("seed", range(40))
+def test_dense_encode_never_builds_partition_tuples(seed: int, protocol: str) -> None:
+    """The leader's bytes path writes every member from its dense indices (or gives its owned
+    block back): the plan's ``(topic, partition)`` table is never built, whatever mix of kept
+    and moved members the group has (a member sent back to the tuple path fails this)."""
+    print(f"seed={seed}")
+    counts, members, racks = _random_group(random.Random(seed), protocol)
+    group = read_group(protocol, members)
+    dense = group.plan_dense(counts, partition_racks=racks)
+    got = group.encode_dense(dense)
+    assert dense._tuples is None
+    assert dense.layout._tuples is None
+    assert got == group.encode(group.plan(counts, partition_racks=racks))

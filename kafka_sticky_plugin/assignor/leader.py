@@ -562,19 +562,16 @@ def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
             if kept is not None and dense.valid_claims(m) == kept[0] and dense.keeps_claims(m):
                 out[member_id] = encoder.encode_owned_block(version, kept[1])
                 continue
-            out[member_id] = _encode_member(
-                encoder, version, reusable.get(member_id), dense.partitions(m)
-            )
-            continue
-        previous = reusable.get(member_id)
-        if (
-            previous is not None
-            and layout.specs[m].owned is previous[0]
-            and dense.valid_claims(m) == len(previous[0])
-            and dense.keeps_claims(m)
-        ):
-            out[member_id] = encoder.encode_owned_block(version, previous[1])
-            continue
+        else:
+            previous = reusable.get(member_id)
+            if (
+                previous is not None
+                and layout.specs[m].owned is previous[0]
+                and dense.valid_claims(m) == len(previous[0])
+                and dense.keeps_claims(m)
+            ):
+                out[member_id] = encoder.encode_owned_block(version, previous[1])
+                continue
         if topics is None:
             topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
         out[member_id] = encoder.encode_dense(version, dense.indices(m), topics)
