@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
 
@@ -91,7 +91,7 @@ def resolve_claims(layout: Layout) -> Claims:
     min_count = min(layout.counts, default=0)
     every_topic = frozenset(range(len(layout.topics)))
     allowed: dict[frozenset[int], frozenset[str] | None] = {every_topic: None}
-    columns = _RunColumns(offset_of, count_of, layout.topic_index)
+    columns = _RunColumns(layout)
     claimed: list[list[int]] = []
     by_runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
     for m, spec in enumerate(layout.specs):
@@ -120,37 +120,27 @@ def resolve_claims(layout: Layout) -> Claims:
     return Claims(owner=owner, hints=final_hints, owned=owned, runs=by_runs)
 
 
-#: Offsets, partition counts and topic indices of a run's topics.
-_Columns = tuple[list[int], list[int], list[int]]
-
-
 class _RunColumns:
-    """Per-topic offsets, counts and topic indices of runs' topic tuples, looked up once per
-    distinct tuple (members whose owned arrays share a layout share one topics tuple, see the
-    codec's ``OneEachLayouts``). ``None`` for a tuple naming a topic outside the layout."""
+    """The topic indices of runs' topic tuples, looked up once per distinct tuple (members
+    whose owned arrays share a layout share one topics tuple, see the codec's
+    ``OneEachLayouts``), and the layout's per-topic ``offsets`` and ``counts`` by topic
+    index. ``None`` for a tuple naming a topic outside the layout."""
 
-    __slots__ = ("_count_of", "_index_of", "_memo", "_offset_of")
+    __slots__ = ("_index_of", "_memo", "counts", "offsets")
 
-    def __init__(
-        self, offset_of: dict[str, int], count_of: dict[str, int], index_of: dict[str, int]
-    ) -> None:
-        self._offset_of = offset_of
-        self._count_of = count_of
-        self._index_of = index_of
-        self._memo: dict[int, tuple[tuple[str, ...], _Columns | None]] = {}
+    def __init__(self, layout: Layout) -> None:
+        self._index_of = layout.topic_index
+        self.offsets = layout.offsets
+        self.counts = layout.counts
+        self._memo: dict[int, tuple[tuple[str, ...], list[int] | None]] = {}
 
-    def of(self, topics: tuple[str, ...]) -> _Columns | None:
-        """``(offsets, counts, topic indices)`` of ``topics``, or ``None`` if one of them is
-        unknown."""
+    def of(self, topics: tuple[str, ...]) -> list[int] | None:
+        """The topic indices of ``topics``, or ``None`` if one of them is unknown."""
         hit = self._memo.get(id(topics))
         if hit is not None and hit[0] is topics:
             return hit[1]
         try:
-            found: _Columns | None = (
-                list(map(self._offset_of.__getitem__, topics)),
-                list(map(self._count_of.__getitem__, topics)),
-                list(map(self._index_of.__getitem__, topics)),
-            )
+            found: list[int] | None = list(map(self._index_of.__getitem__, topics))
         except KeyError:
             found = None
         # the memo keeps ``topics`` alive, so that its id stays unique
@@ -164,22 +154,28 @@ def _claimed_run_indices(
     """:func:`_claimed_indices` of canonical runs (the same ascending global indices), and
     each run's topic index when all are valid (``None`` otherwise): validity is checked per
     run, in C (a run is in range when its first partition is not negative and its last is
-    below its topic's count), and every partition becomes ``offset + partition`` in one
-    C-level pass."""
+    below its topic's count: partitions increase within a run), and every partition becomes
+    ``offset + partition`` in one C-level pass."""
     topics, lengths, partitions = runs
     if not partitions:
         return [], None
-    known = columns.of(topics) if names is None or names.issuperset(topics) else None
-    if known is not None and min(partitions) >= 0:
-        offsets, counts, indices = known
+    indices = columns.of(topics) if names is None or names.issuperset(topics) else None
+    if indices is not None:
         if lengths is None:
-            if max(partitions) < min_count or all(map(operator.lt, partitions, counts)):
-                return list(map(operator.add, offsets, partitions)), indices
+            firsts: Iterable[int] = partitions
+            lasts: Sequence[int] = partitions
+            spread: Iterable[int] = map(columns.offsets.__getitem__, indices)
         else:
-            lasts = map(partitions.__getitem__, map(operator.sub, accumulate(lengths), repeat(1)))
-            if max(partitions) < min_count or all(map(operator.lt, lasts, counts)):
-                spread = chain.from_iterable(map(repeat, offsets, lengths))
-                return list(map(operator.add, spread, partitions)), indices
+            ends = list(accumulate(lengths))
+            firsts = map(partitions.__getitem__, map(operator.sub, ends, lengths))
+            lasts = list(map(partitions.__getitem__, map(operator.sub, ends, repeat(1))))
+            offsets = map(columns.offsets.__getitem__, indices)
+            spread = chain.from_iterable(map(repeat, offsets, lengths))
+        if min(firsts) >= 0 and (
+            max(lasts) < min_count
+            or all(map(operator.lt, lasts, map(columns.counts.__getitem__, indices)))
+        ):
+            return list(map(operator.add, spread, partitions)), indices
     return _valid_run_indices(runs, names, columns), None
 
 
@@ -196,7 +192,7 @@ def _valid_run_indices(
         end = start + size
         where = columns.of((topic,)) if names is None or topic in names else None
         if where is not None:
-            offset, count = where[0][0], where[1][0]
+            offset, count = columns.offsets[where[0]], columns.counts[where[0]]
             lo = bisect_left(partitions, 0, start, end)
             hi = bisect_left(partitions, count, lo, end)
             out.extend(map(offset.__add__, partitions[lo:hi]))
@@ -246,9 +242,8 @@ def _claim_uncontested(owner: list[int], claimed: list[list[int]]) -> bool:
     A member's claims are distinct (canonical pairs), so the partitions now owned number
     the claims exactly when no two members claim the same one.
     """
-    for m, qs in enumerate(claimed):
-        if qs:
-            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+    members = chain.from_iterable(map(repeat, range(len(claimed)), map(len, claimed)))
+    deque(map(operator.setitem, repeat(owner), chain.from_iterable(claimed), members), maxlen=0)
     if len(owner) - owner.count(UNOWNED) == sum(map(len, claimed)):
         return True
     owner[:] = repeat(UNOWNED, len(owner))
@@ -276,7 +271,7 @@ def _claim_all(
             continue
         if list(map(owner.__getitem__, qs)).count(UNOWNED) == len(qs):
             # Nobody claimed any of them yet: take them all, in C.
-            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+            deque(map(operator.setitem, repeat(owner), qs, repeat(m)), maxlen=0)
             continue
         g = gens[m]
         for q in qs:
