@@ -121,8 +121,8 @@ def resolve_claims(layout: Layout) -> Claims:
 
 
 class _RunColumns:
-    """The topic indices of runs' topic tuples, looked up once per distinct tuple (members
-    whose owned arrays share a layout share one topics tuple, see the codec's
+    """The topic indices and offsets of runs' topic tuples, looked up once per distinct tuple
+    (members whose owned arrays share a layout share one topics tuple, see the codec's
     ``OneEachLayouts``), and the layout's per-topic ``offsets`` and ``counts`` by topic
     index. ``None`` for a tuple naming a topic outside the layout."""
 
@@ -132,15 +132,20 @@ class _RunColumns:
         self._index_of = layout.topic_index
         self.offsets = layout.offsets
         self.counts = layout.counts
-        self._memo: dict[int, tuple[tuple[str, ...], list[int] | None]] = {}
+        self._memo: dict[int, tuple[tuple[str, ...], tuple[list[int], list[int]] | None]] = {}
 
-    def of(self, topics: tuple[str, ...]) -> list[int] | None:
-        """The topic indices of ``topics``, or ``None`` if one of them is unknown."""
+    def of(self, topics: tuple[str, ...]) -> tuple[list[int], list[int]] | None:
+        """``(topic indices, offsets)`` of ``topics``, or ``None`` if one of them is
+        unknown."""
         hit = self._memo.get(id(topics))
         if hit is not None and hit[0] is topics:
             return hit[1]
         try:
-            found: list[int] | None = list(map(self._index_of.__getitem__, topics))
+            indices = list(map(self._index_of.__getitem__, topics))
+            found: tuple[list[int], list[int]] | None = (
+                indices,
+                list(map(self.offsets.__getitem__, indices)),
+            )
         except KeyError:
             found = None
         # the memo keeps ``topics`` alive, so that its id stays unique
@@ -159,17 +164,17 @@ def _claimed_run_indices(
     topics, lengths, partitions = runs
     if not partitions:
         return [], None
-    indices = columns.of(topics) if names is None or names.issuperset(topics) else None
-    if indices is not None:
+    known = columns.of(topics) if names is None or names.issuperset(topics) else None
+    if known is not None:
+        indices, offsets = known
         if lengths is None:
             firsts: Iterable[int] = partitions
             lasts: Sequence[int] = partitions
-            spread: Iterable[int] = map(columns.offsets.__getitem__, indices)
+            spread: Iterable[int] = offsets
         else:
             ends = list(accumulate(lengths))
             firsts = map(partitions.__getitem__, map(operator.sub, ends, lengths))
             lasts = list(map(partitions.__getitem__, map(operator.sub, ends, repeat(1))))
-            offsets = map(columns.offsets.__getitem__, indices)
             spread = chain.from_iterable(map(repeat, offsets, lengths))
         if min(firsts) >= 0 and (
             max(lasts) < min_count
@@ -192,7 +197,7 @@ def _valid_run_indices(
         end = start + size
         where = columns.of((topic,)) if names is None or topic in names else None
         if where is not None:
-            offset, count = columns.offsets[where[0]], columns.counts[where[0]]
+            offset, count = where[1][0], columns.counts[where[0][0]]
             lo = bisect_left(partitions, 0, start, end)
             hi = bisect_left(partitions, count, lo, end)
             out.extend(map(offset.__add__, partitions[lo:hi]))
