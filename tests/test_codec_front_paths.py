@@ -4,7 +4,10 @@ on seeded random input (the seed is printed): a subscription's topic array read 
 ``uniform`` table) against the per-string loop, on uniform, mixed, non-UTF-8, truncated and
 hostile arrays: same strings, offset, errors and error offsets; the components split by
 relabelling (:func:`split_components`) against a union-find reference over random groups;
-the layout's subscription classes against a per-topic reference.
+the layout's subscription classes against a per-topic reference; claims resolved from
+canonical runs (short runs bounded by ``min``/``max``, long runs by their ends, topics of
+different partition counts, out-of-range and negative partitions) against the same claims
+as pairs.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ import struct
 import pytest
 
 from kafka_sticky_plugin.codec._wire import Reader
+from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.components import Component, split_components
 from kafka_sticky_plugin.core.layout import Layout, build_layout
-from kafka_sticky_plugin.core.spec import MemberSpec
+from kafka_sticky_plugin.core.spec import MemberSpec, canonical_runs
 from kafka_sticky_plugin.errors import CodecError
 
 SEED = random.randrange(2**32)
@@ -132,3 +136,44 @@ def test_split_components_matches_union_find() -> None:
         assert got == _reference_components(layout)
         merged += any(len(c.topics) > 1 for c in got)
     assert merged
+
+
+def _claims_case(rng: random.Random) -> tuple[dict[str, int], list[MemberSpec], list[MemberSpec]]:
+    """Counts, and the same members built from canonical runs and from pairs."""
+    counts = {f"t{i}": rng.choice([1, 5, 12, 30]) for i in range(rng.randint(1, 8))}
+    names = [*counts, "gone"] if rng.random() < 0.3 else [*counts]
+    spill = rng.random() < 0.5  # some partitions out of range
+    by_runs, by_pairs = [], []
+    for i in range(rng.randint(1, 8)):
+        topics = rng.sample(names, rng.randint(1, len(names)))
+        groups = []
+        for t in sorted(rng.sample(names, rng.randint(0, len(names)))):
+            n = counts.get(t, 4)
+            pool = range(-1, n + 3) if spill else range(n)
+            size = rng.choice([1, 1, 2, rng.randint(1, len(pool))])
+            groups.append((t, sorted(rng.sample(pool, min(size, len(pool))))))
+        runs = canonical_runs(
+            (
+                tuple(t for t, _ in groups),
+                [len(ps) for _, ps in groups],
+                [p for _, ps in groups for p in ps],
+            )
+        )
+        pairs = [(t, p) for t, ps in groups for p in ps]
+        generation = rng.choice([-1, 1, 2])
+        by_runs.append(
+            MemberSpec.from_runs(member_id=f"m{i}", topics=topics, runs=runs, generation=generation)
+        )
+        by_pairs.append(
+            MemberSpec(member_id=f"m{i}", topics=topics, owned=pairs, generation=generation)
+        )
+    return counts, by_runs, by_pairs
+
+
+def test_claims_of_long_and_short_runs_equal_claims_of_pairs() -> None:
+    print(f"seed {SEED}")
+    rng = random.Random(f"{SEED}:claims")
+    for _ in range(1500):
+        counts, by_runs, by_pairs = _claims_case(rng)
+        from_runs = resolve_claims(build_layout(counts, by_runs))
+        assert from_runs == resolve_claims(build_layout(counts, by_pairs))

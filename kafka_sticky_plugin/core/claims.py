@@ -168,20 +168,48 @@ def _claimed_run_indices(
     if known is not None:
         indices, offsets = known
         if lengths is None:
-            firsts: Iterable[int] = partitions
-            lasts: Sequence[int] = partitions
+            low, high = min(partitions), max(partitions)
             spread: Iterable[int] = offsets
         else:
-            ends = list(accumulate(lengths))
-            firsts = map(partitions.__getitem__, map(operator.sub, ends, lengths))
-            lasts = list(map(partitions.__getitem__, map(operator.sub, ends, repeat(1))))
+            low, high = _run_bounds(lengths, partitions)
             spread = chain.from_iterable(map(repeat, offsets, lengths))
-        if min(firsts) >= 0 and (
-            max(lasts) < min_count
-            or all(map(operator.lt, lasts, map(columns.counts.__getitem__, indices)))
+        if low >= 0 and (
+            high < min_count
+            or all(
+                map(
+                    operator.lt,
+                    _lasts(lengths, partitions),
+                    map(columns.counts.__getitem__, indices),
+                )
+            )
         ):
             return list(map(operator.add, spread, partitions)), indices
     return _valid_run_indices(runs, names, columns), None
+
+
+#: Runs averaging fewer partitions than this are bounded by ``min``/``max`` over all their
+#: partitions (cheaper than picking each run's ends).
+_SHORT_RUNS = 4
+
+
+def _run_bounds(lengths: Sequence[int], partitions: Sequence[int]) -> tuple[int, int]:
+    """The smallest and largest partition of non-empty canonical runs (partitions increase
+    within a run: the smallest first partition and the largest last one)."""
+    if len(partitions) < _SHORT_RUNS * len(lengths):
+        return min(partitions), max(partitions)
+    ends = list(accumulate(lengths))
+    firsts = map(partitions.__getitem__, map(operator.sub, ends, lengths))
+    return min(firsts), max(_lasts(lengths, partitions, ends))
+
+
+def _lasts(
+    lengths: Sequence[int] | None, partitions: Sequence[int], ends: list[int] | None = None
+) -> Sequence[int]:
+    """Each canonical run's last (largest) partition; ``ends``: ``accumulate(lengths)``."""
+    if lengths is None:
+        return partitions
+    ends = list(accumulate(lengths)) if ends is None else ends
+    return list(map(partitions.__getitem__, map(operator.sub, ends, repeat(1))))
 
 
 def _valid_run_indices(
