@@ -96,17 +96,22 @@ def resolve_claims(layout: Layout) -> Claims:
     by_runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
     for m, spec in enumerate(layout.specs):
         subs = layout.subscriptions[m]
+        mine = runs[m]
+        if mine is not None:
+            valid = _claimed_run_indices(mine, subs, columns, min_count)
+            if valid is not None:
+                claimed.append(valid[0])
+                if valid[1]:
+                    by_runs[m] = (valid[0], valid[1], mine[1])
+                continue
+        # a claim to filter out (or claims as pairs): by the subscribed topics' names
         if subs not in allowed:
             allowed[subs] = frozenset(map(layout.topics.__getitem__, subs))
         names = allowed[subs]
-        mine = runs[m]
         if mine is None:
             claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
-            continue
-        qs, topic_indices = _claimed_run_indices(mine, names, columns, min_count)
-        claimed.append(qs)
-        if topic_indices is not None:
-            by_runs[m] = (qs, topic_indices, mine[1])
+        else:
+            claimed.append(_valid_run_indices(mine, names, columns))
     if _claim_uncontested(owner, claimed):
         return Claims(owner=owner, owned=claimed, runs=by_runs)
     hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
@@ -154,37 +159,39 @@ class _RunColumns:
 
 
 def _claimed_run_indices(
-    runs: OwnedRuns, names: frozenset[str] | None, columns: _RunColumns, min_count: int
-) -> tuple[list[int], list[int] | None]:
-    """:func:`_claimed_indices` of canonical runs (the same ascending global indices), and
-    each run's topic index when all are valid (``None`` otherwise): validity is checked per
-    run, in C (a run is in range when its first partition is not negative and its last is
-    below its topic's count: partitions increase within a run), and every partition becomes
-    ``offset + partition`` in one C-level pass."""
+    runs: OwnedRuns, subs: frozenset[int], columns: _RunColumns, min_count: int
+) -> tuple[list[int], list[int]] | None:
+    """:func:`_claimed_indices` of canonical runs (the same ascending global indices) and
+    each run's topic index when every claim is valid, else ``None`` (the caller filters them
+    one run at a time, :func:`_valid_run_indices`). Validity is checked per run, in C: its
+    topic is known and in ``subs`` (topic indices), it is in range when its first partition
+    is not negative and its last is below its topic's count (partitions increase within a
+    run); every partition then becomes ``offset + partition`` in one C-level pass."""
     topics, lengths, partitions = runs
     if not partitions:
-        return [], None
-    known = columns.of(topics) if names is None or names.issuperset(topics) else None
-    if known is not None:
-        indices, offsets = known
-        if lengths is None:
-            low, high = min(partitions), max(partitions)
-            spread: Iterable[int] = offsets
-        else:
-            low, high = _run_bounds(lengths, partitions)
-            spread = chain.from_iterable(map(repeat, offsets, lengths))
-        if low >= 0 and (
-            high < min_count
-            or all(
-                map(
-                    operator.lt,
-                    _lasts(lengths, partitions),
-                    map(columns.counts.__getitem__, indices),
-                )
+        return [], []
+    known = columns.of(topics)
+    if known is None or not subs.issuperset(known[0]):
+        return None
+    indices, offsets = known
+    if lengths is None:
+        low, high = min(partitions), max(partitions)
+        spread: Iterable[int] = offsets
+    else:
+        low, high = _run_bounds(lengths, partitions)
+        spread = chain.from_iterable(map(repeat, offsets, lengths))
+    if low >= 0 and (
+        high < min_count
+        or all(
+            map(
+                operator.lt,
+                _lasts(lengths, partitions),
+                map(columns.counts.__getitem__, indices),
             )
-        ):
-            return list(map(operator.add, spread, partitions)), indices
-    return _valid_run_indices(runs, names, columns), None
+        )
+    ):
+        return list(map(operator.add, spread, partitions)), indices
+    return None
 
 
 #: Runs averaging fewer partitions than this are bounded by ``min``/``max`` over all their
