@@ -437,13 +437,15 @@ class RunStructs:
     above one. Create one per batch (never module-wide); each table keeps at most
     :attr:`CAPACITY` structs."""
 
-    __slots__ = ("headers", "values")
+    __slots__ = ("headers", "strings", "values")
 
     CAPACITY = 256
 
     def __init__(self) -> None:
         self.headers: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
         self.values: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
+        #: the ``uniform`` table of :meth:`.Reader.string_array` (subscribed topic arrays)
+        self.strings: dict[tuple[int, int], struct.Struct] = {}
 
     def header(self, length: int) -> Callable[[bytes, int], tuple[Any, ...]]:
         """``unpack_from`` of ``length`` name bytes, then the int32 count and the first
@@ -491,6 +493,8 @@ def topic_partition_runs(
         flat.append,
         flat.extend,
     )
+    # the header struct of the last name length read (topic names often share one length)
+    last_length, header = 0, structs.header(0)
     for _ in range(count):
         # Fast path: a well-formed topic holding one or more partitions, every bound checked
         # at once; anything else goes through _read_group_values' full checks.
@@ -498,7 +502,8 @@ def topic_partition_runs(
             length = data[pos] << 8 | data[pos + 1]  # int16, negative when >= 2**15
             after = pos + 2 + length
             if length < 0x8000 and end - after >= 8:
-                header = headers.get(length) or structs.header(length)
+                if length != last_length:
+                    last_length, header = length, headers.get(length) or structs.header(length)
                 raw, n, first = header(data, pos + 2)
                 if n == 1 or (n > 1 and end - after - 4 >= 4 * n):
                     topic = names.get(raw)

@@ -155,17 +155,27 @@ class Reader:
         return self._text(length, start, expected)
 
     def string_array(
-        self, expected: str = "strings", names: dict[bytes, str] | None = None
+        self,
+        expected: str = "strings",
+        names: dict[bytes, str] | None = None,
+        uniform: dict[tuple[int, int], struct.Struct] | None = None,
     ) -> list[str]:
         """Read an int32 count followed by that many non-null strings.
 
         One tight loop with the same checks as :meth:`string` (the hot path of a
         subscription: hundreds of topic names per member); ``names`` interns the strings by
-        their raw bytes (one dict per batch, as the partition array's reader does).
+        their raw bytes (one dict per batch, as the partition array's reader does). With
+        ``uniform`` (one dict per batch), an array whose strings all have the first one's
+        byte length is read in one ``struct`` call (:meth:`_uniform_strings`): the same
+        strings, and anything else takes the loop.
         """
         count = self.array_count(MIN_STRING_SIZE, expected)
-        data, pos, end = self._data, self._pos, len(self._data)
         names = {} if names is None else names
+        if uniform is not None and count > 1:
+            found = self._uniform_strings(count, names, uniform)
+            if found is not None:
+                return found
+        data, pos, end = self._data, self._pos, len(self._data)
         unpack_int16 = _INT16.unpack_from
         out: list[str] = []
         append = out.append
@@ -193,6 +203,42 @@ class Reader:
             pos += length
         self._pos = pos
         return out
+
+    #: Structs kept per ``uniform`` table (:meth:`_uniform_strings`).
+    UNIFORM_CAPACITY = 64
+
+    def _uniform_strings(
+        self, count: int, names: dict[bytes, str], uniform: dict[tuple[int, int], struct.Struct]
+    ) -> list[str] | None:
+        """The ``count`` strings at the current offset (consumed) when every one has the
+        byte length of the first, all known to ``names`` or valid UTF-8: one ``struct``
+        call (``>`` then ``h{length}s`` per string) reads them, a C-level count checks the
+        lengths. ``None`` (nothing consumed) otherwise: the caller's loop then reads them
+        with every check."""
+        data, pos = self._data, self._pos
+        if len(data) - pos < 2:
+            return None
+        length = data[pos] << 8 | data[pos + 1]
+        if length >= 0x8000 or len(data) - pos < count * (2 + length):
+            return None
+        layout = uniform.get((count, length))
+        if layout is None:
+            layout = struct.Struct(">" + f"h{length}s" * count)
+            if len(uniform) < self.UNIFORM_CAPACITY:
+                uniform[(count, length)] = layout
+        values = layout.unpack_from(data, pos)
+        if values[0::2].count(length) != count:
+            return None
+        raws = values[1::2]
+        out = list(map(names.get, raws))
+        if None in out:
+            try:
+                for i in [i for i, text in enumerate(out) if text is None]:
+                    out[i] = names[raws[i]] = raws[i].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        self._pos = pos + layout.size
+        return out  # type: ignore[return-value]
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""

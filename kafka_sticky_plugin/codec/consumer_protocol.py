@@ -31,6 +31,7 @@ so equal values always give equal bytes; fields the chosen version lacks are dro
 from __future__ import annotations
 
 import operator
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -137,13 +138,14 @@ def _read_topics(
     reader: Reader,
     memo: list[tuple[bytes, tuple[str, ...]]] | None,
     names: dict[bytes, str] | None,
+    uniform: dict[tuple[int, int], struct.Struct] | None = None,
 ) -> tuple[str, ...]:
     if memo is not None:
         for block, topics in memo:
             if reader.take_prefix(block):
                 return topics
     start = reader.offset
-    topics = tuple(reader.string_array("topics", names))
+    topics = tuple(reader.string_array("topics", names, uniform))
     if memo is not None:
         memo.insert(0, (reader.bytes_since(start), topics))
         del memo[_TOPIC_MEMO_SIZE:]
@@ -177,7 +179,7 @@ def _decode_fields(
     version = reader.int16("version")
     if version < 0:
         raise CodecError(_SUBSCRIPTION, f"version >= 0, got {version}", start)
-    topics = _read_topics(reader, memo, names)
+    topics = _read_topics(reader, memo, names, None if structs is None else structs.strings)
     user_data = reader.nullable_bytes("user data")
     owned: list[TopicPartitionPair] = []
     runs: TopicRuns | None = None

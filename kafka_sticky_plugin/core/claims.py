@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
 
@@ -91,22 +91,27 @@ def resolve_claims(layout: Layout) -> Claims:
     min_count = min(layout.counts, default=0)
     every_topic = frozenset(range(len(layout.topics)))
     allowed: dict[frozenset[int], frozenset[str] | None] = {every_topic: None}
-    columns = _RunColumns(offset_of, count_of, layout.topic_index)
+    columns = _RunColumns(layout)
     claimed: list[list[int]] = []
     by_runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
     for m, spec in enumerate(layout.specs):
         subs = layout.subscriptions[m]
+        mine = runs[m]
+        if mine is not None:
+            valid = _claimed_run_indices(mine, subs, columns, min_count)
+            if valid is not None:
+                claimed.append(valid[0])
+                if valid[1]:
+                    by_runs[m] = (valid[0], valid[1], mine[1])
+                continue
+        # a claim to filter out (or claims as pairs): by the subscribed topics' names
         if subs not in allowed:
             allowed[subs] = frozenset(map(layout.topics.__getitem__, subs))
         names = allowed[subs]
-        mine = runs[m]
         if mine is None:
             claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
-            continue
-        qs, topic_indices = _claimed_run_indices(mine, names, columns, min_count)
-        claimed.append(qs)
-        if topic_indices is not None:
-            by_runs[m] = (qs, topic_indices, mine[1])
+        else:
+            claimed.append(_valid_run_indices(mine, names, columns))
     if _claim_uncontested(owner, claimed):
         return Claims(owner=owner, owned=claimed, runs=by_runs)
     hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
@@ -120,36 +125,31 @@ def resolve_claims(layout: Layout) -> Claims:
     return Claims(owner=owner, hints=final_hints, owned=owned, runs=by_runs)
 
 
-#: Offsets, partition counts and topic indices of a run's topics.
-_Columns = tuple[list[int], list[int], list[int]]
-
-
 class _RunColumns:
-    """Per-topic offsets, counts and topic indices of runs' topic tuples, looked up once per
-    distinct tuple (members whose owned arrays share a layout share one topics tuple, see the
-    codec's ``OneEachLayouts``). ``None`` for a tuple naming a topic outside the layout."""
+    """The topic indices and offsets of runs' topic tuples, looked up once per distinct tuple
+    (members whose owned arrays share a layout share one topics tuple, see the codec's
+    ``OneEachLayouts``), and the layout's per-topic ``offsets`` and ``counts`` by topic
+    index. ``None`` for a tuple naming a topic outside the layout."""
 
-    __slots__ = ("_count_of", "_index_of", "_memo", "_offset_of")
+    __slots__ = ("_index_of", "_memo", "counts", "offsets")
 
-    def __init__(
-        self, offset_of: dict[str, int], count_of: dict[str, int], index_of: dict[str, int]
-    ) -> None:
-        self._offset_of = offset_of
-        self._count_of = count_of
-        self._index_of = index_of
-        self._memo: dict[int, tuple[tuple[str, ...], _Columns | None]] = {}
+    def __init__(self, layout: Layout) -> None:
+        self._index_of = layout.topic_index
+        self.offsets = layout.offsets
+        self.counts = layout.counts
+        self._memo: dict[int, tuple[tuple[str, ...], tuple[list[int], list[int]] | None]] = {}
 
-    def of(self, topics: tuple[str, ...]) -> _Columns | None:
-        """``(offsets, counts, topic indices)`` of ``topics``, or ``None`` if one of them is
+    def of(self, topics: tuple[str, ...]) -> tuple[list[int], list[int]] | None:
+        """``(topic indices, offsets)`` of ``topics``, or ``None`` if one of them is
         unknown."""
         hit = self._memo.get(id(topics))
         if hit is not None and hit[0] is topics:
             return hit[1]
         try:
-            found: _Columns | None = (
-                list(map(self._offset_of.__getitem__, topics)),
-                list(map(self._count_of.__getitem__, topics)),
-                list(map(self._index_of.__getitem__, topics)),
+            indices = list(map(self._index_of.__getitem__, topics))
+            found: tuple[list[int], list[int]] | None = (
+                indices,
+                list(map(self.offsets.__getitem__, indices)),
             )
         except KeyError:
             found = None
@@ -159,28 +159,64 @@ class _RunColumns:
 
 
 def _claimed_run_indices(
-    runs: OwnedRuns, names: frozenset[str] | None, columns: _RunColumns, min_count: int
-) -> tuple[list[int], list[int] | None]:
-    """:func:`_claimed_indices` of canonical runs (the same ascending global indices), and
-    each run's topic index when all are valid (``None`` otherwise): validity is checked per
-    run, in C (a run is in range when its first partition is not negative and its last is
-    below its topic's count), and every partition becomes ``offset + partition`` in one
-    C-level pass."""
+    runs: OwnedRuns, subs: frozenset[int], columns: _RunColumns, min_count: int
+) -> tuple[list[int], list[int]] | None:
+    """:func:`_claimed_indices` of canonical runs (the same ascending global indices) and
+    each run's topic index when every claim is valid, else ``None`` (the caller filters them
+    one run at a time, :func:`_valid_run_indices`). Validity is checked per run, in C: its
+    topic is known and in ``subs`` (topic indices), it is in range when its first partition
+    is not negative and its last is below its topic's count (partitions increase within a
+    run); every partition then becomes ``offset + partition`` in one C-level pass."""
     topics, lengths, partitions = runs
     if not partitions:
-        return [], None
-    known = columns.of(topics) if names is None or names.issuperset(topics) else None
-    if known is not None and min(partitions) >= 0:
-        offsets, counts, indices = known
-        if lengths is None:
-            if max(partitions) < min_count or all(map(operator.lt, partitions, counts)):
-                return list(map(operator.add, offsets, partitions)), indices
-        else:
-            lasts = map(partitions.__getitem__, map(operator.sub, accumulate(lengths), repeat(1)))
-            if max(partitions) < min_count or all(map(operator.lt, lasts, counts)):
-                spread = chain.from_iterable(map(repeat, offsets, lengths))
-                return list(map(operator.add, spread, partitions)), indices
-    return _valid_run_indices(runs, names, columns), None
+        return [], []
+    known = columns.of(topics)
+    if known is None or not subs.issuperset(known[0]):
+        return None
+    indices, offsets = known
+    if lengths is None:
+        low, high = min(partitions), max(partitions)
+        spread: Iterable[int] = offsets
+    else:
+        low, high = _run_bounds(lengths, partitions)
+        spread = chain.from_iterable(map(repeat, offsets, lengths))
+    if low >= 0 and (
+        high < min_count
+        or all(
+            map(
+                operator.lt,
+                _lasts(lengths, partitions),
+                map(columns.counts.__getitem__, indices),
+            )
+        )
+    ):
+        return list(map(operator.add, spread, partitions)), indices
+    return None
+
+
+#: Runs averaging fewer partitions than this are bounded by ``min``/``max`` over all their
+#: partitions (cheaper than picking each run's ends).
+_SHORT_RUNS = 4
+
+
+def _run_bounds(lengths: Sequence[int], partitions: Sequence[int]) -> tuple[int, int]:
+    """The smallest and largest partition of non-empty canonical runs (partitions increase
+    within a run: the smallest first partition and the largest last one)."""
+    if len(partitions) < _SHORT_RUNS * len(lengths):
+        return min(partitions), max(partitions)
+    ends = list(accumulate(lengths))
+    firsts = map(partitions.__getitem__, map(operator.sub, ends, lengths))
+    return min(firsts), max(_lasts(lengths, partitions, ends))
+
+
+def _lasts(
+    lengths: Sequence[int] | None, partitions: Sequence[int], ends: list[int] | None = None
+) -> Sequence[int]:
+    """Each canonical run's last (largest) partition; ``ends``: ``accumulate(lengths)``."""
+    if lengths is None:
+        return partitions
+    ends = list(accumulate(lengths)) if ends is None else ends
+    return list(map(partitions.__getitem__, map(operator.sub, ends, repeat(1))))
 
 
 def _valid_run_indices(
@@ -196,7 +232,7 @@ def _valid_run_indices(
         end = start + size
         where = columns.of((topic,)) if names is None or topic in names else None
         if where is not None:
-            offset, count = where[0][0], where[1][0]
+            offset, count = where[1][0], columns.counts[where[0][0]]
             lo = bisect_left(partitions, 0, start, end)
             hi = bisect_left(partitions, count, lo, end)
             out.extend(map(offset.__add__, partitions[lo:hi]))
@@ -246,9 +282,8 @@ def _claim_uncontested(owner: list[int], claimed: list[list[int]]) -> bool:
     A member's claims are distinct (canonical pairs), so the partitions now owned number
     the claims exactly when no two members claim the same one.
     """
-    for m, qs in enumerate(claimed):
-        if qs:
-            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+    members = chain.from_iterable(map(repeat, range(len(claimed)), map(len, claimed)))
+    deque(map(operator.setitem, repeat(owner), chain.from_iterable(claimed), members), maxlen=0)
     if len(owner) - owner.count(UNOWNED) == sum(map(len, claimed)):
         return True
     owner[:] = repeat(UNOWNED, len(owner))
@@ -276,7 +311,7 @@ def _claim_all(
             continue
         if list(map(owner.__getitem__, qs)).count(UNOWNED) == len(qs):
             # Nobody claimed any of them yet: take them all, in C.
-            deque(map(owner.__setitem__, qs, repeat(m)), maxlen=0)
+            deque(map(operator.setitem, repeat(owner), qs, repeat(m)), maxlen=0)
             continue
         g = gens[m]
         for q in qs:

@@ -135,7 +135,7 @@ def build_layout(partitions_per_topic: Mapping[str, int], members: Iterable[Memb
     for spec in specs:
         cls = by_names.get(spec.topics)
         if cls is None:
-            known = frozenset(topic_index[t] for t in spec.topics if t in topic_index)
+            known = _known_indices(spec.topics, topic_index)
             cls = canonical.setdefault(known, known)
             by_names[spec.topics] = cls
         subscriptions.append(cls)
@@ -149,3 +149,11 @@ def build_layout(partitions_per_topic: Mapping[str, int], members: Iterable[Memb
         specs=specs,
         subscriptions=subscriptions,
     )
+
+
+def _known_indices(topics: tuple[str, ...], topic_index: dict[str, int]) -> frozenset[int]:
+    """The indices of ``topics`` known to ``topic_index`` (one C-level pass when all are)."""
+    try:
+        return frozenset(map(topic_index.__getitem__, topics))
+    except KeyError:
+        return frozenset(topic_index[t] for t in topics if t in topic_index)
