@@ -173,3 +173,45 @@ def test_fresh_shares_dealt_round_robin(seed: int) -> None:
         for j in [*range(members), *range(members)]:  # twice: the struct layouts too
             qs = range(j, topics.total, members)
             assert dense.encode_dense(2, qs, topics) == _reference(reference, 2, names, counts, qs)
+
+
+def _long_runs_plan(rng: random.Random, offsets: list[int], counts: list[int]) -> list[int]:
+    """Runs of several partitions of many topics (a Java member's or a keeper's share of a
+    group with fewer members than partitions per topic), a few one-partition runs between."""
+    qs: list[int] = []
+    for t, n in enumerate(counts):
+        if not n or rng.random() < 0.3:
+            continue
+        k = n if rng.random() < 0.3 else rng.randint(1, n)
+        qs.extend(offsets[t] + p for p in sorted(rng.sample(range(n), k)))
+    return qs
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_runs_sliced_from_one_packing_equal_runs_written_one_by_one(seed: int) -> None:
+    """The bulk writer of long runs (:func:`_sliced_runs`: no Python step per run) against
+    the per-run writer it replaced (:func:`_long_runs`) and the tuple path."""
+    from kafka_sticky_plugin.codec import _dense_partitions as dp
+
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    names, _ = _layout(rng)
+    counts = [rng.choice([0, 1, 8, 20, 64, 300]) for _ in names]
+    topics = DenseTopics(names, counts)
+    offsets = topics.offsets
+    version = rng.randint(0, 3)
+    dense, reference = AssignmentEncoder(), AssignmentEncoder()
+    for _ in range(rng.randint(1, 10)):
+        qs = _long_runs_plan(rng, offsets, counts)
+        if not qs:
+            continue
+        expected = _reference(reference, version, names, counts, qs)
+        assert dense.encode_dense(version, qs, topics) == expected, qs
+        ts = [topics.topic_at[q] for q in qs]
+        partitions = [q - offsets[t] for q, t in zip(qs, ts, strict=True)]
+        starts = [i for i in range(len(ts)) if i == 0 or ts[i] != ts[i - 1]]
+        lengths = [b - a for a, b in zip(starts, [*starts[1:], len(ts)], strict=True)]
+        longer = [(s, n) for s, n in zip(starts, lengths, strict=True) if n > 1]
+        assert dp._sliced_runs(topics, ts, partitions, starts, lengths) == dp._long_runs(
+            topics, ts, partitions, longer
+        )
