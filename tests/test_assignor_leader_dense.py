@@ -135,3 +135,79 @@ def test_dense_encode_never_builds_partition_tuples(seed: int, protocol: str) ->
     assert dense._tuples is None
     assert dense.layout._tuples is None
     assert got == group.encode(group.plan(counts, partition_racks=racks))
+
+
+def _java_user_data(rng: random.Random, previous: Pairs, generation: int) -> bytes:
+    """Java's sticky user data (v1) as a Java member writes it: its topics in another order
+    than sorted (hash order), each topic's partitions in order or, rarely, not."""
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in previous:
+        by_topic.setdefault(topic, []).append(partition)
+    names = list(by_topic)
+    rng.shuffle(names)
+    out = bytearray(len(names).to_bytes(4, "big"))
+    for name in names:
+        partitions = sorted(by_topic[name])
+        if rng.random() < 0.05:
+            rng.shuffle(partitions)
+        raw = name.encode()
+        out += len(raw).to_bytes(2, "big") + raw + len(partitions).to_bytes(4, "big")
+        out += b"".join(p.to_bytes(4, "big") for p in partitions)
+    return bytes(out + generation.to_bytes(4, "big"))
+
+
+def _java_group_checked(seed: int) -> int:
+    """Java members (eager sticky: no owned partitions, the previous assignment in the user
+    data, topics in hash order) whose plan is exactly their claims are written from their
+    canonical runs (``_claims_written``): same bytes as the reference; returns how many
+    members took that path (seed printed)."""
+    from kafka_sticky_plugin.assignor import leader
+
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    counts = {f"t{i:02d}": rng.choice([0, 1, 2, 3, 8, 20, 50]) for i in range(rng.randint(1, 30))}
+    names = list(counts)
+    subs = {
+        f"m{i:02d}": names if rng.random() < 0.6 else rng.sample(names, rng.randint(1, len(names)))
+        for i in range(rng.randint(1, 14))
+    }
+    previous = _previous_plan(rng, counts, subs)
+    members = []
+    for m, topics in subs.items():
+        mine = list(previous.get(m, []))
+        if rng.random() < 0.1 and counts:
+            mine.append((rng.choice(names), rng.randrange(60)))  # maybe invalid or contested
+        user_data = _java_user_data(rng, mine, rng.choice([1, 2, 3]))
+        subscription = subscription_of(topics, version=rng.choice([1, 2, 3]), user_data=user_data)
+        members.append(MemberMetadata(m, encode_subscription(subscription)))
+    group = read_group(STICKY, members)
+    reference = group.encode(group.plan(counts))
+    written = 0
+    original = leader._claims_written
+
+    def counted(*args: object) -> bytes | None:
+        nonlocal written
+        found = original(*args)  # type: ignore[arg-type]
+        written += found is not None
+        return found
+
+    leader._claims_written = counted  # type: ignore[assignment]
+    try:
+        got = assign_group(STICKY, counts, members)
+    finally:
+        leader._claims_written = original  # type: ignore[assignment]
+    assert list(got) == list(reference)
+    assert got == reference
+    return written
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_java_members_written_from_their_claims_equal_the_whole_plan_encoded(seed: int) -> None:
+    _java_group_checked(seed)
+
+
+def test_java_members_written_from_their_claims_take_that_path() -> None:
+    """Many of those groups' members keep exactly their claims: the path is taken."""
+    written = sum(map(_java_group_checked, range(1000, 1060)))
+    print(f"members written from their claims: {written}")
+    assert written > 40  # 78 on these seeds

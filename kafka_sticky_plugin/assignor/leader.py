@@ -574,9 +574,30 @@ def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
                 continue
         if topics is None:
             topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
-        out[member_id] = encoder.encode_dense(version, dense.indices(m), topics)
+        written = _claims_written(encoder, version, dense, m, topics)
+        out[member_id] = (
+            written
+            if written is not None
+            else encoder.encode_dense(version, dense.indices(m), topics)
+        )
     _encode_unreadable(group, encoder, out)
     return out
+
+
+def _claims_written(
+    encoder: AssignmentEncoder, version: int, dense: DensePlan, m: int, topics: DenseTopics
+) -> bytes | None:
+    """Member ``m``'s assignment written from the canonical runs of its spec (a Java member's
+    user data claims, sorted when read) when every claim was validated and its plan is
+    exactly them (the runs then list its planned partitions in canonical order), else
+    ``None``. Same bytes as :meth:`AssignmentEncoder.encode_dense` of its indices."""
+    runs = owned_runs(dense.layout.specs[m])
+    if runs is None or not runs[2]:
+        return None
+    if dense.valid_claims(m) != len(runs[2]) or not dense.keeps_claims(m):
+        return None
+    names, lengths, flat = runs
+    return encoder.encode_canonical_runs(version, names, lengths, flat, topics)
 
 
 def _plan_decoded(

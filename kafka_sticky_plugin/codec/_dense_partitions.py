@@ -19,12 +19,12 @@ import sys
 from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import chain, compress, islice, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 
 from ._topic_partitions import TopicHeaders, _strictly_increasing
 from ._wire import INT16_MAX, INT32_MAX
 
-__all__ = ["DenseTopics", "encode_dense_topic_partitions"]
+__all__ = ["DenseTopics", "encode_canonical_runs", "encode_dense_topic_partitions"]
 
 _COUNT = struct.Struct(">i")
 _COUNT_ONE = _COUNT.pack(1)
@@ -110,6 +110,7 @@ class DenseTopics:
     __slots__ = (
         "_heads",
         "_heads_one",
+        "_index",
         "_layouts",
         "_one_size",
         "_words",
@@ -160,6 +161,7 @@ class DenseTopics:
         self._one_size = sizes.pop() if len(sizes) == 1 and _INT32_ARRAY else 0
         self._words: list[bytes] = []
         self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
+        self._index: dict[str, int] = {}
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -228,6 +230,27 @@ def encode_dense_topic_partitions(
         for t in sorted(set(ts)):
             headers.get(topics.names[t], what, expected)
         raise
+
+
+def encode_canonical_runs(
+    names: Sequence[str], lengths: Sequence[int] | None, flat: Sequence[int], topics: DenseTopics
+) -> bytes:
+    """The canonical bytes (count included) of canonical runs (topics ``names`` strictly
+    increasing, each a topic of ``topics``; run ``i`` the next ``lengths[i]`` partitions of
+    ``flat``, strictly increasing and in the topic; ``lengths`` ``None``: one each): the
+    bytes of :func:`encode_dense_topic_partitions` of their indices, without finding each
+    partition's topic (a ``KeyError`` for a name outside ``topics``, unchecked otherwise)."""
+    index = topics._index
+    if not index:
+        index.update(zip(topics.names, range(len(topics.names)), strict=True))
+    ts = list(map(index.__getitem__, names))
+    partitions = flat if isinstance(flat, list) else list(flat)
+    if not ts:
+        return _COUNT.pack(0)
+    if lengths is None:
+        return _COUNT.pack(len(ts)) + _singles(topics, ts, partitions)
+    starts = [0, *accumulate(islice(lengths, len(lengths) - 1))]
+    return _COUNT.pack(len(ts)) + _sliced(topics, ts, partitions, starts, lengths)
 
 
 def _topics_of(indices: Sequence[int], topics: DenseTopics) -> list[int] | range:
@@ -335,12 +358,23 @@ def _sliced_runs(
     step per run: every partition number is packed once as big-endian int32 (``array``),
     each run is its header, its count and a slice of those bytes (slice objects and headers
     placed by ``map`` in C)."""
+    return _sliced(topics, list(map(ts.__getitem__, starts)), partitions, starts, lengths)
+
+
+def _sliced(
+    topics: DenseTopics,
+    run_ts: Sequence[int],
+    partitions: list[int],
+    starts: Sequence[int],
+    lengths: Sequence[int],
+) -> bytes:
+    """:func:`_sliced_runs` given each run's topic (``run_ts``) rather than each partition's."""
     packed = _int32s(partitions)
     word = _word_of(topics, max(lengths))
     bounds = list(map(operator.mul, starts, repeat(4)))
     bounds.append(4 * len(partitions))
     run_words = map(packed.__getitem__, map(slice, bounds, islice(bounds, 1, None)))
-    run_heads = map(topics._heads.__getitem__, map(ts.__getitem__, starts))
+    run_heads = map(topics._heads.__getitem__, run_ts)
     pieces: chain[bytes | None] = chain.from_iterable(
         zip(run_heads, map(word, lengths), run_words, strict=True)
     )

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from ..errors import CodecError
-from ._dense_partitions import DenseTopics, encode_dense_topic_partitions
+from ._dense_partitions import DenseTopics, encode_canonical_runs, encode_dense_topic_partitions
 from ._topic_partitions import (
     ArrayMemos,
     OneEachLayouts,
@@ -325,6 +325,25 @@ class AssignmentEncoder:
             )
         except CodecError as exc:
             raise CodecError(exc.what, exc.expected, 2) from None
+        return version.to_bytes(2, "big") + body + _NULL_BYTES
+
+    def encode_canonical_runs(
+        self,
+        version: int,
+        names: Sequence[str],
+        lengths: Sequence[int] | None,
+        flat: Sequence[int],
+        topics: DenseTopics,
+    ) -> bytes | None:
+        """The assignment of canonical runs (see :func:`.encode_canonical_runs`: topics of
+        ``topics``, partitions in them) with null user data: the bytes of :meth:`encode_dense`
+        of their indices, or ``None`` when a topic name cannot be written (let
+        :meth:`encode_dense` report it)."""
+        _check_version(version, _ASSIGNMENT)
+        try:
+            body = encode_canonical_runs(names, lengths, flat, topics)
+        except TypeError:
+            return None
         return version.to_bytes(2, "big") + body + _NULL_BYTES
 
     @staticmethod
