@@ -215,3 +215,37 @@ def test_runs_sliced_from_one_packing_equal_runs_written_one_by_one(seed: int) -
         assert dp._sliced_runs(topics, ts, partitions, starts, lengths) == dp._long_runs(
             topics, ts, partitions, longer
         )
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_canonical_runs_written_directly_equal_their_dense_indices(seed: int) -> None:
+    """``encode_canonical_runs`` (a member's claims as canonical runs, no topic lookup per
+    partition) against ``encode_dense`` of the same partitions' indices, both for runs of
+    one partition each (``lengths`` ``None``) and for runs of any length."""
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    names, _ = _layout(rng)
+    counts = [rng.choice([0, 1, 2, 8, 20, 64, 300]) for _ in names]
+    topics = DenseTopics(names, counts)
+    offsets = topics.offsets
+    version = rng.randint(0, 3)
+    encoder = AssignmentEncoder()
+    for _ in range(rng.randint(1, 10)):
+        qs = (
+            _ones(rng, offsets, counts)
+            if rng.random() < 0.4
+            else _long_runs_plan(rng, offsets, counts)
+        )
+        if rng.random() < 0.3:
+            qs = sorted(q for q in range(topics.total) if rng.random() < 0.3)
+        ts = [topics.topic_at[q] for q in qs]
+        run_ts = sorted(set(ts))
+        run_names = [names[t] for t in run_ts]
+        lengths = [ts.count(t) for t in run_ts]
+        flat = [q - offsets[t] for q, t in zip(qs, ts, strict=True)]
+        one_each = len(flat) == len(run_names)
+        expected = encoder.encode_dense(version, qs, topics)
+        got = encoder.encode_canonical_runs(
+            version, run_names, None if one_each and rng.random() < 0.7 else lengths, flat, topics
+        )
+        assert got == expected, (run_names, lengths, flat)
