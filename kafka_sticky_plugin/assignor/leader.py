@@ -88,6 +88,13 @@ class MemberMetadata:
     instance_id: str | None = None
 
 
+def _warn_unreadable_user_data(member_id: str, protocol: str, exc: CodecError) -> None:
+    """The one warning line for a member whose user data cannot be read (no history)."""
+    _log.warning(
+        "member %s: unreadable %s user data, treated as no history (%s)", member_id, protocol, exc
+    )
+
+
 def _user_data_claim(
     member_id: str,
     subscription: Subscription,
@@ -100,12 +107,7 @@ def _user_data_claim(
     try:
         return strategy_named(protocol).read_claim(subscription.user_data, owned_block, arrays)
     except CodecError as exc:
-        _log.warning(
-            "member %s: unreadable %s user data, treated as no history (%s)",
-            member_id,
-            protocol,
-            exc,
-        )
+        _warn_unreadable_user_data(member_id, protocol, exc)
         return [], -1
 
 
@@ -187,12 +189,7 @@ def _user_data_runs(
             arrays=arrays,
         )
     except CodecError as exc:
-        _log.warning(
-            "member %s: unreadable %s user data, treated as no history (%s)",
-            member_id,
-            protocol,
-            exc,
-        )
+        _warn_unreadable_user_data(member_id, protocol, exc)
         return ((), None, ()), True, -1
 
 

@@ -580,18 +580,11 @@ class OneEachLayouts:
         """The pairs (wire order) of the array at ``reader``'s offset (consumed) and its bytes
         when the learned layout was canonical (``None`` when not), or ``None`` (nothing
         consumed) when no learned layout matches it byte for byte."""
-        count = reader.peek_int32()
-        learned = self._by_count.get(count) if count is not None else None
-        if learned is None:
+        hit = self.read_runs(reader)
+        if hit is None:
             return None
-        layout, canonical = learned
-        values = reader.unpack_ahead(layout.struct, _COUNT.size)
-        if values is None or values[0::2] != layout.fixed:
-            return None
-        start = reader.offset
-        reader.advance(_COUNT.size + layout.struct.size)
-        pairs = list(zip(layout.topics, values[1::2], strict=True))
-        return pairs, reader.bytes_since(start) if canonical else None
+        (topics, _, partitions), block = hit
+        return list(zip(topics, partitions, strict=True)), block
 
     def read_runs(self, reader: Reader) -> tuple[TopicRuns, bytes | None] | None:
         """:meth:`read` as runs: ``((learned topics, None, partitions), block or None)``;
