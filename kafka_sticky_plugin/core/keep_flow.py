@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, sub
 
+from .balance_builder import topic_subscribers
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .flow import FlowNetwork
@@ -134,12 +135,10 @@ class _TopicGroups:
 
 def _topic_groups(layout: Layout, comp: Component) -> _TopicGroups:
     """Number the topic groups: topics with the same subscriber set (as a tuple of member
-    indices) share one group, so one pool node serves them all."""
-    subs = layout.subscriptions
-    subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
-    for m in comp.members:
-        for t in subs[m]:
-            subscribers[t].append(m)
+    indices) share one group, so one pool node serves them all. The subscribers are the
+    balancing builder's (:func:`.balance_builder.topic_subscribers`: one extend per subscription
+    class when members share classes)."""
+    subscribers = topic_subscribers(layout.subscriptions, comp)
     of_topic: dict[int, int] = {}
     group_members: list[list[int]] = []
     group_topics: list[list[int]] = []
