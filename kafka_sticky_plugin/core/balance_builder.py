@@ -62,7 +62,7 @@ from .components import Component
 from .layout import Layout
 from .quota_builder import _free_indices
 
-__all__ = ["build_balanced_plan", "initial_state", "water_fill"]
+__all__ = ["build_balanced_plan", "initial_state", "topic_subscribers", "water_fill"]
 
 #: With at most this many low members a chain reaching a low topic ends in the most
 #: constrained low subscriber (fewest topics, then smallest index), with more in the smallest
@@ -129,7 +129,7 @@ class _State:
         self.load: dict[int, int] = {m: 0 for m in comp.members}
         self.kept: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
         self.fresh: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
-        self.subscribers = _subscribers(self.subs, comp)
+        self.subscribers = topic_subscribers(self.subs, comp)
         self.subscriber_sets = _SubscriberSets(self.subscribers)
         self.held_fresh = _HeldTopics(self.fresh)
         self.held_any = _HeldTopics(self.kept, self.fresh)
@@ -183,7 +183,7 @@ class _State:
             self.held_any.discard(m, t)
 
 
-def _subscribers(subs: list[frozenset[int]], comp: Component) -> dict[int, list[int]]:
+def topic_subscribers(subs: list[frozenset[int]], comp: Component) -> dict[int, list[int]]:
     """``{topic: its subscribers, ascending}``: one extend per subscription class and topic
     when members share classes, else one append per member and topic."""
     subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}

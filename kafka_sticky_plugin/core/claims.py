@@ -54,6 +54,16 @@ class Claims:
         default_factory=dict, repr=False, compare=False
     )
 
+    def run_sizes(self, m: int) -> tuple[list[int], Sequence[int]] | None:
+        """``(topic index per run, run lengths)`` of member ``m``'s owned partitions when
+        ``owned[m]`` is the list its runs gave (all valid, all kept) and its runs carry
+        lengths: topics ascending (``owned[m]`` is), every length positive, the lengths of a
+        topic's runs adding up to its partitions in ``owned[m]``. ``None`` otherwise."""
+        recorded = self.runs.get(m)
+        if recorded is None or recorded[0] is not self.owned[m] or recorded[2] is None:
+            return None
+        return recorded[1], recorded[2]
+
     def owned_by_topic(self, m: int) -> dict[int, list[int]] | None:
         """``{topic index: member m's owned partitions of it}`` (topics ascending, each list
         a slice of ``owned[m]``) when ``owned[m]`` is the list its runs gave, all valid and

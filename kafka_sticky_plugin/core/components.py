@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from itertools import repeat
+from operator import setitem
 
 from .layout import Layout
 
@@ -65,6 +66,6 @@ def _merge(label: list[int], topics_of: list[list[int]], labels: set[int]) -> No
     kept = topics_of[root]
     for other in labels:
         moved = topics_of[other]
-        deque(map(label.__setitem__, moved, repeat(root)), maxlen=0)
+        deque(map(setitem, repeat(label), moved, repeat(root)), maxlen=0)
         kept.extend(moved)
         topics_of[other] = []

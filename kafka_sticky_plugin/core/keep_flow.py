@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, sub
 
+from .balance_builder import topic_subscribers
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .flow import FlowNetwork
@@ -134,12 +135,10 @@ class _TopicGroups:
 
 def _topic_groups(layout: Layout, comp: Component) -> _TopicGroups:
     """Number the topic groups: topics with the same subscriber set (as a tuple of member
-    indices) share one group, so one pool node serves them all."""
-    subs = layout.subscriptions
-    subscribers: dict[int, list[int]] = {t: [] for t in comp.topics}
-    for m in comp.members:
-        for t in subs[m]:
-            subscribers[t].append(m)
+    indices) share one group, so one pool node serves them all. The subscribers are the
+    balancing builder's (:func:`.balance_builder.topic_subscribers`: one extend per subscription
+    class when members share classes)."""
+    subscribers = topic_subscribers(layout.subscriptions, comp)
     of_topic: dict[int, int] = {}
     group_members: list[list[int]] = []
     group_topics: list[list[int]] = []
@@ -240,8 +239,10 @@ def _claim_counts(
     between the binary-search positions of ``offsets[t_k]`` and ``offsets[t_(k+1)]`` (the
     claim count after the last): one ``map(bisect_left)`` per member in C, when it has at
     least 4 claims per subscribed topic; else its claims are counted one by one (in C, by
-    ``Counter`` over the flat group table). A group met in two topics of one member adds up into
-    the member's last entry (members come ascending)."""
+    ``Counter`` over the flat group table). A member whose claims came from sized canonical
+    runs (:meth:`.Claims.run_sizes`) needs neither: its runs' lengths are the counts. A
+    group met in two topics (or runs) of one member adds up into the member's last entry
+    (members come ascending)."""
     offsets, subscriptions = layout.offsets, layout.subscriptions
     owned = claims.owned
     group_at = groups.of_topic.__getitem__
@@ -254,7 +255,10 @@ def _claim_counts(
         if not qs:
             continue
         subs = subscriptions[m]
-        if len(subs) * 4 <= len(qs):
+        sized = claims.run_sizes(m)
+        if sized is not None:
+            runs: Iterable[tuple[int, int]] = zip(map(group_at, sized[0]), sized[1], strict=True)
+        elif len(subs) * 4 <= len(qs):
             span = spans.get(id(subs))
             if span is None:
                 topics = sorted(subs)
@@ -265,9 +269,7 @@ def _claim_counts(
             starts, topic_groups = span
             pos = list(map(bisect_left, repeat(qs), starts))
             pos.append(len(qs))
-            runs: Iterable[tuple[int, int]] = zip(
-                topic_groups, map(sub, pos[1:], pos), strict=False
-            )
+            runs = zip(topic_groups, map(sub, pos[1:], pos), strict=False)
         else:
             runs = Counter(map(groups.of_partition().__getitem__, qs)).items()
         for g, size in runs:

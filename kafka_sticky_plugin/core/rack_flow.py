@@ -86,7 +86,7 @@ from __future__ import annotations
 import operator
 from collections import Counter, deque
 from itertools import compress, repeat
-from operator import not_
+from operator import not_, setitem
 
 from ..errors import InvariantViolation
 from .claims import TIED, Claims
@@ -208,7 +208,8 @@ class _Facts:
             any_free = True
             qs = range(start, start + n)
             deque(
-                map(kind.__setitem__, compress(qs, map(negative, window)), repeat(FREE)), maxlen=0
+                map(setitem, repeat(kind), compress(qs, map(negative, window)), repeat(FREE)),
+                maxlen=0,
             )
             if TIED in window:
                 for q in compress(qs, map(TIED.__eq__, window)):

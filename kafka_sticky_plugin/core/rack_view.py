@@ -7,6 +7,7 @@ import operator
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 
 from .components import Component
 from .layout import Layout
@@ -103,7 +104,7 @@ def _index_partitions(
         bulk = False
     if bulk:
         qs = map(operator.add, map(offsets.__getitem__, ts), partitions)
-        deque(map(partition_set.__setitem__, qs, ids), maxlen=0)
+        deque(map(operator.setitem, repeat(partition_set), qs, ids), maxlen=0)
         return
     for key, set_index in zip(partition_racks, ids, strict=True):
         t = topic_index.get(key[0])
