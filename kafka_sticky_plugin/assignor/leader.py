@@ -304,7 +304,7 @@ class DecodedGroup:
     specs: tuple[MemberSpec, ...]
     unreadable: tuple[str, ...]
     version: int
-    reusable: Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]
+    reusable: _OwnedBlocks
 
     def assign(
         self,
@@ -551,24 +551,12 @@ def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
     topics: DenseTopics | None = None  # built for the first member not given its block back
     reusable = group.reusable
     out: dict[str, bytes] = {}
-    kept_blocks = reusable.claimed_block if isinstance(reusable, _OwnedBlocks) else None
     for m, member_id in enumerate(layout.member_ids):
-        if kept_blocks is not None:
-            # Found without the member's owned pairs (never built if its block comes back).
-            kept = kept_blocks(member_id, layout.specs[m])
-            if kept is not None and dense.valid_claims(m) == kept[0] and dense.keeps_claims(m):
-                out[member_id] = encoder.encode_owned_block(version, kept[1])
-                continue
-        else:
-            previous = reusable.get(member_id)
-            if (
-                previous is not None
-                and layout.specs[m].owned is previous[0]
-                and dense.valid_claims(m) == len(previous[0])
-                and dense.keeps_claims(m)
-            ):
-                out[member_id] = encoder.encode_owned_block(version, previous[1])
-                continue
+        # Found without the member's owned pairs (never built if its block comes back).
+        kept = reusable.claimed_block(member_id, layout.specs[m])
+        if kept is not None and dense.valid_claims(m) == kept[0] and dense.keeps_claims(m):
+            out[member_id] = encoder.encode_owned_block(version, kept[1])
+            continue
         if topics is None:
             topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
         written = _claims_written(encoder, version, dense, m, topics)
