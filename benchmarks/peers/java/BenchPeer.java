@@ -8,8 +8,8 @@
  *
  * Up to CALLS (default 1) calls in this one JVM, each timed apart; the first is the cold call
  * (a JVM whose JIT has seen only a two-member warm-up, as in a leader's first rebalance), the
- * later ones are warm; after the first, no further call starts once the calls so far took
- * BUDGET_S seconds (default: no budget). Before each call one line {"begin": i} is printed (the
+ * later ones are warm; after the first two (the cold call and one warm one), no further call
+ * starts once the calls so far took BUDGET_S seconds (default: no budget). Before each call one line {"begin": i} is printed (the
  * caller's time limit runs from it), after it one JSON line with:
  *   decode_s: ConsumerProtocol.deserializeSubscription of every member (what the consumer
  *             coordinator does before it calls the assignor);
@@ -141,7 +141,7 @@ public final class BenchPeer {
         Map<String, byte[]> encoded = null;
         double spent = 0;
         int done = 0;
-        for (int run = 0; run < calls && (run == 0 || spent < budget); run++) {
+        for (int run = 0; run < calls && (run < 2 || spent < budget); run++) {
             encoded = null;
             System.out.printf("{\"begin\": %d}%n", run);
             System.out.flush();
