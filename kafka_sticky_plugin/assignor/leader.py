@@ -175,32 +175,34 @@ def _canonical_pairs(pairs: list[tuple[str, int]]) -> tuple[tuple[str, int], ...
 def _user_data_runs(
     member_id: str,
     subscription: Subscription,
-    protocol: str,
     owned_block: bytes | None,
-    arrays: ArrayMemos,
+    batch: _Batch,
 ) -> tuple[OwnedRuns | None, bool, int]:
     """:func:`_user_data_claim` with the claim as runs (wire order; ``None``: the owned
     block's) and whether they are canonical."""
     try:
         return read_user_data_runs(
             subscription.user_data,
-            cooperative=strategy_named(protocol).cooperative,
+            cooperative=batch.cooperative,
             owned_block=owned_block,
-            arrays=arrays,
+            arrays=batch.decoder.arrays,
         )
     except CodecError as exc:
-        _warn_unreadable_user_data(member_id, protocol, exc)
+        _warn_unreadable_user_data(member_id, batch.protocol, exc)
         return ((), None, ()), True, -1
 
 
 class _Batch:
-    """What the members of one :func:`read_group` share: the decoder (and its array memos),
-    the sorting of runs whose topics tuple repeats, and the topics tuples already found
-    sorted (by identity; kept alive here so that an id stays unique)."""
+    """What the members of one :func:`read_group` share: the group's protocol and whether
+    its strategy is cooperative (looked up once), the decoder (and its array memos), the
+    sorting of runs whose topics tuple repeats, and the topics tuples already found sorted
+    (by identity; kept alive here so that an id stays unique)."""
 
-    __slots__ = ("decoder", "orders", "sorted_topics")
+    __slots__ = ("cooperative", "decoder", "orders", "protocol", "sorted_topics")
 
-    def __init__(self) -> None:
+    def __init__(self, protocol: str) -> None:
+        self.protocol = protocol
+        self.cooperative = strategy_named(protocol).cooperative
         self.decoder = SubscriptionDecoder()
         self.orders = RunOrders()
         self.sorted_topics: dict[int, tuple[str, ...]] = {}
@@ -221,7 +223,6 @@ def _spec_from_runs(
     subscription: Subscription,
     runs: OwnedRuns | None,
     owned_block: bytes | None,
-    protocol: str,
     instance_id: str | None,
     batch: _Batch,
 ) -> MemberSpec:
@@ -232,14 +233,13 @@ def _spec_from_runs(
     of its own to the owned partitions (then the constructor unites them)."""
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
-    arrays = batch.decoder.arrays
     ud_runs, ud_canonical, ud_generation = _user_data_runs(
-        member_id, subscription, protocol, owned_block, arrays
+        member_id, subscription, owned_block, batch
     )
     owned: OwnedRuns = runs if runs is not None else ((), None, ())
     canonical = owned_block is not None
     extra: tuple[tuple[str, int], ...] = ()
-    if (not strategy_named(protocol).cooperative or version < 1) and ud_runs and ud_runs[2]:
+    if (not batch.cooperative or version < 1) and ud_runs and ud_runs[2]:
         if not owned[2]:
             # The user data alone claims (Java and librdkafka members under EAGER): in the
             # sender's order (Java's topics in hash order), made canonical if it is not.
@@ -403,7 +403,7 @@ def _read_group(
     members: Iterable[MemberMetadata],
     convert: Callable[[Any], Subscription] | None,
 ) -> DecodedGroup:
-    batch = _Batch()
+    batch = _Batch(protocol)
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
@@ -412,7 +412,7 @@ def _read_group(
     reusable: dict[str, _OwnedBlock] = {}
     for member in members:
         try:
-            spec, subscription, runs, owned_block = _read_member(batch, member, protocol, convert)
+            spec, subscription, runs, owned_block = _read_member(batch, member, convert)
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
@@ -443,7 +443,6 @@ def _read_group(
 def _read_member(
     batch: _Batch,
     member: MemberMetadata,
-    protocol: str,
     convert: Callable[[Any], Subscription] | None,
 ) -> tuple[MemberSpec, Subscription, OwnedRuns | None, bytes | None]:
     """One member's spec, subscription, owned partitions as runs and canonical owned block:
@@ -454,20 +453,14 @@ def _read_member(
     if isinstance(metadata, (bytes, bytearray, memoryview)):
         subscription, runs, owned_block = decoder.decode_with_owned_runs(metadata)
         spec = _spec_from_runs(
-            member.member_id,
-            subscription,
-            runs,
-            owned_block,
-            protocol,
-            member.instance_id,
-            batch,
+            member.member_id, subscription, runs, owned_block, member.instance_id, batch
         )
         return spec, subscription, runs, owned_block
     subscription, owned_block = _decode_member(decoder, metadata, convert)
     spec = member_spec(
         member.member_id,
         subscription,
-        protocol,
+        batch.protocol,
         instance_id=member.instance_id,
         owned_block=owned_block,
         arrays=decoder.arrays,

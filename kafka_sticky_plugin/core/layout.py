@@ -23,23 +23,37 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import attrgetter
 
 from ..errors import InvalidSpecError
 from .spec import MemberSpec, validate_partition_counts
 
 __all__ = ["Layout", "build_layout", "merge_duplicate_members"]
 
+_member_id = attrgetter("member_id")
+
 
 def merge_duplicate_members(members: Iterable[MemberSpec]) -> list[MemberSpec]:
     """Collapse members that share a ``member_id`` into one, sorted by id.
 
     The merge is order independent: the union of topics and of owned partitions, the highest
-    generation, and the smallest non-null rack and instance id.
+    generation, and the smallest non-null rack and instance id. Distinct ids (every healthy
+    group) cost a few C-level passes: the specs sorted by id, each as given.
     """
+    specs = list(members)
+    if not all(map(isinstance, specs, repeat(MemberSpec))):
+        bad = next(spec for spec in specs if not isinstance(spec, MemberSpec))
+        raise InvalidSpecError(f"expected MemberSpec, got {type(bad).__name__}")
+    ids = list(map(_member_id, specs))
+    if len(set(ids)) == len(ids):
+        return sorted(specs, key=_member_id)
+    return _merged_by_id(specs)
+
+
+def _merged_by_id(specs: list[MemberSpec]) -> list[MemberSpec]:
+    """:func:`merge_duplicate_members` one member at a time (some ids repeat)."""
     by_id: dict[str, list[MemberSpec]] = {}
-    for spec in members:
-        if not isinstance(spec, MemberSpec):
-            raise InvalidSpecError(f"expected MemberSpec, got {type(spec).__name__}")
+    for spec in specs:
         by_id.setdefault(spec.member_id, []).append(spec)
     merged: list[MemberSpec] = []
     for member_id in sorted(by_id):
