@@ -161,6 +161,8 @@ def test_add_arcs_is_add_arc_repeated() -> None:
     with pytest.raises(InvariantViolation):
         bulk.add_arcs([0], [1], [1], [0], [2])
     with pytest.raises(InvariantViolation):
+        bulk.add_arcs([0], [1], [1], [0], [-1])
+    with pytest.raises(InvariantViolation):
         bulk.add_arcs([0], [1, 2], [1], [0])
 
 

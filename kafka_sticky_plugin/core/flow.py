@@ -106,11 +106,13 @@ class FlowNetwork:
         if flows is None:
             flows = [0] * k
             residual = capacities
+            negative_flow = False
         elif len(flows) != k:
             raise InvariantViolation("arc lists differ in length")
         else:
             residual = list(map(sub, capacities, flows))
-        if k and (min(residual) < 0 or min(flows) < 0):
+            negative_flow = bool(k) and min(flows) < 0
+        if negative_flow or (k and min(residual) < 0):
             raise InvariantViolation("flow must lie within [0, capacity]")
         first = len(self.head)
         pairs: list[int] = [0] * (2 * k)
