@@ -7,15 +7,19 @@ independent reference, on seeded random networks (the seed is printed).
 - networks are small, dense in equal costs (ties are where the solver's shortcuts could go
   wrong), with parallel and opposite arcs, unreachable parts and dead ends, and sometimes a
   nonzero initial flow of minimum cost for its value;
-- ``add_arcs`` builds exactly what the same ``add_arc`` calls build.
+- ``add_arcs`` builds exactly what the same ``add_arc`` calls build;
+- the flow itself is the one of ``tests/flow_reference.py`` (the solver before its shortcuts),
+  arc by arc, whichever way the levels after a potential raise are found.
 """
 
 from __future__ import annotations
 
 import random
 
+import flow_reference
 import pytest
 
+from kafka_sticky_plugin.core import flow
 from kafka_sticky_plugin.core.flow import FlowNetwork
 from kafka_sticky_plugin.errors import InvariantViolation
 
@@ -157,6 +161,8 @@ def test_add_arcs_is_add_arc_repeated() -> None:
     with pytest.raises(InvariantViolation):
         bulk.add_arcs([0], [1], [1], [0], [2])
     with pytest.raises(InvariantViolation):
+        bulk.add_arcs([0], [1], [1], [0], [-1])
+    with pytest.raises(InvariantViolation):
         bulk.add_arcs([0], [1, 2], [1], [0])
 
 
@@ -204,3 +210,35 @@ def test_negative_residual_arc_is_rejected() -> None:
     net.add_arc(2, 1, 1, 0)
     with pytest.raises(InvariantViolation):
         net.push_min_cost(0, 1)
+
+
+@pytest.mark.parametrize("extend", [0, 10**9])
+def test_flows_match_the_reference_solver_bit_for_bit(
+    extend: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same residual capacities on every arc as the reference solver, with the levels after
+    each raise always extended from the zero set (``_EXTEND = 0``) or always searched afresh;
+    the extension must actually run."""
+    seed = random.randrange(2**32)
+    print(f"seed {seed} extend {extend}")
+    rnd = random.Random(seed)
+    monkeypatch.setattr(flow, "_EXTEND", extend)
+    extended = 0
+    plain = FlowNetwork._extend_levels
+
+    def counted(self: FlowNetwork, *args: object) -> None:
+        nonlocal extended
+        extended += 1
+        plain(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FlowNetwork, "_extend_levels", counted)
+    for _ in range(1500):
+        n = rnd.randint(2, 14)
+        arcs = _random_arcs(rnd, n)
+        net, ref = FlowNetwork(n), flow_reference.FlowNetwork(n)
+        for arc in arcs:
+            net.add_arc(*arc)
+            ref.add_arc(*arc)
+        assert net.push_min_cost(0, 1) == ref.push_min_cost(0, 1), (seed, n, arcs)
+        assert net.cap == ref.cap, (seed, n, arcs)
+    assert (extended > 0) == (extend == 0), extended

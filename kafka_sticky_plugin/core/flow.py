@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Sequence
 from itertools import compress
 from operator import neg, sub
 
@@ -48,6 +49,12 @@ __all__ = ["FlowNetwork"]
 # Bottom-up breadth-first layers once the frontier has more than 1/_BOTTOM_UP of the
 # unlabelled nodes' arcs (bottom-up stops at a node's first admissible arc from the frontier).
 _BOTTOM_UP = 4
+
+# After a raise, extend the zero set's levels when the other nodes hold at most 1/_EXTEND
+# of the arcs (else a fresh breadth-first search, which stops early, is cheaper).
+_EXTEND = 4
+
+_UNSET = -1  # the level (and Dijkstra distance) of a node not reached yet
 
 
 def _apart(tails: list[int], heads: list[int]) -> bool:
@@ -99,11 +106,13 @@ class FlowNetwork:
         if flows is None:
             flows = [0] * k
             residual = capacities
+            negative_flow = False
         elif len(flows) != k:
             raise InvariantViolation("arc lists differ in length")
         else:
             residual = list(map(sub, capacities, flows))
-        if k and (min(residual) < 0 or min(flows) < 0):
+            negative_flow = bool(k) and min(flows) < 0
+        if negative_flow or (k and min(residual) < 0):
             raise InvariantViolation("flow must lie within [0, capacity]")
         first = len(self.head)
         pairs: list[int] = [0] * (2 * k)
@@ -144,19 +153,26 @@ class FlowNetwork:
         if min(compress(cost, cap), default=0) < 0:  # capacities are never negative
             raise InvariantViolation("initial flow is not of minimum cost (negative residual arc)")
         potential = [0] * self.n
+        deg = list(map(len, self.adj))  # the arcs never change during the push
         pushed = 0
-        level, layers = self._levels(source, sink, potential)
+        level, layers = self._levels(source, sink, potential, deg)
         while True:
             if level[sink] < 0:
                 # Nothing admissible reaches the sink: ``level`` marks exactly the nodes at
                 # reduced distance 0; raise the potentials by the next shortest distance.
-                if not self._raise_potentials(level, sink, potential):
+                if not self._raise_potentials(level, sink, potential, deg):
                     return pushed
+                rest = list(compress(range(self.n), map(_UNSET.__eq__, level)))
+                if sum(map(deg.__getitem__, rest)) * _EXTEND <= len(self.head):
+                    self._extend_levels(sink, potential, level, layers, rest)
+                    continue
             else:
-                pushed += self._blocking_flow(source, sink, level, layers, potential)
-            level, layers = self._levels(source, sink, potential)
+                pushed += self._blocking_flow(source, sink, level, layers, potential, deg)
+            level, layers = self._levels(source, sink, potential, deg)
 
-    def _raise_potentials(self, zero: list[int], sink: int, potential: list[int]) -> bool:
+    def _raise_potentials(
+        self, zero: list[int], sink: int, potential: list[int], deg: list[int]
+    ) -> bool:
         """Dijkstra over reduced costs (all >= 0) for the nodes outside ``zero`` (the nodes
         with ``zero[v] >= 0`` are at distance 0); then ``potential[v] += min(dist[v], reach)``
         with ``reach = dist[sink]`` (unreachable nodes count as ``reach``). Returns False, with
@@ -168,11 +184,12 @@ class FlowNetwork:
         the distances, hence the potentials, are the same either way."""
         adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
         n = self.n
-        rest = [v for v in range(n) if zero[v] < 0]
-        settled = [z >= 0 for z in zero]
+        rest = list(compress(range(n), map(_UNSET.__eq__, zero)))
+        settled = list(map(_UNSET.__ne__, zero))
         dist = [-1] * n
         heap: list[tuple[int, int]] = []
-        if sum(len(adj[v]) for v in rest) <= sum(len(adj[u]) for u in range(n) if settled[u]):
+        rest_arcs = sum(map(deg.__getitem__, rest))
+        if rest_arcs <= len(head) - rest_arcs:
             for v in rest:
                 pv = potential[v]
                 best = -1
@@ -229,8 +246,74 @@ class FlowNetwork:
             potential[u] += dist[u] - reach
         return True
 
+    def _extend_levels(
+        self,
+        sink: int,
+        potential: list[int],
+        level: list[int],
+        layers: list[list[int]],
+        rest: list[int],
+    ) -> None:
+        """Turn the complete levels of the zero set (a :meth:`_levels` that missed the sink),
+        in place, into the levels :meth:`_levels` finds after :meth:`_raise_potentials`,
+        scanning only the arcs of ``rest`` (the unlabelled nodes) and of the nodes it labels.
+
+        The raise leaves the zero set's potentials alone and lifts every other node by a
+        positive amount (its distance was positive), so an admissible arc into the zero set
+        still comes from it: the zero set keeps its levels. Each other node enters at one
+        more than its lowest admissible predecessor in the zero set; from there a
+        breadth-first search by depth buckets follows admissible arcs among the new nodes,
+        and stops after the sink's depth (deeper new nodes stay unlabelled; zero-set nodes
+        deeper than the sink keep labels that no later step reads)."""
+        adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
+        tentative: dict[int, int] = {}
+        buckets: dict[int, list[int]] = {}
+        for v in rest:
+            pv = potential[v]
+            best = _UNSET
+            for b in adj[v]:
+                u = head[b]
+                lu = level[u]
+                if (
+                    lu >= 0
+                    and (best < 0 or lu < best)
+                    and cap[b ^ 1] > 0
+                    and cost[b ^ 1] + potential[u] == pv
+                ):
+                    best = lu
+            if best >= 0:
+                tentative[v] = best + 1
+                buckets.setdefault(best + 1, []).append(v)
+        depth = 0
+        while buckets and level[sink] < 0:
+            depth += 1
+            bucket = buckets.pop(depth, None)
+            if bucket is None:
+                continue
+            reached = [v for v in bucket if level[v] < 0 and tentative[v] == depth]
+            if depth == len(layers):
+                layers.append([])
+            layers[depth] += reached
+            for v in reached:
+                level[v] = depth
+            if level[sink] >= 0:
+                return
+            down = depth + 1
+            for v in reached:
+                pv = potential[v]
+                for a in adj[v]:
+                    w = head[a]
+                    if (
+                        level[w] < 0
+                        and cap[a] > 0
+                        and cost[a] + pv == potential[w]
+                        and tentative.get(w, down + 1) > down
+                    ):
+                        tentative[w] = down
+                        buckets.setdefault(down, []).append(w)
+
     def _levels(
-        self, source: int, sink: int, potential: list[int]
+        self, source: int, sink: int, potential: list[int], deg: list[int]
     ) -> tuple[list[int], list[list[int]]]:
         """Breadth-first levels over admissible arcs (residual, reduced cost zero), -1 when
         unreachable, and the nodes of each level. Stops once the sink's layer is labelled
@@ -240,18 +323,17 @@ class FlowNetwork:
         admissible arc from the frontier and stops at the first): the levels are the same
         either way."""
         adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
-        level = [-1] * self.n
+        level = [_UNSET] * self.n
         level[source] = 0
         frontier = [source]
         layers = [frontier]
-        unlabelled = [v for v in range(self.n) if v != source]
-        unlabelled_arcs = sum(len(adj[v]) for v in unlabelled)
+        unlabelled: Sequence[int] = range(self.n)  # a superset of the unlabelled nodes, ascending
+        unlabelled_arcs = len(head) - deg[source]  # every arc slot is in one adjacency list
         depth = 0
         while frontier and level[sink] < 0:
             depth += 1
             nxt: list[int] = []
-            frontier_arcs = sum(len(adj[u]) for u in frontier)
-            if frontier_arcs * _BOTTOM_UP <= unlabelled_arcs:
+            if sum(map(deg.__getitem__, frontier)) * _BOTTOM_UP <= unlabelled_arcs:
                 for u in frontier:
                     pu = potential[u]
                     for a in adj[u]:
@@ -261,6 +343,9 @@ class FlowNetwork:
                             nxt.append(v)
             else:
                 parent = depth - 1
+                unlabelled = list(
+                    compress(unlabelled, map(_UNSET.__eq__, map(level.__getitem__, unlabelled)))
+                )
                 for v in unlabelled:
                     pv = potential[v]
                     for b in adj[v]:
@@ -274,14 +359,18 @@ class FlowNetwork:
                             nxt.append(v)
                             break
             if nxt:
-                unlabelled = [v for v in unlabelled if level[v] < 0]
-                unlabelled_arcs = sum(len(adj[v]) for v in unlabelled)
+                unlabelled_arcs -= sum(map(deg.__getitem__, nxt))
                 layers.append(nxt)
             frontier = nxt
         return level, layers
 
     def _candidates(
-        self, sink: int, level: list[int], layers: list[list[int]], potential: list[int]
+        self,
+        sink: int,
+        level: list[int],
+        layers: list[list[int]],
+        potential: list[int],
+        deg: list[int],
     ) -> dict[int, list[int]]:
         """For every node that can reach the sink in the level graph, its admissible arcs one
         level up into such nodes, in arc order (= adjacency order: arc ids grow as arcs are
@@ -294,7 +383,7 @@ class FlowNetwork:
         upper = [sink]
         for k in range(level[sink] - 1, -1, -1):
             lower: list[int] = []
-            if sum(len(adj[v]) for v in upper) <= sum(len(adj[u]) for u in layers[k]):
+            if sum(map(deg.__getitem__, upper)) <= sum(map(deg.__getitem__, layers[k])):
                 for v in upper:
                     pv = potential[v]
                     for b in adj[v]:
@@ -334,6 +423,7 @@ class FlowNetwork:
         level: list[int],
         layers: list[list[int]],
         potential: list[int],
+        deg: list[int],
     ) -> int:
         """Dinic's blocking flow on the level graph of admissible arcs (iterative, with
         current-arc pointers so that each dead arc is looked at once). The search only
@@ -341,7 +431,7 @@ class FlowNetwork:
         leaving out arcs into dead ends and never adding an arc (a reverse arc goes one level
         down) does not change which paths are found, in which order."""
         head, cap = self.head, self.cap
-        cands = self._candidates(sink, level, layers, potential)
+        cands = self._candidates(sink, level, layers, potential, deg)
         no_arcs: list[int] = []
         pointer = [0] * self.n
         pushed = 0
