@@ -113,11 +113,12 @@ def test_segments_read_the_pairs_verdict_and_errors_of_the_pair_reader(seed: int
 
 
 def test_segments_are_taken() -> None:
-    """Stretches of one shape go through the segment reader (one pattern per shape)."""
+    """Stretches of one shape go through the segment reader (one pattern per shape), longer
+    ones than its largest struct too."""
     rng = random.Random(7)
     structs = RunStructs()
-    runs: list[Run] = [(f"t{i:03d}".encode(), [i % 5]) for i in range(50)]
-    runs += [(f"t{i:03d}".encode(), [1, 2]) for i in range(50, 60)]
+    runs: list[Run] = [(f"t{i:04d}".encode(), [i % 5]) for i in range(600)]
+    runs += [(f"t{i:04d}".encode(), [1, 2 + i % 3]) for i in range(600, 900)]
     data = _array_bytes(rng, runs)
     assert _outcome_runs(data, {}, structs) == _outcome_pairs(data)
-    assert set(structs.segments) == {(4, 1), (4, 2)}
+    assert set(structs.segments) == {(5, 1), (5, 2)}

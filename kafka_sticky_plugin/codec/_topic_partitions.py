@@ -499,20 +499,47 @@ class _Segment:
     ``match(data, pos)`` spans the longest stretch of such runs from ``pos`` (a regular
     expression whose fixed bytes are the int16 name length and the int32 count, every other
     byte free): each record it spans is a well-formed run of that shape, at the offset the
-    run-by-run reader would reach, because a run's first six bytes fix its size. ``rows``
-    unpacks ``(name, count, partitions...)`` per record; ``size`` is a record's byte size.
+    run-by-run reader would reach, because a run's first six bytes fix its size.
+    :meth:`values` unpacks records flat, ``stride`` values each (name, count, then the ``n``
+    partitions); ``size`` is a record's byte size, ``n`` its partition count.
     """
 
-    __slots__ = ("match", "rows", "size")
+    __slots__ = ("_chunks", "_record", "match", "n", "size", "stride")
+
+    #: The largest struct unpacks ``2 ** CHUNK_BITS`` records at once.
+    CHUNK_BITS = 8
 
     def __init__(self, length: int, n: int) -> None:
         fixed_name = re.escape(struct.pack(">h", length))
         fixed_count = re.escape(_COUNT.pack(n))
         record = b"%s.{%d}%s.{%d}" % (fixed_name, length, fixed_count, 4 * n)
         self.match = re.compile(b"(?:%s)*" % record, re.DOTALL).match
-        layout = struct.Struct(f">2x{length}si{n}i")
-        self.rows = layout.iter_unpack
-        self.size = layout.size
+        self._record = f"2x{length}si{n}i"
+        self.size = struct.calcsize(">" + self._record)
+        self.stride = n + 2
+        self.n = n
+        #: entry ``j`` unpacks ``2 ** j`` records (built when first needed)
+        self._chunks: list[Callable[[bytes, int], tuple[Any, ...]]] = []
+
+    def values(self, data: bytes, pos: int, k: int) -> list[Any]:
+        """The ``k`` records at ``pos`` of ``data`` (spanned by :attr:`match`), flattened:
+        one struct call per power of two in ``k`` (and per further ``2 ** CHUNK_BITS``)."""
+        out: list[Any] = []
+        j = self.CHUNK_BITS
+        while k:
+            if k >> j:
+                out.extend(self._chunk(j)(data, pos))
+                pos += self.size << j
+                k -= 1 << j
+            else:
+                j -= 1
+        return out
+
+    def _chunk(self, j: int) -> Callable[[bytes, int], tuple[Any, ...]]:
+        chunks = self._chunks
+        while len(chunks) <= j:
+            chunks.append(struct.Struct(">" + self._record * (1 << len(chunks))).unpack_from)
+        return chunks[j]
 
 
 def _read_segment(
@@ -533,7 +560,9 @@ def _read_segment(
     if not k:
         return 0, pos
     stop = pos + k * segment.size
-    raws, counts, *partitions = zip(*segment.rows(memoryview(data)[pos:stop]), strict=True)
+    values = segment.values(data, pos, k)
+    stride = segment.stride
+    raws = values[0::stride]
     found = list(map(names.get, raws))
     if None in found:
         for i, raw in enumerate(raws):
@@ -543,9 +572,12 @@ def _read_segment(
                 )
     topics, lengths, flat = out
     topics.extend(found)  # type: ignore[arg-type]  # every None was replaced above
-    n = counts[0]
+    n = segment.n
     lengths.extend(repeat(n, k))
-    flat.extend(partitions[0] if n == 1 else chain.from_iterable(zip(*partitions, strict=True)))
+    if n == 1:
+        flat.extend(values[2::3])
+    else:  # the partitions of each record: all but its first two values
+        flat.extend(compress(values, itertools.cycle((False, False) + (True,) * n)))
     return k, stop
 
 
