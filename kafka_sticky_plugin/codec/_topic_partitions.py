@@ -61,6 +61,8 @@ TopicRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
 
 #: The runs of an empty array.
 EMPTY_RUNS: TopicRuns = ((), None, ())
+#: The bytes of an empty array (count 0).
+_EMPTY_ARRAY = bytes(4)
 
 _INT16 = struct.Struct(">h")  # a topic name's length
 _COUNT = struct.Struct(">i")
@@ -905,7 +907,10 @@ def read_topic_partition_runs(
 ) -> tuple[TopicRuns, bytes | None]:
     """:func:`read_topic_partitions_block` as runs (:data:`TopicRuns`, wire order): the same
     block, checks and errors, no tuple per partition (``structs``: see
-    :func:`topic_partition_runs`)."""
+    :func:`topic_partition_runs`). An empty array (count 0, a Java member's owned
+    partitions) is taken whole by one compare."""
+    if reader.take_prefix(_EMPTY_ARRAY):
+        return ((), None, []), _EMPTY_ARRAY
     if layouts is not None:
         hit = layouts.read_runs(reader)
         if hit is not None:
