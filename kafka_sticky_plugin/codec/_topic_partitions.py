@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, chain, compress, islice, repeat
@@ -60,6 +61,8 @@ TopicRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
 
 #: The runs of an empty array.
 EMPTY_RUNS: TopicRuns = ((), None, ())
+#: The bytes of an empty array (count 0).
+_EMPTY_ARRAY = bytes(4)
 
 _INT16 = struct.Struct(">h")  # a topic name's length
 _COUNT = struct.Struct(">i")
@@ -433,17 +436,26 @@ def _read_group_values(
 
 class RunStructs:
     """Per-batch memo of the compiled structs :func:`topic_partition_runs` reads with: one
-    per topic name length (``name, count, first partition``) and one per partition count
-    above one. Create one per batch (never module-wide); each table keeps at most
-    :attr:`CAPACITY` structs."""
+    per topic name length (``name, count, first partition``), one per partition count
+    above one, and one :class:`_Segment` per ``(name length, partition count)`` met twice in
+    a row, with how many segments this batch read and the runs they held (segments pay only
+    where stretches are long: :meth:`segments_pay`). Create one per batch (never
+    module-wide); each table keeps at most :attr:`CAPACITY` entries."""
 
-    __slots__ = ("headers", "strings", "values")
+    __slots__ = ("headers", "segment_runs", "segments", "segments_read", "strings", "values")
 
     CAPACITY = 256
+    #: Segments read before their mean length decides whether arrays are still segmented.
+    TRIAL_SEGMENTS = 32
+    #: The mean runs per segment below which a batch stops reading segments.
+    MIN_MEAN_SEGMENT = 12
 
     def __init__(self) -> None:
         self.headers: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
         self.values: dict[int, Callable[[bytes, int], tuple[Any, ...]]] = {}
+        self.segments: dict[tuple[int, int], _Segment] = {}
+        self.segments_read = 0
+        self.segment_runs = 0
         #: the ``uniform`` table of :meth:`.Reader.string_array` (subscribed topic arrays)
         self.strings: dict[tuple[int, int], struct.Struct] = {}
 
@@ -456,6 +468,22 @@ class RunStructs:
         """``unpack_from`` of ``n`` int32 values."""
         return self._cached(self.values, n, f">{n}i")
 
+    def segment(self, length: int, n: int) -> _Segment:
+        """The :class:`_Segment` of runs with a ``length``-byte name and ``n`` partitions."""
+        key = (length, n)
+        found = self.segments.get(key)
+        if found is None:
+            found = _Segment(length, n)
+            if len(self.segments) < self.CAPACITY:
+                self.segments[key] = found
+        return found
+
+    def segments_pay(self) -> bool:
+        """Whether to keep reading arrays by segments: until :attr:`TRIAL_SEGMENTS` have
+        been read, then while they average :attr:`MIN_MEAN_SEGMENT` runs or more."""
+        read = self.segments_read
+        return read < self.TRIAL_SEGMENTS or self.segment_runs >= self.MIN_MEAN_SEGMENT * read
+
     def _cached(
         self, table: dict[int, Callable[[bytes, int], tuple[Any, ...]]], key: int, fmt: str
     ) -> Callable[[bytes, int], tuple[Any, ...]]:
@@ -467,6 +495,94 @@ class RunStructs:
         return unpack
 
 
+class _Segment:
+    """Consecutive runs of one shape, a ``length``-byte name and ``n`` partitions, read in C.
+
+    ``match(data, pos)`` spans the longest stretch of such runs from ``pos`` (a regular
+    expression whose fixed bytes are the int16 name length and the int32 count, every other
+    byte free): each record it spans is a well-formed run of that shape, at the offset the
+    run-by-run reader would reach, because a run's first six bytes fix its size.
+    :meth:`values` unpacks records flat, ``stride`` values each (name, count, then the ``n``
+    partitions); ``size`` is a record's byte size, ``n`` its partition count.
+    """
+
+    __slots__ = ("_chunks", "_record", "match", "n", "size", "stride")
+
+    #: The largest struct unpacks ``2 ** CHUNK_BITS`` records at once.
+    CHUNK_BITS = 8
+
+    def __init__(self, length: int, n: int) -> None:
+        fixed_name = re.escape(struct.pack(">h", length))
+        fixed_count = re.escape(_COUNT.pack(n))
+        record = b"%s.{%d}%s.{%d}" % (fixed_name, length, fixed_count, 4 * n)
+        self.match = re.compile(b"(?:%s)*" % record, re.DOTALL).match
+        self._record = f"2x{length}si{n}i"
+        self.size = struct.calcsize(">" + self._record)
+        self.stride = n + 2
+        self.n = n
+        #: entry ``j`` unpacks ``2 ** j`` records (built when first needed)
+        self._chunks: list[Callable[[bytes, int], tuple[Any, ...]]] = []
+
+    def values(self, data: bytes, pos: int, k: int) -> list[Any]:
+        """The ``k`` records at ``pos`` of ``data`` (spanned by :attr:`match`), flattened:
+        one struct call per power of two in ``k`` (and per further ``2 ** CHUNK_BITS``)."""
+        out: list[Any] = []
+        j = self.CHUNK_BITS
+        while k:
+            if k >> j:
+                out.extend(self._chunk(j)(data, pos))
+                pos += self.size << j
+                k -= 1 << j
+            else:
+                j -= 1
+        return out
+
+    def _chunk(self, j: int) -> Callable[[bytes, int], tuple[Any, ...]]:
+        chunks = self._chunks
+        while len(chunks) <= j:
+            chunks.append(struct.Struct(">" + self._record * (1 << len(chunks))).unpack_from)
+        return chunks[j]
+
+
+def _read_segment(
+    reader: Reader,
+    pos: int,
+    limit: int,
+    segment: _Segment,
+    names: dict[bytes, str],
+    expected: str,
+    out: tuple[list[str], list[int], list[int]],
+) -> tuple[int, int]:
+    """Read up to ``limit`` consecutive runs of ``segment``'s shape at ``pos`` of the
+    reader's window (at least the one there when the caller has found it well formed) into
+    ``out`` (topics, lengths, flat partitions); return ``(runs read, next offset)``."""
+    data, _ = reader.window()
+    spanned = segment.match(data, pos)  # never None: the pattern matches the empty string
+    k = min((spanned.end() - pos if spanned else 0) // segment.size, limit)
+    if not k:
+        return 0, pos
+    stop = pos + k * segment.size
+    values = segment.values(data, pos, k)
+    stride = segment.stride
+    raws = values[0::stride]
+    found = list(map(names.get, raws))
+    if None in found:
+        for i, raw in enumerate(raws):
+            if found[i] is None:
+                found[i] = names.get(raw) or _intern(
+                    reader, raw, names, pos + i * segment.size, expected
+                )
+    topics, lengths, flat = out
+    topics.extend(found)  # type: ignore[arg-type]  # every None was replaced above
+    n = segment.n
+    lengths.extend(repeat(n, k))
+    if n == 1:
+        flat.extend(values[2::3])
+    else:  # the partitions of each record: all but its first two values
+        flat.extend(compress(values, itertools.cycle((False, False) + (True,) * n)))
+    return k, stop
+
+
 def topic_partition_runs(
     reader: Reader,
     expected: str,
@@ -476,17 +592,25 @@ def topic_partition_runs(
     """:func:`topic_partition_pairs` as runs (:data:`TopicRuns`, wire order): the same
     checks, errors and canonical verdict, but no tuple per partition. Per topic, one struct
     call reads its name, count and first partition, a second its other partitions (the
-    structs are ``structs``', one per batch); the canonical verdict is a few C-level passes
-    over the flat partitions (:func:`_runs_canonical`)."""
+    structs are ``structs``', one per batch); an array that opens with a long stretch of runs
+    of one shape is read by :func:`_read_by_segments` instead. The canonical verdict is a
+    few C-level passes over the flat partitions (:func:`_runs_canonical`)."""
     count = reader.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
     data, pos = reader.window()
     end = len(data)
     names = {} if names is None else names
     structs = RunStructs() if structs is None else structs
-    headers, values = structs.headers, structs.values
     topics: list[str] = []
     lengths: list[int] = []
     flat: list[int] = []
+    if (
+        count >= _SEGMENTED_ARRAYS
+        and structs.segments_pay()
+        and _opens_with_stretch(data, pos, structs)
+    ):
+        pos = _read_by_segments(reader, count, names, structs, expected, (topics, lengths, flat))
+        return _finish_runs(reader, pos, topics, lengths, flat)
+    headers, values = structs.headers, structs.values
     add_topic, add_length, add_one, add_many = (
         topics.append,
         lengths.append,
@@ -521,10 +645,116 @@ def topic_partition_runs(
         add_topic(topic)
         add_length(len(partitions))
         add_many(partitions)
+    return _finish_runs(reader, pos, topics, lengths, flat)
+
+
+def _finish_runs(
+    reader: Reader, pos: int, topics: list[str], lengths: list[int], flat: list[int]
+) -> tuple[TopicRuns, bool]:
+    """Leave ``reader`` at ``pos``, after the runs read; return them as :data:`TopicRuns`
+    with their canonical verdict."""
     reader.seek(pos)
     canonical = _runs_canonical(topics, lengths, flat)
     one_each = len(flat) == len(lengths) and (not lengths or min(lengths) == 1)
     return (tuple(topics), None if one_each else lengths, flat), canonical
+
+
+#: Arrays with fewer runs are always read one by one.
+_SEGMENTED_ARRAYS = 32
+#: The runs of one shape an array must open with to be read by segments: a segment's fixed
+#: cost is that of several runs read one by one, so arrays whose shapes change every few
+#: runs (partition counts that vary, as a receiver's after a rebalance) are not.
+_OPENING_STRETCH = 8
+#: Runs of one shape read one by one before the rest of their stretch is read as a segment.
+_SEGMENT_AFTER = 2
+
+
+def _opens_with_stretch(data: bytes, pos: int, structs: RunStructs) -> bool:
+    """Whether the array body at ``pos`` opens with :data:`_OPENING_STRETCH` well-formed
+    runs of one shape (that of its first run)."""
+    if len(data) - pos < 6:
+        return False
+    length = data[pos] << 8 | data[pos + 1]
+    n = int.from_bytes(data[pos + 2 + length : pos + 6 + length], "big", signed=True)
+    if length >= 0x8000 or n < 1:
+        return False
+    segment = structs.segment(length, n)
+    spanned = segment.match(data, pos)
+    return spanned is not None and spanned.end() - pos >= _OPENING_STRETCH * segment.size
+
+
+def _read_by_segments(
+    reader: Reader,
+    count: int,
+    names: dict[bytes, str],
+    structs: RunStructs,
+    expected: str,
+    out: tuple[list[str], list[int], list[int]],
+) -> int:
+    """Read ``count`` runs at the reader's offset into ``out`` (topics, lengths, flat
+    partitions) and return the offset after them: as :func:`topic_partition_runs` does, except
+    that the third run in a row of one shape starts a segment, the rest of its stretch read
+    in C (:func:`_read_segment`)."""
+    data, pos = reader.window()
+    end = len(data)
+    headers, values = structs.headers, structs.values
+    topics, lengths, flat = out
+    add_topic, add_length, add_one, add_many = (
+        topics.append,
+        lengths.append,
+        flat.append,
+        flat.extend,
+    )
+    last_length, header = 0, structs.header(0)
+    # the shape of the last runs read on the fast path (-1: none) and how many runs in a
+    # row before this one had it
+    shape_length = shape_n = -1
+    streak = 0
+    done = segments = segment_runs = 0
+    while done < count:
+        if end - pos >= 2:
+            length = data[pos] << 8 | data[pos + 1]
+            after = pos + 2 + length
+            if length < 0x8000 and end - after >= 8:
+                if length != last_length:
+                    last_length, header = length, headers.get(length) or structs.header(length)
+                raw, n, first = header(data, pos + 2)
+                if n == 1 or (n > 1 and end - after - 4 >= 4 * n):
+                    if n != shape_n or length != shape_length:
+                        shape_length, shape_n, streak = length, n, 0
+                    else:
+                        streak += 1
+                        if streak >= _SEGMENT_AFTER:
+                            segment = structs.segment(length, n)
+                            k, pos = _read_segment(
+                                reader, pos, count - done, segment, names, expected, out
+                            )
+                            if k:
+                                done += k
+                                segments += 1
+                                segment_runs += k
+                                continue
+                    topic = names.get(raw)
+                    if topic is None:
+                        topic = _intern(reader, raw, names, pos, expected)
+                    add_topic(topic)
+                    add_length(n)
+                    if n == 1:
+                        add_one(first)
+                    else:
+                        add_many((values.get(n) or structs.ints(n))(data, after + 4))
+                    pos = after + 4 + 4 * n
+                    done += 1
+                    continue
+        shape_length = shape_n = -1
+        pos, topic, partitions = _read_group_values(reader, data, pos, names, expected)
+        add_topic(topic)
+        add_length(len(partitions))
+        add_many(partitions)
+        done += 1
+    structs.segments_read += segments
+    structs.segment_runs += segment_runs
+    return pos
 
 
 def _runs_canonical(topics: Sequence[str], lengths: Sequence[int], flat: Sequence[int]) -> bool:
@@ -677,7 +907,10 @@ def read_topic_partition_runs(
 ) -> tuple[TopicRuns, bytes | None]:
     """:func:`read_topic_partitions_block` as runs (:data:`TopicRuns`, wire order): the same
     block, checks and errors, no tuple per partition (``structs``: see
-    :func:`topic_partition_runs`)."""
+    :func:`topic_partition_runs`). An empty array (count 0, a Java member's owned
+    partitions) is taken whole by one compare."""
+    if reader.take_prefix(_EMPTY_ARRAY):
+        return ((), None, []), _EMPTY_ARRAY
     if layouts is not None:
         hit = layouts.read_runs(reader)
         if hit is not None:

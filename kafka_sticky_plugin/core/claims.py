@@ -22,7 +22,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress, repeat
 
 from .layout import Layout
 from .spec import OwnedRuns, owned_runs
@@ -189,7 +189,7 @@ def _claimed_run_indices(
         spread: Iterable[int] = offsets
     else:
         low, high = _run_bounds(lengths, partitions)
-        spread = chain.from_iterable(map(repeat, offsets, lengths))
+        spread = _spread(offsets, lengths)
     if low >= 0 and (
         high < min_count
         or all(
@@ -202,6 +202,29 @@ def _claimed_run_indices(
     ):
         return list(map(operator.add, spread, partitions)), indices
     return None
+
+
+#: Runs of one partition at least this many times as numerous as longer runs are copied in
+#: slices by :func:`_spread` (a repeat per run costs more).
+_MOSTLY_ONES = 8
+
+
+def _spread(offsets: list[int], lengths: Sequence[int]) -> Iterable[int]:
+    """Each run's offset once per partition of the run, in run order. When most runs hold
+    one partition (a member owning one partition of most of its topics), the offsets of the
+    runs of one are copied in slices between the longer runs, which alone are repeated."""
+    if (len(lengths) - lengths.count(1)) * _MOSTLY_ONES > len(lengths):
+        return chain.from_iterable(map(repeat, offsets, lengths))
+    longer = compress(range(len(lengths)), map(operator.ne, lengths, repeat(1)))
+    pieces: list[Iterable[int]] = []
+    add = pieces.append
+    done = 0
+    for i in longer:
+        add(offsets[done:i])
+        add(repeat(offsets[i], lengths[i]))
+        done = i + 1
+    add(offsets[done:])
+    return chain.from_iterable(pieces)
 
 
 #: Runs averaging fewer partitions than this are bounded by ``min``/``max`` over all their
