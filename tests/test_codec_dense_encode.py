@@ -240,7 +240,9 @@ def test_canonical_runs_written_directly_equal_their_dense_indices(seed: int) ->
             qs = sorted(q for q in range(topics.total) if rng.random() < 0.3)
         ts = [topics.topic_at[q] for q in qs]
         run_ts = sorted(set(ts))
-        run_names = [names[t] for t in run_ts]
+        run_names: Sequence[str] = [names[t] for t in run_ts]
+        if rng.random() < 0.5:
+            run_names = tuple(run_names)  # topic indices remembered by value
         lengths = [ts.count(t) for t in run_ts]
         flat = [q - offsets[t] for q, t in zip(qs, ts, strict=True)]
         one_each = len(flat) == len(run_names)
@@ -265,11 +267,12 @@ def _ones_among_runs(rng: random.Random, offsets: list[int], counts: list[int]) 
 
 @pytest.mark.parametrize("seed", range(200))
 def test_one_partition_runs_among_a_few_longer_equal_the_tuple_path(seed: int) -> None:
-    """``encode_canonical_runs`` of runs of one partition each but a few (its stretches of
-    one-partition runs written whole, in one grid of words when every header has one length
-    that is a multiple of 4) against the tuple path; names of one length (a multiple of 4
-    with the header or not) or of mixed lengths; the grid is counted so that it is known to
-    be taken."""
+    """Runs of one partition each but a few, written by stretches (``encode_canonical_runs``
+    from runs, ``encode_dense`` from indices; in one grid of words when every header has one
+    length that is a multiple of 4) against the tuple path; names of one length (a multiple
+    of 4 with the header or not) or of mixed lengths, as a list and as tuples (their topic
+    indices remembered for the batch); the grids are counted so that they are known to be
+    taken."""
     from kafka_sticky_plugin.codec import _dense_partitions as dp
 
     print(f"seed={seed}")
@@ -286,16 +289,17 @@ def test_one_partition_runs_among_a_few_longer_equal_the_tuple_path(seed: int) -
     offsets = topics.offsets
     version = rng.randint(0, 3)
     encoder, reference = AssignmentEncoder(), AssignmentEncoder()
-    grid = dp._among_singles_grid
+    stretches = dp._stretches
     aligned = bool(width) and (width + 6) % 4 == 0  # header: 2 + width, count: 4
-    taken = should = 0
+    grids = should = 0
 
-    def counted(*args: object) -> bytes:
-        nonlocal taken
-        taken += 1
-        return grid(*args)  # type: ignore[arg-type]
+    def counted(topics: DenseTopics, partitions: list[int]) -> object:
+        nonlocal grids
+        out = stretches(topics, partitions)
+        grids += isinstance(out, dp._WordGrid)
+        return out
 
-    dp._among_singles_grid = counted  # type: ignore[assignment]
+    dp._stretches = counted  # type: ignore[assignment]
     try:
         for _ in range(rng.randint(1, 8)):
             qs = _ones_among_runs(rng, offsets, counts)
@@ -304,13 +308,16 @@ def test_one_partition_runs_among_a_few_longer_equal_the_tuple_path(seed: int) -
             lengths = [ts.count(t) for t in run_ts]
             flat = [q - offsets[t] for q, t in zip(qs, ts, strict=True)]
             expected = _reference(reference, version, names, counts, qs)
-            got = encoder.encode_canonical_runs(
-                version, [names[t] for t in run_ts], lengths, flat, topics
-            )
-            assert got == expected, (run_ts, lengths, flat)
+            run_names = [names[t] for t in run_ts]
+            for given in (run_names, tuple(run_names), tuple(run_names)):
+                # a tuple's topic indices are remembered by value: the second one hits
+                got = encoder.encode_canonical_runs(version, given, lengths, flat, topics)
+                assert got == expected, (run_ts, lengths, flat)
             assert encoder.encode_dense(version, qs, topics) == expected
-            few = bool(flat) and (len(flat) - len(run_ts)) * dp._FEW_REPEATS <= len(flat)
-            should += aligned and few
+            repeats = len(flat) - len(run_ts)
+            few = bool(flat) and repeats * dp._FEW_REPEATS <= len(flat)
+            # once per way of giving the names, once from indices when a topic repeats
+            should += aligned * few * (3 + (repeats > 0))
     finally:
-        dp._among_singles_grid = grid  # type: ignore[assignment]
-    assert taken == should
+        dp._stretches = stretches  # type: ignore[assignment]
+    assert grids == should

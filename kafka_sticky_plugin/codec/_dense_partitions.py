@@ -115,6 +115,7 @@ class DenseTopics:
         "_heads",
         "_heads_one",
         "_index",
+        "_indices",
         "_layouts",
         "_one_size",
         "_words",
@@ -166,6 +167,7 @@ class DenseTopics:
         self._words: list[bytes] = []
         self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
         self._index: dict[str, int] = {}
+        self._indices: dict[tuple[str, ...], list[int]] = {}
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -173,6 +175,20 @@ class DenseTopics:
         if highest >= len(words):
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
+
+    def indices_of(self, names: Sequence[str]) -> list[int]:
+        """The topic index of each of ``names`` (a ``KeyError`` for a name outside these
+        topics); read-only: the list of a tuple of names is remembered for the batch (members
+        with the same topics often share one tuple, or equal ones)."""
+        index = self._index
+        if not index:
+            index.update(zip(self.names, range(len(self.names)), strict=True))
+        if type(names) is not tuple:
+            return list(map(index.__getitem__, names))
+        found = self._indices.get(names)
+        if found is None:
+            found = self._indices[names] = list(map(index.__getitem__, names))
+        return found
 
     def layout(self, ts: Sequence[int]) -> _OneEach | None:
         """How to write the strictly increasing topics ``ts`` holding one partition each,
@@ -251,10 +267,7 @@ def encode_canonical_runs(
     ``flat``, strictly increasing and in the topic; ``lengths`` ``None``: one each): the
     bytes of :func:`encode_dense_topic_partitions` of their indices, without finding each
     partition's topic (a ``KeyError`` for a name outside ``topics``, unchecked otherwise)."""
-    index = topics._index
-    if not index:
-        index.update(zip(topics.names, range(len(topics.names)), strict=True))
-    ts = list(map(index.__getitem__, names))
+    ts = topics.indices_of(names)
     partitions = flat if isinstance(flat, list) else list(flat)
     if not ts:
         return _COUNT.pack(0)
@@ -400,90 +413,112 @@ def _long_runs(
     longer: list[tuple[int, int]],
 ) -> bytes:
     """A few runs of more than one partition (``longer``: start and length of each), without
-    the count: the stretches of one-partition runs between them go through :func:`_singles`
-    whole, each longer run is its header, its count and its partition numbers packed in one
-    ``array`` call (a Python step per longer run)."""
-    heads = topics._heads
-    chunks: list[bytes | None] = []
-    append = chunks.append
+    the count: the stretches of one-partition runs between them are written whole, each
+    longer run on its own (a Python step per longer run; see :func:`_stretches`)."""
+    out = _stretches(topics, partitions)
     done = 0
     for start, length in longer:
         if done < start:
-            append(_singles(topics, ts[done:start], partitions[done:start]))
-        end = start + length
-        append(heads[ts[start]])
-        append(_COUNT.pack(length))
-        append(_int32s(partitions[start:end]))
-        done = end
+            out.singles(ts[done:start], done, start)
+        done = start + length
+        out.run(ts[start], start, done)
     if done < len(ts):
-        append(_singles(topics, ts[done:], partitions[done:]))
-    return b"".join(chunks)  # type: ignore[arg-type]  # a None head raises TypeError
+        out.singles(ts[done:], done, len(ts))
+    return out.tobytes()
 
 
 def _among_singles(
     topics: DenseTopics, run_ts: Sequence[int], partitions: list[int], lengths: Sequence[int]
 ) -> bytes:
     """Runs of one partition each but a few (run ``i`` of topic ``run_ts[i]`` the next
-    ``lengths[i]`` of ``partitions``, which the runs cover), without the count: the
-    stretches of one-partition runs go through :func:`_singles` whole, each longer run is
-    its header, its count and its partition numbers packed in one call (a Python step per
-    longer run, as :func:`_long_runs` on runs rather than positions); in one grid of words
-    when every header is (:func:`_among_singles_grid`)."""
-    if topics._one_size and topics._one_size % 4 == 0:
-        return _among_singles_grid(topics, run_ts, partitions, lengths)
-    heads = topics._heads
-    chunks: list[bytes | None] = []
-    append = chunks.append
+    ``lengths[i]`` of ``partitions``, which the runs cover), without the count: as
+    :func:`_long_runs`, on runs rather than positions."""
+    out = _stretches(topics, partitions)
     run = pos = 0  # the next run to write and the position of its first partition
     for i in compress(range(len(lengths)), map(operator.ne, lengths, repeat(1))):
         if run < i:
             end = pos + i - run  # one partition per run in between
-            append(_singles(topics, run_ts[run:i], partitions[pos:end]))
+            out.singles(run_ts[run:i], pos, end)
             pos = end
-        n = lengths[i]
-        append(heads[run_ts[i]])
-        append(_COUNT.pack(n))
-        append(_int32s(partitions[pos : pos + n]))
-        pos += n
+        end = pos + lengths[i]
+        out.run(run_ts[i], pos, end)
+        pos = end
         run = i + 1
     if run < len(run_ts):
-        append(_singles(topics, run_ts[run:], partitions[pos:]))
-    return b"".join(chunks)  # type: ignore[arg-type]  # a None head raises TypeError
+        out.singles(run_ts[run:], pos, len(partitions))
+    return out.tobytes()
 
 
-def _among_singles_grid(
-    topics: DenseTopics, run_ts: Sequence[int], partitions: list[int], lengths: Sequence[int]
-) -> bytes:
-    """:func:`_among_singles` when every ``header + count 1`` has one length, a multiple of
-    4 (``topics._one_size``): the bytes are built as one array of int32 words, every
-    partition packed once; a stretch of one-partition runs is its joined headers around
-    zero words, filled by one stepped slice copy, a longer run its header, its count and a
-    contiguous slice of the partitions' words."""
-    heads, heads_one = topics._heads, topics._heads_one
-    stride = topics._one_size // 4 + 1  # words per one-partition group; its partition last
-    words = array("i")
-    words.frombytes(_int32s(partitions))
-    grid = array("i")
-    run = pos = 0  # the next run to write and the position of its first partition
-    for i in chain(
-        compress(range(len(lengths)), map(operator.ne, lengths, repeat(1))), (len(lengths),)
-    ):
-        if run < i:
-            end = pos + i - run  # one partition per run in between
-            start = len(grid) + stride - 1
-            grid.frombytes(_ZERO_WORD.join(map(heads_one.__getitem__, run_ts[run:i])))  # type: ignore[arg-type]
-            grid.frombytes(_ZERO_WORD)
-            grid[start::stride] = words[pos:end]
-            pos = end
-        if i == len(lengths):
-            break
-        n = lengths[i]
-        grid.frombytes(heads[run_ts[i]])  # type: ignore[arg-type]  # None: a TypeError
-        grid.frombytes(_COUNT.pack(n))
-        grid.extend(words[pos : pos + n])
-        pos += n
-        run = i + 1
-    return grid.tobytes()
+def _stretches(topics: DenseTopics, partitions: list[int]) -> _Chunks | _WordGrid:
+    """A writer of ``partitions`` by stretches of one-partition topics and longer runs: one
+    grid of words when every ``header + count 1`` of the batch has one length, a multiple
+    of 4, else chunks joined at the end."""
+    if topics._one_size and topics._one_size % 4 == 0:
+        return _WordGrid(topics, partitions)
+    return _Chunks(topics, partitions)
+
+
+class _Chunks:
+    """A body written as chunks: a stretch of one-partition topics by :func:`_singles`, a
+    longer run as its header, its count and its partition numbers packed in one call; a
+    ``TypeError`` from :meth:`tobytes` for an unwritable topic (a ``None`` header)."""
+
+    __slots__ = ("_chunks", "_partitions", "_topics")
+
+    def __init__(self, topics: DenseTopics, partitions: list[int]) -> None:
+        self._topics = topics
+        self._partitions = partitions
+        self._chunks: list[bytes | None] = []
+
+    def singles(self, ts: Sequence[int], begin: int, end: int) -> None:
+        """Topics ``ts`` (strictly increasing) holding ``partitions[begin:end]``, one each."""
+        self._chunks.append(_singles(self._topics, ts, self._partitions[begin:end]))
+
+    def run(self, t: int, begin: int, end: int) -> None:
+        """Topic ``t`` holding ``partitions[begin:end]``."""
+        chunks = self._chunks
+        chunks.append(self._topics._heads[t])
+        chunks.append(_COUNT.pack(end - begin))
+        chunks.append(_int32s(self._partitions[begin:end]))
+
+    def tobytes(self) -> bytes:
+        return b"".join(self._chunks)  # type: ignore[arg-type]  # a None head: a TypeError
+
+
+class _WordGrid:
+    """A body written as one array of int32 words (every ``header + count 1`` of the batch
+    one length, a multiple of 4: ``topics._one_size``), every partition packed once up
+    front: a stretch of one-partition topics is its joined headers around zero words that
+    one stepped slice copy fills, a longer run its header, its count and a contiguous slice
+    of the partitions' words. Same methods and bytes as :class:`_Chunks`."""
+
+    __slots__ = ("_grid", "_heads", "_heads_one", "_stride", "_words")
+
+    def __init__(self, topics: DenseTopics, partitions: list[int]) -> None:
+        self._heads, self._heads_one = topics._heads, topics._heads_one
+        self._stride = topics._one_size // 4 + 1  # words per one-partition group
+        self._words = array("i")
+        self._words.frombytes(_int32s(partitions))
+        self._grid = array("i")
+
+    def singles(self, ts: Sequence[int], begin: int, end: int) -> None:
+        """Topics ``ts`` (strictly increasing) holding ``partitions[begin:end]``, one each."""
+        grid, stride = self._grid, self._stride
+        first = len(grid) + stride - 1  # a group's partition is its last word
+        heads = map(self._heads_one.__getitem__, ts)
+        grid.frombytes(_ZERO_WORD.join(heads))  # type: ignore[arg-type]  # None: a TypeError
+        grid.frombytes(_ZERO_WORD)
+        grid[first::stride] = self._words[begin:end]
+
+    def run(self, t: int, begin: int, end: int) -> None:
+        """Topic ``t`` holding ``partitions[begin:end]``."""
+        grid = self._grid
+        grid.frombytes(self._heads[t])  # type: ignore[arg-type]  # None: a TypeError
+        grid.frombytes(_COUNT.pack(end - begin))
+        grid.extend(self._words[begin:end])
+
+    def tobytes(self) -> bytes:
+        return self._grid.tobytes()
 
 
 def _int32s(values: Sequence[int]) -> bytes:
