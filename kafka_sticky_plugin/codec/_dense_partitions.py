@@ -112,6 +112,7 @@ class DenseTopics:
     """
 
     __slots__ = (
+        "_groups",
         "_heads",
         "_heads_one",
         "_index",
@@ -168,6 +169,7 @@ class DenseTopics:
         self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
         self._index: dict[str, int] = {}
         self._indices: dict[tuple[str, ...], list[int]] = {}
+        self._groups = b""
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -175,6 +177,14 @@ class DenseTopics:
         if highest >= len(words):
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
+
+    def groups(self) -> bytes:
+        """Every topic's ``header + count 1`` followed by a zero word, in topic order, built
+        on first use; for batches whose headers are all written (``_one_size`` not 0)."""
+        if not self._groups:
+            heads = self._heads_one
+            self._groups = _ZERO_WORD.join(heads) + _ZERO_WORD  # type: ignore[arg-type]
+        return self._groups
 
     def indices_of(self, names: Sequence[str]) -> list[int]:
         """The topic index of each of ``names`` (a ``KeyError`` for a name outside these
@@ -492,9 +502,10 @@ class _WordGrid:
     one stepped slice copy fills, a longer run its header, its count and a contiguous slice
     of the partitions' words. Same methods and bytes as :class:`_Chunks`."""
 
-    __slots__ = ("_grid", "_heads", "_heads_one", "_stride", "_words")
+    __slots__ = ("_grid", "_heads", "_heads_one", "_stride", "_topics", "_words")
 
     def __init__(self, topics: DenseTopics, partitions: list[int]) -> None:
+        self._topics = topics
         self._heads, self._heads_one = topics._heads, topics._heads_one
         self._stride = topics._one_size // 4 + 1  # words per one-partition group
         self._words = array("i")
@@ -502,12 +513,18 @@ class _WordGrid:
         self._grid = array("i")
 
     def singles(self, ts: Sequence[int], begin: int, end: int) -> None:
-        """Topics ``ts`` (strictly increasing) holding ``partitions[begin:end]``, one each."""
+        """Topics ``ts`` (strictly increasing) holding ``partitions[begin:end]``, one each:
+        consecutive topics are one slice of the batch's groups (:meth:`DenseTopics.groups`),
+        others their headers joined around zero words."""
         grid, stride = self._grid, self._stride
         first = len(grid) + stride - 1  # a group's partition is its last word
-        heads = map(self._heads_one.__getitem__, ts)
-        grid.frombytes(_ZERO_WORD.join(heads))  # type: ignore[arg-type]  # None: a TypeError
-        grid.frombytes(_ZERO_WORD)
+        if ts[-1] - ts[0] + 1 == len(ts):
+            size = 4 * stride
+            grid.frombytes(self._topics.groups()[size * ts[0] : size * (ts[-1] + 1)])
+        else:
+            heads = map(self._heads_one.__getitem__, ts)
+            grid.frombytes(_ZERO_WORD.join(heads))  # type: ignore[arg-type]  # None: TypeError
+            grid.frombytes(_ZERO_WORD)
         grid[first::stride] = self._words[begin:end]
 
     def run(self, t: int, begin: int, end: int) -> None:
