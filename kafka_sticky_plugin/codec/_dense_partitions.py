@@ -5,9 +5,10 @@ A leader's engine plans on dense indices (one int per partition of the group's t
 (topics sorted, each once, its distinct partitions sorted, no empty topic: the invariants of
 :mod:`._topic_partitions`) without a ``(topic, partition)`` tuple per partition. The indices
 become a column of topic indices and a column of partition numbers in C (``map``); each topic's
-run of partitions is written as its cached header, its count and its partition numbers as
-big-endian int32 in bulk (``array``), and a stretch of one-partition topics (a member of a large
-group holds one partition of each of many topics) in one ``join`` or ``struct`` call. The bytes
+run of partitions is written as its cached header, its count and a slice of the member's
+partition numbers packed once as big-endian int32 (one ``struct`` call), and a stretch of
+one-partition topics (a member of a large group holds one partition of each of many topics)
+as a template of headers whose partition words are filled by stepped slice copies. The bytes
 are those of :func:`._topic_partitions.encode_topic_partitions` of the same pairs.
 """
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 import operator
 import struct
 from array import array
-from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
 
@@ -31,12 +31,10 @@ _ZERO_WORD = bytes(4)
 _INT32_ARRAY = array("i").itemsize == 4
 #: Partition numbers above this are packed one by one instead of from a shared table.
 _WORDS_MAX = 1 << 16
-#: Writing a run with a Python step (:func:`_long_runs`) pays when a member has at most one
-#: repeated topic per this many partitions (one partition of most topics, a few of some) ...
+#: Writing stretches of one-partition topics whole (:func:`_long_runs`) pays when a member
+#: has at most one repeated topic per this many partitions (one partition of most topics, a
+#: few of some); otherwise every run is written on its own (:func:`_sliced_runs`).
 _FEW_REPEATS = 32
-#: ... or when its runs average this many partitions or more; otherwise every partition is
-#: written in one ``join`` (:func:`_short_runs`). Measured on the bench shapes.
-_LONG_RUN = 8
 
 
 class _OneEach:
@@ -305,9 +303,10 @@ def _runs(
     topics: DenseTopics, ts: Sequence[int], partitions: list[int], repeats: list[int]
 ) -> bytes:
     """The array of partitions whose topics ``ts`` repeat at ``repeats`` (count included),
-    by the cheapest of three ways: a few repeats (one partition of most topics: a receiver
-    after a rebalance) or long runs on average take a Python step per longer run
-    (:func:`_long_runs`); many short runs take none (:func:`_short_runs`)."""
+    by the cheaper of two ways: a few repeats (one partition of most topics: a receiver
+    after a rebalance) take a Python step per longer run (:func:`_long_runs`), others one
+    per run (:func:`_sliced_runs`; cheaper than a ``join`` of a piece per partition even
+    for runs of one or two partitions, measured on CPython 3.11)."""
     n = len(ts)
     if len(repeats) * _FEW_REPEATS <= n:
         return _COUNT.pack(n - len(repeats)) + _long_runs(
@@ -315,10 +314,7 @@ def _runs(
         )
     starts = [0, *compress(range(1, n), map(operator.ne, islice(ts, 1, None), ts))]
     lengths = list(map(operator.sub, [*islice(starts, 1, None), n], starts))
-    count = _COUNT.pack(len(starts))
-    if len(starts) * _LONG_RUN <= n:
-        return count + _sliced_runs(topics, ts, partitions, starts, lengths)
-    return count + _short_runs(topics, ts, partitions, starts, lengths)
+    return _COUNT.pack(len(starts)) + _sliced_runs(topics, ts, partitions, starts, lengths)
 
 
 def _longer_runs(repeats: list[int]) -> list[tuple[int, int]]:
@@ -360,27 +356,6 @@ def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> b
     return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
 
 
-def _short_runs(
-    topics: DenseTopics,
-    ts: Sequence[int],
-    partitions: list[int],
-    starts: list[int],
-    lengths: list[int],
-) -> bytes:
-    """Many runs of a few partitions each (``starts`` the first position of each topic's run,
-    ``lengths`` its length), without the count, in one ``join`` and no Python step per run:
-    every partition's word is preceded by a prefix, its run's header and count where a run
-    starts and empty bytes elsewhere (the prefixes are placed by ``map`` in C)."""
-    word = _word_of(topics, max(max(partitions), max(lengths)))
-    prefixes: list[bytes | None] = [b""] * len(ts)
-    run_heads = map(topics._heads.__getitem__, map(ts.__getitem__, starts))
-    deque(map(prefixes.__setitem__, starts, map(operator.add, run_heads, map(word, lengths))), 0)
-    pieces: chain[bytes | None] = chain.from_iterable(
-        zip(prefixes, map(word, partitions), strict=True)
-    )
-    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
-
-
 def _sliced_runs(
     topics: DenseTopics,
     ts: Sequence[int],
@@ -388,10 +363,10 @@ def _sliced_runs(
     starts: list[int],
     lengths: list[int],
 ) -> bytes:
-    """Runs that average several partitions each (``starts`` the first position of each
-    topic's run, ``lengths`` its length), without the count, in one ``join`` and no Python
-    step per partition: every partition number is packed once as big-endian int32 (one
-    ``struct`` call), each run is its header, its count and a slice of those bytes."""
+    """Runs (``starts`` the first position of each topic's run, ``lengths`` its length),
+    without the count, in one ``join`` and no Python step per partition: every partition
+    number is packed once as big-endian int32 (one ``struct`` call), each run is its
+    header, its count and a slice of those bytes."""
     return _sliced(topics, list(map(ts.__getitem__, starts)), partitions, lengths)
 
 
