@@ -35,6 +35,9 @@ _WORDS_MAX = 1 << 16
 #: has at most one repeated topic per this many partitions (one partition of most topics, a
 #: few of some); otherwise every run is written on its own (:func:`_sliced_runs`).
 _FEW_REPEATS = 32
+#: A member whose runs hold at most this many partitions each takes every run's header and
+#: count as one cached piece (:meth:`DenseTopics.counted`).
+_COUNTED_MAX = 8
 
 
 class _OneEach:
@@ -110,6 +113,7 @@ class DenseTopics:
     """
 
     __slots__ = (
+        "_counted",
         "_groups",
         "_heads",
         "_heads_one",
@@ -168,6 +172,7 @@ class DenseTopics:
         self._index: dict[str, int] = {}
         self._indices: dict[tuple[str, ...], list[int]] = {}
         self._groups = b""
+        self._counted: list[list[bytes | None]] = []
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -175,6 +180,16 @@ class DenseTopics:
         if highest >= len(words):
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
+
+    def counted(self, highest: int) -> list[list[bytes | None]]:
+        """``counted(h)[n][t]`` is topic ``t``'s header followed by the count ``n`` (``None``
+        for a topic whose header is), for ``n <= h``; rows built on first use."""
+        rows = self._counted
+        heads = self._heads
+        while len(rows) <= highest:
+            word = _COUNT.pack(len(rows))
+            rows.append([None if head is None else head + word for head in heads])
+        return rows
 
     def groups(self) -> bytes:
         """Every topic's ``header + count 1`` followed by a zero word, in topic order, built
@@ -376,7 +391,10 @@ def _sliced(
     """:func:`_sliced_runs` given each run's topic (``run_ts``) rather than each partition's
     (run ``i`` the next ``lengths[i]`` of ``partitions``, which the runs cover)."""
     packed = _int32s(partitions)
-    word = _word_of(topics, max(lengths))
+    highest = max(lengths)
+    if highest <= _COUNTED_MAX:
+        return _sliced_counted(topics.counted(highest), run_ts, packed, lengths)
+    word = _word_of(topics, highest)
     heads = topics._heads
     pieces: list[bytes | None] = []
     append = pieces.append
@@ -387,6 +405,25 @@ def _sliced(
         begin, end = end, end + 4 * n
         append(heads[t])
         append(word(n))
+        append(packed[begin:end])
+    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _sliced_counted(
+    counted: list[list[bytes | None]],
+    run_ts: Sequence[int],
+    packed: bytes,
+    lengths: Sequence[int],
+) -> bytes:
+    """:func:`_sliced` of short runs, given the batch's :meth:`DenseTopics.counted` pieces
+    (for every length in ``lengths``) and the partitions already ``packed``: two pieces per
+    run instead of three."""
+    pieces: list[bytes | None] = []
+    append = pieces.append
+    end = 0
+    for t, n in zip(run_ts, lengths, strict=True):
+        begin, end = end, end + 4 * n
+        append(counted[n][t])
         append(packed[begin:end])
     return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
 
