@@ -240,7 +240,9 @@ def test_canonical_runs_written_directly_equal_their_dense_indices(seed: int) ->
             qs = sorted(q for q in range(topics.total) if rng.random() < 0.3)
         ts = [topics.topic_at[q] for q in qs]
         run_ts = sorted(set(ts))
-        run_names = [names[t] for t in run_ts]
+        run_names: Sequence[str] = [names[t] for t in run_ts]
+        if rng.random() < 0.5:
+            run_names = tuple(run_names)  # topic indices remembered by value
         lengths = [ts.count(t) for t in run_ts]
         flat = [q - offsets[t] for q, t in zip(qs, ts, strict=True)]
         one_each = len(flat) == len(run_names)
@@ -249,3 +251,73 @@ def test_canonical_runs_written_directly_equal_their_dense_indices(seed: int) ->
             version, run_names, None if one_each and rng.random() < 0.7 else lengths, flat, topics
         )
         assert got == expected, (run_names, lengths, flat)
+
+
+def _ones_among_runs(rng: random.Random, offsets: list[int], counts: list[int]) -> list[int]:
+    """One partition of most topics, several of a few (a Java member's claims in a group with
+    about as many members as partitions per topic), some topics skipped."""
+    qs: list[int] = []
+    for t, n in enumerate(counts):
+        if not n or rng.random() < 0.1:
+            continue
+        k = rng.randint(2, min(n, 4)) if n > 1 and rng.random() < 0.05 else 1
+        qs.extend(offsets[t] + p for p in sorted(rng.sample(range(n), k)))
+    return qs
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_one_partition_runs_among_a_few_longer_equal_the_tuple_path(seed: int) -> None:
+    """Runs of one partition each but a few, written by stretches (``encode_canonical_runs``
+    from runs, ``encode_dense`` from indices; in one grid of words when every header has one
+    length that is a multiple of 4) against the tuple path; names of one length (a multiple
+    of 4 with the header or not) or of mixed lengths, as a list and as tuples (their topic
+    indices remembered for the batch); the grids are counted so that they are known to be
+    taken."""
+    from kafka_sticky_plugin.codec import _dense_partitions as dp
+
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    width = rng.choice([6, 7, 10, 14, 0])  # 0: names of mixed lengths
+    names = sorted(
+        {
+            f"{rng.randrange(10**width):0{width}d}" if width else "x" * rng.randint(1, 9)
+            for _ in range(rng.choice([20, 60, 200]))
+        }
+    )
+    counts = [rng.choice([0, 1, 2, 3, 8, 40]) for _ in names]
+    topics = DenseTopics(names, counts)
+    offsets = topics.offsets
+    version = rng.randint(0, 3)
+    encoder, reference = AssignmentEncoder(), AssignmentEncoder()
+    stretches = dp._stretches
+    aligned = bool(width) and (width + 6) % 4 == 0  # header: 2 + width, count: 4
+    grids = should = 0
+
+    def counted(topics: DenseTopics, partitions: list[int]) -> object:
+        nonlocal grids
+        out = stretches(topics, partitions)
+        grids += isinstance(out, dp._WordGrid)
+        return out
+
+    dp._stretches = counted  # type: ignore[assignment]
+    try:
+        for _ in range(rng.randint(1, 8)):
+            qs = _ones_among_runs(rng, offsets, counts)
+            ts = [topics.topic_at[q] for q in qs]
+            run_ts = sorted(set(ts))
+            lengths = [ts.count(t) for t in run_ts]
+            flat = [q - offsets[t] for q, t in zip(qs, ts, strict=True)]
+            expected = _reference(reference, version, names, counts, qs)
+            run_names = [names[t] for t in run_ts]
+            for given in (run_names, tuple(run_names), tuple(run_names)):
+                # a tuple's topic indices are remembered by value: the second one hits
+                got = encoder.encode_canonical_runs(version, given, lengths, flat, topics)
+                assert got == expected, (run_ts, lengths, flat)
+            assert encoder.encode_dense(version, qs, topics) == expected
+            repeats = len(flat) - len(run_ts)
+            few = bool(flat) and repeats * dp._FEW_REPEATS <= len(flat)
+            # once per way of giving the names, once from indices when a topic repeats
+            should += aligned * few * (3 + (repeats > 0))
+    finally:
+        dp._stretches = stretches  # type: ignore[assignment]
+    assert grids == should

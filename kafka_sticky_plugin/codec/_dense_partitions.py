@@ -5,9 +5,10 @@ A leader's engine plans on dense indices (one int per partition of the group's t
 (topics sorted, each once, its distinct partitions sorted, no empty topic: the invariants of
 :mod:`._topic_partitions`) without a ``(topic, partition)`` tuple per partition. The indices
 become a column of topic indices and a column of partition numbers in C (``map``); each topic's
-run of partitions is written as its cached header, its count and its partition numbers as
-big-endian int32 in bulk (``array``), and a stretch of one-partition topics (a member of a large
-group holds one partition of each of many topics) in one ``join`` or ``struct`` call. The bytes
+run of partitions is written as its cached header, its count and a slice of the member's
+partition numbers packed once as big-endian int32 (one ``struct`` call), and a stretch of
+one-partition topics (a member of a large group holds one partition of each of many topics)
+as a template of headers whose partition words are filled by stepped slice copies. The bytes
 are those of :func:`._topic_partitions.encode_topic_partitions` of the same pairs.
 """
 
@@ -15,11 +16,9 @@ from __future__ import annotations
 
 import operator
 import struct
-import sys
 from array import array
-from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import accumulate, chain, compress, islice, repeat
+from itertools import chain, compress, islice, repeat
 
 from ._topic_partitions import TopicHeaders, _strictly_increasing
 from ._wire import INT16_MAX, INT32_MAX
@@ -29,16 +28,16 @@ __all__ = ["DenseTopics", "encode_canonical_runs", "encode_dense_topic_partition
 _COUNT = struct.Struct(">i")
 _COUNT_ONE = _COUNT.pack(1)
 _ZERO_WORD = bytes(4)
-_SWAP = sys.byteorder == "little"  # array('i') is native order; the wire is big-endian
 _INT32_ARRAY = array("i").itemsize == 4
 #: Partition numbers above this are packed one by one instead of from a shared table.
 _WORDS_MAX = 1 << 16
-#: Writing a run with a Python step (:func:`_long_runs`) pays when a member has at most one
-#: repeated topic per this many partitions (one partition of most topics, a few of some) ...
+#: Writing stretches of one-partition topics whole (:func:`_long_runs`) pays when a member
+#: has at most one repeated topic per this many partitions (one partition of most topics, a
+#: few of some); otherwise every run is written on its own (:func:`_sliced_runs`).
 _FEW_REPEATS = 32
-#: ... or when its runs average this many partitions or more; otherwise every partition is
-#: written in one ``join`` (:func:`_short_runs`). Measured on the bench shapes.
-_LONG_RUN = 8
+#: A member whose runs hold at most this many partitions each takes every run's header and
+#: count as one cached piece (:meth:`DenseTopics.counted`).
+_COUNTED_MAX = 8
 
 
 class _OneEach:
@@ -68,21 +67,27 @@ class _OneEach:
             )
         if len(partitions) != len(self._fixed):
             raise ValueError("one partition per topic")
-        return _fill_words(bytearray(self._template), self._head_size, partitions)
+        return _fill_words(self._template, self._head_size, partitions)
 
 
-def _fill_words(template: bytearray, head: int, partitions: Sequence[int]) -> bytes:
-    """``template`` (groups of ``head`` header bytes and 4 zero bytes, one per partition)
-    with ``partitions`` (each in int32) as big-endian int32 in the zero bytes: four stepped
-    slice copies in C."""
-    words = array("i", partitions)
-    if _SWAP:
-        words.byteswap()
-    raw = words.tobytes()
+def _fill_words(template: bytes | bytearray, head: int, partitions: Sequence[int]) -> bytes:
+    """``template`` (groups of ``head`` header bytes and 4 zero bytes, one per partition;
+    not modified) with ``partitions`` (each in int32) as big-endian int32 in the zero bytes:
+    one stepped copy of whole words when ``head`` is a multiple of 4 (the groups are then
+    words too), else four stepped copies of bytes; in C either way."""
+    raw = _int32s(partitions)
     stride = head + 4
+    if head % 4 == 0:
+        grid = array("i")
+        grid.frombytes(template)
+        words = array("i")
+        words.frombytes(raw)
+        grid[head // 4 :: stride // 4] = words
+        return grid.tobytes()
+    filled = bytearray(template)
     for k in range(4):
-        template[head + k :: stride] = raw[k::4]
-    return bytes(template)
+        filled[head + k :: stride] = raw[k::4]
+    return bytes(filled)
 
 
 def _header(name: str) -> bytes | None:
@@ -108,9 +113,12 @@ class DenseTopics:
     """
 
     __slots__ = (
+        "_counted",
+        "_groups",
         "_heads",
         "_heads_one",
         "_index",
+        "_indices",
         "_layouts",
         "_one_size",
         "_words",
@@ -162,6 +170,9 @@ class DenseTopics:
         self._words: list[bytes] = []
         self._layouts: dict[tuple[int, ...], _OneEach | None] = {}
         self._index: dict[str, int] = {}
+        self._indices: dict[tuple[str, ...], list[int]] = {}
+        self._groups = b""
+        self._counted: list[list[bytes | None]] = []
 
     def words(self, highest: int) -> list[bytes]:
         """``words(h)[p]`` is partition ``p`` as big-endian int32 bytes, for ``p <= h``."""
@@ -170,15 +181,54 @@ class DenseTopics:
             words.extend(map(_COUNT.pack, range(len(words), highest + 1)))
         return words
 
+    def counted(self, highest: int) -> list[list[bytes | None]]:
+        """``counted(h)[n][t]`` is topic ``t``'s header followed by the count ``n`` (``None``
+        for a topic whose header is), for ``n <= h``; rows built on first use."""
+        rows = self._counted
+        heads = self._heads
+        while len(rows) <= highest:
+            word = _COUNT.pack(len(rows))
+            rows.append([None if head is None else head + word for head in heads])
+        return rows
+
+    def groups(self) -> bytes:
+        """Every topic's ``header + count 1`` followed by a zero word, in topic order, built
+        on first use; for batches whose headers are all written (``_one_size`` not 0)."""
+        if not self._groups:
+            heads = self._heads_one
+            self._groups = _ZERO_WORD.join(heads) + _ZERO_WORD  # type: ignore[arg-type]
+        return self._groups
+
+    def indices_of(self, names: Sequence[str]) -> list[int]:
+        """The topic index of each of ``names`` (a ``KeyError`` for a name outside these
+        topics); read-only: the list of a tuple of names is remembered for the batch (members
+        with the same topics often share one tuple, or equal ones)."""
+        index = self._index
+        if not index:
+            index.update(zip(self.names, range(len(self.names)), strict=True))
+        if type(names) is not tuple:
+            return list(map(index.__getitem__, names))
+        found = self._indices.get(names)
+        if found is None:
+            found = self._indices[names] = list(map(index.__getitem__, names))
+        return found
+
     def layout(self, ts: Sequence[int]) -> _OneEach | None:
         """How to write the strictly increasing topics ``ts`` holding one partition each,
-        built the second time ``ts`` is seen (``None`` before, and for an unwritable topic)."""
+        built the second time ``ts`` is seen (``None`` before, and for an unwritable topic).
+        When every header has one length, only consecutive topics are remembered: their key
+        is short, while the key of others costs as much as joining their headers anew."""
         n = len(ts)
         if n < self.MIN_GROUPS:
             return None
         # Strictly increasing topics spanning n consecutive ones are range(ts[0], ts[0] + n):
         # a short key (never equal to a whole sequence, which has MIN_GROUPS or more items).
-        key: tuple[int, ...] = (ts[0], n) if ts[-1] - ts[0] + 1 == n else tuple(ts)
+        if ts[-1] - ts[0] + 1 == n:
+            key: tuple[int, ...] = (ts[0], n)
+        elif self._one_size:
+            return None
+        else:
+            key = tuple(ts)
         layouts = self._layouts
         if key not in layouts:
             layouts[key] = None
@@ -240,17 +290,16 @@ def encode_canonical_runs(
     ``flat``, strictly increasing and in the topic; ``lengths`` ``None``: one each): the
     bytes of :func:`encode_dense_topic_partitions` of their indices, without finding each
     partition's topic (a ``KeyError`` for a name outside ``topics``, unchecked otherwise)."""
-    index = topics._index
-    if not index:
-        index.update(zip(topics.names, range(len(topics.names)), strict=True))
-    ts = list(map(index.__getitem__, names))
+    ts = topics.indices_of(names)
     partitions = flat if isinstance(flat, list) else list(flat)
     if not ts:
         return _COUNT.pack(0)
+    count = _COUNT.pack(len(ts))
     if lengths is None:
-        return _COUNT.pack(len(ts)) + _singles(topics, ts, partitions)
-    starts = [0, *accumulate(islice(lengths, len(lengths) - 1))]
-    return _COUNT.pack(len(ts)) + _sliced(topics, ts, partitions, starts, lengths)
+        return count + _singles(topics, ts, partitions)
+    if (len(partitions) - len(ts)) * _FEW_REPEATS <= len(partitions):
+        return count + _among_singles(topics, ts, partitions, lengths)
+    return count + _sliced(topics, ts, partitions, lengths)
 
 
 def _topics_of(indices: Sequence[int], topics: DenseTopics) -> list[int] | range:
@@ -269,9 +318,10 @@ def _runs(
     topics: DenseTopics, ts: Sequence[int], partitions: list[int], repeats: list[int]
 ) -> bytes:
     """The array of partitions whose topics ``ts`` repeat at ``repeats`` (count included),
-    by the cheapest of three ways: a few repeats (one partition of most topics: a receiver
-    after a rebalance) or long runs on average take a Python step per longer run
-    (:func:`_long_runs`); many short runs take none (:func:`_short_runs`)."""
+    by the cheaper of two ways: a few repeats (one partition of most topics: a receiver
+    after a rebalance) take a Python step per longer run (:func:`_long_runs`), others one
+    per run (:func:`_sliced_runs`; cheaper than a ``join`` of a piece per partition even
+    for runs of one or two partitions, measured on CPython 3.11)."""
     n = len(ts)
     if len(repeats) * _FEW_REPEATS <= n:
         return _COUNT.pack(n - len(repeats)) + _long_runs(
@@ -279,10 +329,7 @@ def _runs(
         )
     starts = [0, *compress(range(1, n), map(operator.ne, islice(ts, 1, None), ts))]
     lengths = list(map(operator.sub, [*islice(starts, 1, None), n], starts))
-    count = _COUNT.pack(len(starts))
-    if len(starts) * _LONG_RUN <= n:
-        return count + _sliced_runs(topics, ts, partitions, starts, lengths)
-    return count + _short_runs(topics, ts, partitions, starts, lengths)
+    return _COUNT.pack(len(starts)) + _sliced_runs(topics, ts, partitions, starts, lengths)
 
 
 def _longer_runs(repeats: list[int]) -> list[tuple[int, int]]:
@@ -315,33 +362,11 @@ def _singles(topics: DenseTopics, ts: Sequence[int], partitions: list[int]) -> b
         return layout.pack(partitions)
     heads = topics._heads_one
     if topics._one_size:  # every header of one length
-        template = bytearray(_ZERO_WORD.join(map(heads.__getitem__, ts)))  # type: ignore[arg-type]
-        template += _ZERO_WORD
+        template = _ZERO_WORD.join(map(heads.__getitem__, ts)) + _ZERO_WORD  # type: ignore[arg-type]
         return _fill_words(template, topics._one_size, partitions)
     words = map(_word_of(topics, max(partitions)), partitions)
     pieces: chain[bytes | None] = chain.from_iterable(
         zip(map(heads.__getitem__, ts), words, strict=True)
-    )
-    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
-
-
-def _short_runs(
-    topics: DenseTopics,
-    ts: Sequence[int],
-    partitions: list[int],
-    starts: list[int],
-    lengths: list[int],
-) -> bytes:
-    """Many runs of a few partitions each (``starts`` the first position of each topic's run,
-    ``lengths`` its length), without the count, in one ``join`` and no Python step per run:
-    every partition's word is preceded by a prefix, its run's header and count where a run
-    starts and empty bytes elsewhere (the prefixes are placed by ``map`` in C)."""
-    word = _word_of(topics, max(max(partitions), max(lengths)))
-    prefixes: list[bytes | None] = [b""] * len(ts)
-    run_heads = map(topics._heads.__getitem__, map(ts.__getitem__, starts))
-    deque(map(prefixes.__setitem__, starts, map(operator.add, run_heads, map(word, lengths))), 0)
-    pieces: chain[bytes | None] = chain.from_iterable(
-        zip(prefixes, map(word, partitions), strict=True)
     )
     return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
 
@@ -353,31 +378,53 @@ def _sliced_runs(
     starts: list[int],
     lengths: list[int],
 ) -> bytes:
-    """Runs that average several partitions each (``starts`` the first position of each
-    topic's run, ``lengths`` its length), without the count, in one ``join`` and no Python
-    step per run: every partition number is packed once as big-endian int32 (``array``),
-    each run is its header, its count and a slice of those bytes (slice objects and headers
-    placed by ``map`` in C)."""
-    return _sliced(topics, list(map(ts.__getitem__, starts)), partitions, starts, lengths)
+    """Runs (``starts`` the first position of each topic's run, ``lengths`` its length),
+    without the count, in one ``join`` and no Python step per partition: every partition
+    number is packed once as big-endian int32 (one ``struct`` call), each run is its
+    header, its count and a slice of those bytes."""
+    return _sliced(topics, list(map(ts.__getitem__, starts)), partitions, lengths)
 
 
 def _sliced(
-    topics: DenseTopics,
+    topics: DenseTopics, run_ts: Sequence[int], partitions: list[int], lengths: Sequence[int]
+) -> bytes:
+    """:func:`_sliced_runs` given each run's topic (``run_ts``) rather than each partition's
+    (run ``i`` the next ``lengths[i]`` of ``partitions``, which the runs cover)."""
+    packed = _int32s(partitions)
+    highest = max(lengths)
+    if highest <= _COUNTED_MAX:
+        return _sliced_counted(topics.counted(highest), run_ts, packed, lengths)
+    word = _word_of(topics, highest)
+    heads = topics._heads
+    pieces: list[bytes | None] = []
+    append = pieces.append
+    # A plain loop: three appends and one slice per run cost less than the same pieces
+    # made by ``map``, ``slice`` and ``zip`` (measured on the bench shapes, CPython 3.11).
+    end = 0
+    for t, n in zip(run_ts, lengths, strict=True):
+        begin, end = end, end + 4 * n
+        append(heads[t])
+        append(word(n))
+        append(packed[begin:end])
+    return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
+
+
+def _sliced_counted(
+    counted: list[list[bytes | None]],
     run_ts: Sequence[int],
-    partitions: list[int],
-    starts: Sequence[int],
+    packed: bytes,
     lengths: Sequence[int],
 ) -> bytes:
-    """:func:`_sliced_runs` given each run's topic (``run_ts``) rather than each partition's."""
-    packed = _int32s(partitions)
-    word = _word_of(topics, max(lengths))
-    bounds = list(map(operator.mul, starts, repeat(4)))
-    bounds.append(4 * len(partitions))
-    run_words = map(packed.__getitem__, map(slice, bounds, islice(bounds, 1, None)))
-    run_heads = map(topics._heads.__getitem__, run_ts)
-    pieces: chain[bytes | None] = chain.from_iterable(
-        zip(run_heads, map(word, lengths), run_words, strict=True)
-    )
+    """:func:`_sliced` of short runs, given the batch's :meth:`DenseTopics.counted` pieces
+    (for every length in ``lengths``) and the partitions already ``packed``: two pieces per
+    run instead of three."""
+    pieces: list[bytes | None] = []
+    append = pieces.append
+    end = 0
+    for t, n in zip(run_ts, lengths, strict=True):
+        begin, end = end, end + 4 * n
+        append(counted[n][t])
+        append(packed[begin:end])
     return b"".join(pieces)  # type: ignore[arg-type]  # a None head raises TypeError
 
 
@@ -388,31 +435,122 @@ def _long_runs(
     longer: list[tuple[int, int]],
 ) -> bytes:
     """A few runs of more than one partition (``longer``: start and length of each), without
-    the count: the stretches of one-partition runs between them go through :func:`_singles`
-    whole, each longer run is its header, its count and its partition numbers packed in one
-    ``array`` call (a Python step per longer run)."""
-    heads = topics._heads
-    chunks: list[bytes | None] = []
-    append = chunks.append
+    the count: the stretches of one-partition runs between them are written whole, each
+    longer run on its own (a Python step per longer run; see :func:`_stretches`)."""
+    out = _stretches(topics, partitions)
     done = 0
     for start, length in longer:
         if done < start:
-            append(_singles(topics, ts[done:start], partitions[done:start]))
-        end = start + length
-        append(heads[ts[start]])
-        append(_COUNT.pack(length))
-        append(_int32s(partitions[start:end]))
-        done = end
+            out.singles(ts[done:start], done, start)
+        done = start + length
+        out.run(ts[start], start, done)
     if done < len(ts):
-        append(_singles(topics, ts[done:], partitions[done:]))
-    return b"".join(chunks)  # type: ignore[arg-type]  # a None head raises TypeError
+        out.singles(ts[done:], done, len(ts))
+    return out.tobytes()
 
 
-def _int32s(values: list[int]) -> bytes:
-    """``values`` (each in int32) as big-endian int32 bytes."""
-    if not _INT32_ARRAY:
-        return struct.pack(f">{len(values)}i", *values)
-    packed = array("i", values)
-    if _SWAP:
-        packed.byteswap()
-    return packed.tobytes()
+def _among_singles(
+    topics: DenseTopics, run_ts: Sequence[int], partitions: list[int], lengths: Sequence[int]
+) -> bytes:
+    """Runs of one partition each but a few (run ``i`` of topic ``run_ts[i]`` the next
+    ``lengths[i]`` of ``partitions``, which the runs cover), without the count: as
+    :func:`_long_runs`, on runs rather than positions."""
+    out = _stretches(topics, partitions)
+    run = pos = 0  # the next run to write and the position of its first partition
+    for i in compress(range(len(lengths)), map(operator.ne, lengths, repeat(1))):
+        if run < i:
+            end = pos + i - run  # one partition per run in between
+            out.singles(run_ts[run:i], pos, end)
+            pos = end
+        end = pos + lengths[i]
+        out.run(run_ts[i], pos, end)
+        pos = end
+        run = i + 1
+    if run < len(run_ts):
+        out.singles(run_ts[run:], pos, len(partitions))
+    return out.tobytes()
+
+
+def _stretches(topics: DenseTopics, partitions: list[int]) -> _Chunks | _WordGrid:
+    """A writer of ``partitions`` by stretches of one-partition topics and longer runs: one
+    grid of words when every ``header + count 1`` of the batch has one length, a multiple
+    of 4, else chunks joined at the end."""
+    if topics._one_size and topics._one_size % 4 == 0:
+        return _WordGrid(topics, partitions)
+    return _Chunks(topics, partitions)
+
+
+class _Chunks:
+    """A body written as chunks: a stretch of one-partition topics by :func:`_singles`, a
+    longer run as its header, its count and its partition numbers packed in one call; a
+    ``TypeError`` from :meth:`tobytes` for an unwritable topic (a ``None`` header)."""
+
+    __slots__ = ("_chunks", "_partitions", "_topics")
+
+    def __init__(self, topics: DenseTopics, partitions: list[int]) -> None:
+        self._topics = topics
+        self._partitions = partitions
+        self._chunks: list[bytes | None] = []
+
+    def singles(self, ts: Sequence[int], begin: int, end: int) -> None:
+        """Topics ``ts`` (strictly increasing) holding ``partitions[begin:end]``, one each."""
+        self._chunks.append(_singles(self._topics, ts, self._partitions[begin:end]))
+
+    def run(self, t: int, begin: int, end: int) -> None:
+        """Topic ``t`` holding ``partitions[begin:end]``."""
+        chunks = self._chunks
+        chunks.append(self._topics._heads[t])
+        chunks.append(_COUNT.pack(end - begin))
+        chunks.append(_int32s(self._partitions[begin:end]))
+
+    def tobytes(self) -> bytes:
+        return b"".join(self._chunks)  # type: ignore[arg-type]  # a None head: a TypeError
+
+
+class _WordGrid:
+    """A body written as one array of int32 words (every ``header + count 1`` of the batch
+    one length, a multiple of 4: ``topics._one_size``), every partition packed once up
+    front: a stretch of one-partition topics is its joined headers around zero words that
+    one stepped slice copy fills, a longer run its header, its count and a contiguous slice
+    of the partitions' words. Same methods and bytes as :class:`_Chunks`."""
+
+    __slots__ = ("_grid", "_heads", "_heads_one", "_stride", "_topics", "_words")
+
+    def __init__(self, topics: DenseTopics, partitions: list[int]) -> None:
+        self._topics = topics
+        self._heads, self._heads_one = topics._heads, topics._heads_one
+        self._stride = topics._one_size // 4 + 1  # words per one-partition group
+        self._words = array("i")
+        self._words.frombytes(_int32s(partitions))
+        self._grid = array("i")
+
+    def singles(self, ts: Sequence[int], begin: int, end: int) -> None:
+        """Topics ``ts`` (strictly increasing) holding ``partitions[begin:end]``, one each:
+        consecutive topics are one slice of the batch's groups (:meth:`DenseTopics.groups`),
+        others their headers joined around zero words."""
+        grid, stride = self._grid, self._stride
+        first = len(grid) + stride - 1  # a group's partition is its last word
+        if ts[-1] - ts[0] + 1 == len(ts):
+            size = 4 * stride
+            grid.frombytes(self._topics.groups()[size * ts[0] : size * (ts[-1] + 1)])
+        else:
+            heads = map(self._heads_one.__getitem__, ts)
+            grid.frombytes(_ZERO_WORD.join(heads))  # type: ignore[arg-type]  # None: TypeError
+            grid.frombytes(_ZERO_WORD)
+        grid[first::stride] = self._words[begin:end]
+
+    def run(self, t: int, begin: int, end: int) -> None:
+        """Topic ``t`` holding ``partitions[begin:end]``."""
+        grid = self._grid
+        grid.frombytes(self._heads[t])  # type: ignore[arg-type]  # None: a TypeError
+        grid.frombytes(_COUNT.pack(end - begin))
+        grid.extend(self._words[begin:end])
+
+    def tobytes(self) -> bytes:
+        return self._grid.tobytes()
+
+
+def _int32s(values: Sequence[int]) -> bytes:
+    """``values`` (each in int32) as big-endian int32 bytes: one ``struct`` call (twice as
+    fast as an ``array`` and its byte swap)."""
+    return struct.pack(f">{len(values)}i", *values)
