@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import Counter
+from operator import itemgetter
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -197,7 +198,7 @@ def _spread_moved(
         changed = False
         # Topics where some holder of a moved partition is two above the lowest holder.
         candidates = {t for a in holders for t, qs in moved[a].items() if qs and counts[a][t] >= 2}
-        low = {t: min(counts[b].get(t, 0) for b in holders) for t in candidates}
+        low = _lowest_counts(candidates, [counts[b] for b in holders])
         # ``low`` may go stale within a sweep; it only filters, and a sweep with a swap is
         # followed by another with fresh values, so the last sweep sees exact ones.
         for a in holders:
@@ -219,6 +220,12 @@ def _spread_moved(
                         counts[m][gain] = counts[m].get(gain, 0) + 1
                         counts[m][loss] -= 1
                     changed = True
+
+
+def _lowest_counts(topics: set[int], counts: list[Counter[int]]) -> dict[int, int]:
+    """``{t: min(c[t] for c in counts)}`` for every ``t`` in ``topics`` (a missing topic counts
+    0): one ``map`` per topic, the holders stepped in C."""
+    return {t: min(map(itemgetter(t), counts)) for t in topics}
 
 
 def _find_partner(
