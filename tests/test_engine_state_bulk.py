@@ -6,7 +6,13 @@ groups (the seed is printed):
   member per topic;
 - ``keep_flow._claim_counts`` (each member's per-group counts appended in bulk) against a
   count of every claim's group, member by member;
-- ``quota_builder._lowest_counts`` against a ``dict.get`` minimum per topic.
+- ``quota_builder._lowest_counts`` against a ``dict.get`` minimum per topic;
+- ``quota_builder._free_partitions`` (``list.index`` over an adjacent block when few are
+  free) against a scan of every owner, and ``fresh_quota_ranges``'s early refusal against
+  its scan;
+- ``quota_builder._spread_moved`` (moved partitions sliced after the kept ones, lowest
+  counts recomputed only for topics a swap touched) against the pass that filters every
+  partition by owner and recomputes every lowest count per sweep.
 """
 
 from __future__ import annotations
@@ -18,12 +24,19 @@ import pytest
 from test_engine_keep_flow_bulk import random_group
 from test_engine_keep_flow_runs import as_runs
 
+from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.core.balance_builder import topic_subscribers
-from kafka_sticky_plugin.core.claims import resolve_claims
+from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, resolve_claims
 from kafka_sticky_plugin.core.components import Component, split_components
 from kafka_sticky_plugin.core.keep_flow import _claim_counts, _topic_groups
-from kafka_sticky_plugin.core.layout import build_layout
-from kafka_sticky_plugin.core.quota_builder import _lowest_counts
+from kafka_sticky_plugin.core.layout import Layout, build_layout
+from kafka_sticky_plugin.core.quota_builder import (
+    _find_partner,
+    _free_partitions,
+    _lowest_counts,
+    _spread_moved,
+    fresh_quota_ranges,
+)
 
 SEEDS = range(300)
 
@@ -91,3 +104,153 @@ def test_lowest_counts_equal_a_minimum_per_topic(seed: int) -> None:
     topics = set(rng.sample(range(n_topics), rng.randint(0, n_topics)))
     want = {t: min(c.get(t, 0) for c in counts) for t in topics}
     assert _lowest_counts(topics, counts) == want
+
+
+def _random_owners(rng: random.Random) -> tuple[Layout, list[int]]:
+    """A layout of 1-8 topics (0-300 partitions each) and owners: mostly members, a few or
+    many unowned or tied (sometimes none of one kind)."""
+    parts = {f"t{i}": rng.choice([0, 1, 5, 40, 300]) for i in range(rng.randint(1, 8))}
+    layout = build_layout(parts, [MemberSpec(member_id="m", topics=list(parts))])
+    rate = rng.choice([0.0, 0.001, 0.01, 0.05, 0.5, 1.0])
+    tied = rng.choice([0.0, 0.3])
+    owner = [
+        (TIED if rng.random() < tied else UNOWNED) if rng.random() < rate else rng.randint(0, 9)
+        for _ in range(layout.total)
+    ]
+    return layout, owner
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_free_partitions_equal_a_scan(seed: int) -> None:
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    layout, owner = _random_owners(rng)
+    n = len(layout.topics)
+    if rng.random() < 0.5:
+        start = rng.randrange(n)
+        topics = list(range(start, rng.randint(start, n - 1) + 1))  # adjacent
+    else:
+        topics = sorted(rng.sample(range(n), rng.randint(1, n)))
+    want = [
+        q
+        for t in topics
+        for q in range(layout.offsets[t], layout.offsets[t] + layout.counts[t])
+        if owner[q] < 0
+    ]
+    if want:
+        assert sorted(_free_partitions(layout, owner, topics, len(want))) == want
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fresh_ranges_refuse_a_component_with_claims(seed: int) -> None:
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    layout, owner = _random_owners(rng)
+    if not layout.total:
+        return
+    owned: list[list[int]] = [[] for _ in range(10)]
+    for q, o in enumerate(owner):
+        if o >= 0:
+            owned[o].append(q)
+    comp = Component(
+        members=list(range(10)), topics=list(range(len(layout.topics))), homogeneous=True
+    )
+    fresh = fresh_quota_ranges(layout, Claims(owner=owner, owned=owned), comp)
+    assert (fresh is not None) == (owner.count(UNOWNED) == len(owner))
+
+
+def _reference_spread_moved(
+    layout: Layout, owner: list[int], members: list[int], plan: dict[int, list[int]]
+) -> None:
+    """The swap pass as it was: moved partitions found by owner, every lowest count fresh
+    at every sweep."""
+    topic_at = layout.topic_at()
+    moved: dict[int, dict[int, list[int]]] = {}
+    counts: dict[int, Counter[int]] = {}
+    for m in members:
+        mine = [q for q in plan[m] if owner[q] != m]
+        if not mine:
+            continue
+        by_topic: dict[int, list[int]] = {}
+        for q in mine:
+            by_topic.setdefault(topic_at[q], []).append(q)
+        moved[m] = by_topic
+        counts[m] = Counter(map(topic_at.__getitem__, plan[m]))
+    if len(moved) < 2:
+        return
+    holders = sorted(moved)
+    changed = True
+    while changed:
+        changed = False
+        candidates = {t for a in holders for t, qs in moved[a].items() if qs and counts[a][t] >= 2}
+        low = {t: min(counts[b].get(t, 0) for b in holders) for t in candidates}
+        for a in holders:
+            for t in sorted(moved[a]):
+                while moved[a][t] and t in low and counts[a][t] >= low[t] + 2:
+                    partner = _find_partner(a, t, holders, moved, counts)
+                    if partner is None:
+                        break
+                    b, u = partner
+                    q = moved[a][t].pop()
+                    r = moved[b][u].pop()
+                    plan[a].remove(q)
+                    plan[b].remove(r)
+                    plan[a].append(r)
+                    plan[b].append(q)
+                    moved[a].setdefault(u, []).append(r)
+                    moved[b].setdefault(t, []).append(q)
+                    for m, gain, loss in ((a, u, t), (b, t, u)):
+                        counts[m][gain] = counts[m].get(gain, 0) + 1
+                        counts[m][loss] -= 1
+                    changed = True
+
+
+def _spread_case(
+    seed: int,
+) -> tuple[Layout, list[int], list[list[int]], list[int], dict[int, list[int]]]:
+    """``(layout, owner, owned, receivers, plan)``: givers keep part of their claims,
+    receivers keep all theirs (ascending) and then get the free and given-up partitions,
+    dealt in topic blocks so that topics pile up and swaps happen."""
+    rng = random.Random(seed)
+    parts = {f"t{i}": rng.randint(1, 30) for i in range(rng.randint(2, 8))}
+    layout = build_layout(parts, [MemberSpec(member_id="m", topics=list(parts))])
+    n = rng.randint(2, 12)
+    owner = [rng.randrange(n) if rng.random() < 0.6 else UNOWNED for _ in range(layout.total)]
+    owned: list[list[int]] = [[] for _ in range(n)]
+    for q, o in enumerate(owner):
+        if o >= 0:
+            owned[o].append(q)
+    givers = set(rng.sample(range(n), rng.randint(0, n - 1)))
+    loose = [q for q, o in enumerate(owner) if o < 0]
+    plan: dict[int, list[int]] = {}
+    for m in range(n):
+        plan[m] = [q for q in owned[m] if m not in givers or rng.random() < 0.5]
+        loose += sorted(set(owned[m]).difference(plan[m]))
+    loose.sort()
+    receivers = [m for m in range(n) if m not in givers]
+    block = rng.randint(1, 6)
+    for i in range(0, len(loose), block):
+        plan[rng.choice(receivers)] += loose[i : i + block]
+    members = [m for m in receivers if len(plan[m]) > len(owned[m])]
+    return layout, owner, owned, members, plan
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_spread_moved_equals_the_full_pass(seed: int) -> None:
+    print(f"seed={seed}")
+    layout, owner, owned, members, plan = _spread_case(seed)
+    want = {m: qs[:] for m, qs in plan.items()}
+    _reference_spread_moved(layout, owner, members, want)
+    _spread_moved(layout, owned, members, plan)
+    assert plan == want
+
+
+def test_spread_cases_swap() -> None:
+    """The seeds above do swap, in many of the cases."""
+    swapped = 0
+    for seed in SEEDS:
+        layout, owner, _, members, plan = _spread_case(seed)
+        after = {m: qs[:] for m, qs in plan.items()}
+        _reference_spread_moved(layout, owner, members, after)
+        swapped += after != plan
+    assert swapped > 50
