@@ -10,6 +10,9 @@ groups (the seed is printed):
 - ``quota_builder._free_partitions`` (``list.index`` over an adjacent block when few are
   free) against a scan of every owner, and ``fresh_quota_ranges``'s early refusal against
   its scan;
+- ``balance_builder._free_per_topic`` against a scan, and ``initial_state`` on groups that
+  lost a member (a few free partitions: the ``list.index`` path) against the one-step rule
+  of ``tests/test_engine_bulk_plans.py``;
 - ``quota_builder._spread_moved`` (moved partitions sliced after the kept ones, lowest
   counts recomputed only for topics a swap touched) against the pass that filters every
   partition by owner and recomputes every lowest count per sweep.
@@ -21,16 +24,22 @@ import random
 from collections import Counter
 
 import pytest
+from test_engine_bulk_plans import _reference_initial_state
 from test_engine_keep_flow_bulk import random_group
 from test_engine_keep_flow_runs import as_runs
 
-from kafka_sticky_plugin.core import MemberSpec
-from kafka_sticky_plugin.core.balance_builder import topic_subscribers
+from kafka_sticky_plugin.core import MemberSpec, sticky_assign
+from kafka_sticky_plugin.core.balance_builder import (
+    _free_per_topic,
+    initial_state,
+    topic_subscribers,
+)
 from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, resolve_claims
 from kafka_sticky_plugin.core.components import Component, split_components
 from kafka_sticky_plugin.core.keep_flow import _claim_counts, _topic_groups
 from kafka_sticky_plugin.core.layout import Layout, build_layout
 from kafka_sticky_plugin.core.quota_builder import (
+    _few_free_block,
     _find_partner,
     _free_partitions,
     _lowest_counts,
@@ -254,3 +263,73 @@ def test_spread_cases_swap() -> None:
         _reference_spread_moved(layout, owner, members, after)
         swapped += after != plan
     assert swapped > 50
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_free_per_topic_equals_a_scan(seed: int) -> None:
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    layout, owner = _random_owners(rng)
+    n = len(layout.topics)
+    start = rng.randrange(n)
+    topics = (
+        list(range(start, rng.randint(start, n - 1) + 1))
+        if rng.random() < 0.5
+        else sorted(rng.sample(range(n), rng.randint(1, n)))
+    )
+    want: dict[int, list[int]] = {}
+    for t in topics:
+        free = [
+            q
+            for q in range(layout.offsets[t], layout.offsets[t] + layout.counts[t])
+            if owner[q] < 0
+        ]
+        if free:
+            want[t] = free
+    n_free = sum(map(len, want.values()))
+    if n_free:
+        got = _free_per_topic(layout, owner, topics, n_free)
+        assert sorted(got.items()) == sorted(want.items())
+
+
+def _left_group(seed: int) -> tuple[dict[str, int], list[MemberSpec]]:
+    """A plan of different subscriptions (claims of a previous plan), one member gone."""
+    rng = random.Random(seed)
+    parts, members = random_group(rng)
+    parts = {t: max(n, 40) for t, n in parts.items()}
+    members = [MemberSpec(member_id=s.member_id, topics=s.topics) for s in members]
+    plan = sticky_assign(parts, members)
+    gone = rng.randrange(len(members))
+    return parts, [
+        MemberSpec(member_id=s.member_id, topics=s.topics, owned=plan[s.member_id])
+        for i, s in enumerate(members)
+        if i != gone
+    ]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_initial_state_after_a_leave_equals_the_one_step_rule(seed: int) -> None:
+    print(f"seed={seed}")
+    parts, members = _left_group(seed)
+    layout = build_layout(parts, members)
+    claims = resolve_claims(layout)
+    for comp in split_components(layout):
+        got = initial_state(layout, claims, comp)
+        want = _reference_initial_state(layout, claims, comp)
+        assert got.load == want.load
+        for m in comp.members:
+            assert list(got.kept[m].items()) == list(want.kept[m].items())
+            assert sorted(got.fresh[m].items()) == sorted(want.fresh[m].items())
+
+
+def test_leaves_reach_the_few_free_path() -> None:
+    met = 0
+    for seed in SEEDS:
+        parts, members = _left_group(seed)
+        layout = build_layout(parts, members)
+        claims = resolve_claims(layout)
+        for comp in split_components(layout):
+            total = sum(layout.counts[t] for t in comp.topics)
+            n_free = total - sum(len(claims.owned[m]) for m in comp.members)
+            met += n_free > 0 and _few_free_block(layout, comp.topics, n_free) is not None
+    assert met > 30

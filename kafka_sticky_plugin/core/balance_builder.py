@@ -60,7 +60,7 @@ from operator import add, iadd
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
-from .quota_builder import _free_indices
+from .quota_builder import _few_free_block, _free_indices, _free_partitions
 
 __all__ = ["build_balanced_plan", "initial_state", "topic_subscribers", "water_fill"]
 
@@ -264,31 +264,23 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     :func:`water_fill`; only hinted topics take a heap step per partition.
     """
     state = _State(layout, claims, comp, holding_claims=True)
-    offsets, counts = layout.offsets, layout.counts
     owner = claims.owner
 
     # Every validly owned partition starts with its owner (``state.kept``, split per topic
     # when first read). A member's valid claims lie in its subscribed topics, all in the
     # component: when they number the component's partitions, none is free.
     claimed = sum(map(len, map(claims.owned.__getitem__, comp.members)))
-    if claimed == sum(map(counts.__getitem__, comp.topics)):
+    total = sum(map(layout.counts.__getitem__, comp.topics))
+    if claimed == total:
         return state
 
     # Free partitions, most constrained topics first, each to the least loaded subscriber
     # (the previous owner named by a hint wins ties).
     hints = claims.hints
-    order = sorted(comp.topics, key=lambda t: (len(state.subscribers[t]), t))
+    free_of = _free_per_topic(layout, owner, comp.topics, total - claimed)
+    order = sorted(free_of, key=lambda t: (len(state.subscribers[t]), t))
     for t in order:
-        start = offsets[t]
-        window = owner[start : start + counts[t]]
-        if not window or min(window) >= 0:  # one C pass: every partition validly owned
-            continue
-        n_free = window.count(UNOWNED) + window.count(TIED)
-        free = (
-            list(range(start, start + counts[t]))
-            if n_free == len(window)
-            else _free_indices(window, start, n_free)
-        )
+        free = free_of[t]
         if not hints or hints.keys().isdisjoint(free):
             for m, qs in water_fill(free, state.subscribers[t], state.load).items():
                 state.fresh[m][t] = qs
@@ -308,6 +300,36 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
             state.give(m, t, q)
             heapq.heapreplace(heap, (load + 1, m))
     return state
+
+
+def _free_per_topic(
+    layout: Layout, owner: list[int], topics: list[int], n_free: int
+) -> dict[int, list[int]]:
+    """``{topic: its free (unowned or tied) partitions, ascending}`` for the topics of
+    ``topics`` with any (``n_free`` in all, positive). A few free partitions of adjacent
+    topics are found by ``list.index`` over their block (:func:`.quota_builder._free_partitions`)
+    and put under their topics; otherwise each topic's owners are checked in one C pass
+    (``min``) and a topic with free ones is counted and scanned."""
+    if _few_free_block(layout, topics, n_free) is not None:
+        found = sorted(_free_partitions(layout, owner, topics, n_free))
+        free_of: dict[int, list[int]] = {}
+        for q in found:
+            free_of.setdefault(layout.topic_of(q), []).append(q)
+        return free_of
+    offsets, counts = layout.offsets, layout.counts
+    free_of = {}
+    for t in topics:
+        start = offsets[t]
+        window = owner[start : start + counts[t]]
+        if not window or min(window) >= 0:  # one C pass: every partition validly owned
+            continue
+        n = window.count(UNOWNED) + window.count(TIED)
+        free_of[t] = (
+            list(range(start, start + counts[t]))
+            if n == len(window)
+            else _free_indices(window, start, n)
+        )
+    return free_of
 
 
 def _runs_by_topic(qs: list[int], offsets: list[int], ends: list[int]) -> dict[int, list[int]]:

@@ -133,9 +133,9 @@ def _free_partitions(layout: Layout, owner: list[int], topics: list[int], n_free
     over the whole block (one C-level pass for the unowned ones, another only if some are
     tied); otherwise each topic's owners are counted and scanned (:func:`_free_indices`)."""
     offsets, counts = layout.offsets, layout.counts
-    lo = offsets[topics[0]]
-    hi = offsets[topics[-1]] + counts[topics[-1]]
-    if topics[-1] - topics[0] + 1 == len(topics) and n_free * 16 <= hi - lo:
+    block = _few_free_block(layout, topics, n_free)
+    if block is not None:
+        lo, hi = block
         found: list[int] = []
         i = lo - 1
         try:
@@ -159,6 +159,17 @@ def _free_partitions(layout: Layout, owner: list[int], topics: list[int], n_free
         elif free:
             pool.extend(_free_indices(held, start, free))
     return pool
+
+
+def _few_free_block(layout: Layout, topics: list[int], n_free: int) -> tuple[int, int] | None:
+    """``(lo, hi)``, the global indices of ``topics`` (ascending), when they are adjacent in
+    the layout and ``n_free`` of them are few enough (one in 16) to be found by
+    ``list.index`` over the block; else ``None``."""
+    lo = layout.offsets[topics[0]]
+    hi = layout.offsets[topics[-1]] + layout.counts[topics[-1]]
+    if topics[-1] - topics[0] + 1 == len(topics) and n_free * 16 <= hi - lo:
+        return lo, hi
+    return None
 
 
 def _free_indices(held: list[int], start: int, free: int) -> list[int]:
