@@ -55,12 +55,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from functools import reduce
 from itertools import compress, islice, repeat
-from operator import iadd
+from operator import add, iadd
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
-from .quota_builder import _free_indices
+from .quota_builder import _few_free_block, _free_indices, _free_partitions
 
 __all__ = ["build_balanced_plan", "initial_state", "topic_subscribers", "water_fill"]
 
@@ -98,6 +98,27 @@ class _HeldTopics(dict[int, set[int]]):
             topics.discard(t)
 
 
+class _KeptRuns(dict[int, dict[int, list[int]]]):
+    """``{member: {topic: its kept partitions, ascending}}`` (topics ascending): an entry is
+    split from the member's valid claims when first read (:meth:`.Claims.owned_by_topic`,
+    else by binary search), then changed in place by :class:`_State`'s moves; a member never
+    read (one the balancing does not touch) is never split."""
+
+    def __init__(self, layout: Layout, claims: Claims) -> None:
+        super().__init__()
+        self.claims = claims
+        self.offsets = layout.offsets
+        self.ends = list(map(add, layout.offsets, layout.counts))
+
+    def __missing__(self, m: int) -> dict[int, list[int]]:
+        qs = self.claims.owned[m]
+        runs = self.claims.owned_by_topic(m) if qs else {}
+        if runs is None:
+            runs = _runs_by_topic(qs, self.offsets, self.ends)
+        self[m] = runs
+        return runs
+
+
 class _SubscriberSets(dict[int, set[int]]):
     """``{topic: its subscribers as a set}``, each built when first read."""
 
@@ -118,16 +139,23 @@ class _State:
     ``held_any[m]``, the topics of which ``m`` holds a fresh partition / any partition
     (exactly the topics with a non-empty list), ``subscriber_sets[t]`` (``subscribers[t]``
     as a set) and ``displaced_to``, every member that was given a partition validly owned by
-    another member.
+    another member. It starts empty, or with ``holding_claims`` holding every valid claim
+    with its owner (``kept`` then splits a member's claims when first read).
     """
 
-    def __init__(self, layout: Layout, claims: Claims, comp: Component) -> None:
+    def __init__(
+        self, layout: Layout, claims: Claims, comp: Component, holding_claims: bool = False
+    ) -> None:
         self.layout = layout
         self.owner = claims.owner
         self.hints = claims.hints
         self.subs = layout.subscriptions
         self.load: dict[int, int] = {m: 0 for m in comp.members}
         self.kept: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
+        if holding_claims:
+            owned = claims.owned
+            self.load = {m: len(owned[m]) for m in comp.members}
+            self.kept = _KeptRuns(layout, claims)
         self.fresh: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
         self.subscribers = topic_subscribers(self.subs, comp)
         self.subscriber_sets = _SubscriberSets(self.subscribers)
@@ -231,38 +259,28 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     that least load wins (the one-step rule, kept as the reference in
     ``tests/test_engine_bulk_plans.py``).
 
-    Bulk: claims enter per (member, topic) run, and a topic whose free partitions carry no
-    hint is dealt by :func:`water_fill`; only hinted topics take a heap step per partition.
+    Bulk: claims enter per (member, topic) run when a member is first read
+    (:class:`_KeptRuns`), and a topic whose free partitions carry no hint is dealt by
+    :func:`water_fill`; only hinted topics take a heap step per partition.
     """
-    state = _State(layout, claims, comp)
-    offsets, counts = layout.offsets, layout.counts
+    state = _State(layout, claims, comp, holding_claims=True)
     owner = claims.owner
 
-    # Every validly owned partition starts with its owner: one slice per (member, topic) run
-    # of its ascending claims, the run's end found by binary search.
-    ends = [o + n for o, n in zip(offsets, counts, strict=True)]
-    for m in comp.members:
-        qs = claims.owned[m]
-        if qs:
-            runs = claims.owned_by_topic(m)
-            state.kept[m] = _runs_by_topic(qs, offsets, ends) if runs is None else runs
-            state.load[m] = len(qs)
+    # Every validly owned partition starts with its owner (``state.kept``, split per topic
+    # when first read). A member's valid claims lie in its subscribed topics, all in the
+    # component: when they number the component's partitions, none is free.
+    claimed = sum(map(len, map(claims.owned.__getitem__, comp.members)))
+    total = sum(map(layout.counts.__getitem__, comp.topics))
+    if claimed == total:
+        return state
 
     # Free partitions, most constrained topics first, each to the least loaded subscriber
     # (the previous owner named by a hint wins ties).
     hints = claims.hints
-    order = sorted(comp.topics, key=lambda t: (len(state.subscribers[t]), t))
+    free_of = _free_per_topic(layout, owner, comp.topics, total - claimed)
+    order = sorted(free_of, key=lambda t: (len(state.subscribers[t]), t))
     for t in order:
-        start = offsets[t]
-        window = owner[start : start + counts[t]]
-        if not window or min(window) >= 0:  # one C pass: every partition validly owned
-            continue
-        n_free = window.count(UNOWNED) + window.count(TIED)
-        free = (
-            list(range(start, start + counts[t]))
-            if n_free == len(window)
-            else _free_indices(window, start, n_free)
-        )
+        free = free_of[t]
         if not hints or hints.keys().isdisjoint(free):
             for m, qs in water_fill(free, state.subscribers[t], state.load).items():
                 state.fresh[m][t] = qs
@@ -282,6 +300,36 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
             state.give(m, t, q)
             heapq.heapreplace(heap, (load + 1, m))
     return state
+
+
+def _free_per_topic(
+    layout: Layout, owner: list[int], topics: list[int], n_free: int
+) -> dict[int, list[int]]:
+    """``{topic: its free (unowned or tied) partitions, ascending}`` for the topics of
+    ``topics`` with any (``n_free`` in all, positive). A few free partitions of adjacent
+    topics are found by ``list.index`` over their block (:func:`.quota_builder._free_partitions`)
+    and put under their topics; otherwise each topic's owners are checked in one C pass
+    (``min``) and a topic with free ones is counted and scanned."""
+    if _few_free_block(layout, topics, n_free) is not None:
+        found = sorted(_free_partitions(layout, owner, topics, n_free))
+        free_of: dict[int, list[int]] = {}
+        for q in found:
+            free_of.setdefault(layout.topic_of(q), []).append(q)
+        return free_of
+    offsets, counts = layout.offsets, layout.counts
+    free_of = {}
+    for t in topics:
+        start = offsets[t]
+        window = owner[start : start + counts[t]]
+        if not window or min(window) >= 0:  # one C pass: every partition validly owned
+            continue
+        n = window.count(UNOWNED) + window.count(TIED)
+        free_of[t] = (
+            list(range(start, start + counts[t]))
+            if n == len(window)
+            else _free_indices(window, start, n)
+        )
+    return free_of
 
 
 def _runs_by_topic(qs: list[int], offsets: list[int], ends: list[int]) -> dict[int, list[int]]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import Counter
+from operator import itemgetter
 
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -41,7 +42,7 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
     """Return ``{member index: [global partition index, ...]}`` for a homogeneous component."""
     members = comp.members
     owner = claims.owner
-    offsets, counts = layout.offsets, layout.counts
+    counts = layout.counts
     total = sum(counts[t] for t in comp.topics)
     base, extra = divmod(total, len(members))
 
@@ -69,15 +70,9 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
         plan[m] = [q for q in mine if q not in drops]
         pool.extend(drops)
 
-    for t in comp.topics:
-        start = offsets[t]
-        end = start + counts[t]
-        held = owner[start:end]
-        free = held.count(UNOWNED) + held.count(TIED)
-        if free == len(held):
-            pool.extend(range(start, end))
-        elif free:
-            pool.extend(_free_indices(held, start, free))
+    n_free = total - sum(map(len, map(owned.__getitem__, members)))
+    if n_free:
+        pool.extend(_free_partitions(layout, owner, comp.topics, n_free))
     pool.sort()
 
     deficit = {m: target[m] - len(plan[m]) for m in members}
@@ -96,7 +91,7 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
         # Every pool partition is moved (a dropper is over its target, never a receiver), so
         # the members that received any are exactly the holders of moved partitions.
         receivers = [m for m in members if len(plan[m]) > len(owned[m])]
-        _spread_moved(layout, owner, receivers, plan)
+        _spread_moved(layout, owned, receivers, plan)
     return plan
 
 
@@ -105,13 +100,16 @@ def fresh_quota_ranges(layout: Layout, claims: Claims, comp: Component) -> dict[
     ``None`` when the component is not fresh or its topics are not adjacent in the layout.
 
     Fresh: every partition of the component is unowned (no claim kept, none tied, so no hint
-    either). Then the quota plan deals the whole contiguous block ``lo .. hi - 1`` round-robin
-    to the ``n`` members in index order, the first ``extra`` of them one partition more: member
-    ``j`` gets ``lo + j, lo + j + n, ...``, ``base`` or ``base + 1`` of them, which is
-    ``range(lo + j, lo + j + n * count, n)``. No partition index is materialised.
+    either); a member with a valid claim rules it out at once. Then the quota plan deals the
+    whole contiguous block ``lo .. hi - 1`` round-robin to the ``n`` members in index order,
+    the first ``extra`` of them one partition more: member ``j`` gets ``lo + j, lo + j + n,
+    ...``, ``base`` or ``base + 1`` of them, which is ``range(lo + j, lo + j + n * count, n)``.
+    No partition index is materialised.
     """
     topics = comp.topics
-    if topics[-1] - topics[0] + 1 != len(topics):
+    if topics[-1] - topics[0] + 1 != len(topics) or any(
+        map(claims.owned.__getitem__, comp.members)
+    ):
         return None
     lo = layout.offsets[topics[0]]
     hi = lo + sum(layout.counts[t] for t in topics)
@@ -123,6 +121,55 @@ def fresh_quota_ranges(layout: Layout, claims: Claims, comp: Component) -> dict[
         m: range(lo + j, lo + j + n * (base + 1 if j < extra else base), n)
         for j, m in enumerate(comp.members)
     }
+
+
+def _free_partitions(layout: Layout, owner: list[int], topics: list[int], n_free: int) -> list[int]:
+    """The ``n_free`` (positive) partitions of ``topics`` that nobody validly owns (unowned
+    or tied), in some order.
+
+    ``n_free`` is known from the claims: every partition of a component that is validly
+    owned is owned by a component member (a valid claim is on a subscribed topic). When the
+    topics are adjacent in the layout and the free partitions few, ``list.index`` finds them
+    over the whole block (one C-level pass for the unowned ones, another only if some are
+    tied); otherwise each topic's owners are counted and scanned (:func:`_free_indices`)."""
+    offsets, counts = layout.offsets, layout.counts
+    block = _few_free_block(layout, topics, n_free)
+    if block is not None:
+        lo, hi = block
+        found: list[int] = []
+        i = lo - 1
+        try:
+            while len(found) < n_free:
+                i = owner.index(UNOWNED, i + 1, hi)
+                found.append(i)
+        except ValueError:  # the rest are tied
+            i = lo - 1
+            for _ in range(n_free - len(found)):
+                i = owner.index(TIED, i + 1, hi)
+                found.append(i)
+        return found
+    pool: list[int] = []
+    for t in topics:
+        start = offsets[t]
+        end = start + counts[t]
+        held = owner[start:end]
+        free = held.count(UNOWNED) + held.count(TIED)
+        if free == len(held):
+            pool.extend(range(start, end))
+        elif free:
+            pool.extend(_free_indices(held, start, free))
+    return pool
+
+
+def _few_free_block(layout: Layout, topics: list[int], n_free: int) -> tuple[int, int] | None:
+    """``(lo, hi)``, the global indices of ``topics`` (ascending), when they are adjacent in
+    the layout and ``n_free`` of them are few enough (one in 16) to be found by
+    ``list.index`` over the block; else ``None``."""
+    lo = layout.offsets[topics[0]]
+    hi = layout.offsets[topics[-1]] + layout.counts[topics[-1]]
+    if topics[-1] - topics[0] + 1 == len(topics) and n_free * 16 <= hi - lo:
+        return lo, hi
+    return None
 
 
 def _free_indices(held: list[int], start: int, free: int) -> list[int]:
@@ -165,12 +212,14 @@ def _deal_round_robin(
 
 
 def _spread_moved(
-    layout: Layout, owner: list[int], members: list[int], plan: dict[int, list[int]]
+    layout: Layout, owned: list[list[int]], members: list[int], plan: dict[int, list[int]]
 ) -> None:
     """Swap moved partitions between ``members`` (every holder of a moved partition is in it)
     until no *spread swap* exists.
 
-    A moved partition is one its holder did not validly own. A spread swap takes a moved
+    A moved partition is one its holder did not validly own: ``plan[m]`` of a member of
+    ``members`` is its valid claims ``owned[m]`` (all kept, a receiver gives nothing up)
+    followed by moved partitions only. A spread swap takes a moved
     partition of topic ``t`` from ``a`` and a moved partition of topic ``u != t`` from ``b``
     and exchanges them, where ``c_t(a) >= c_t(b) + 2`` and ``c_u(b) >= c_u(a) + 1`` (``c_t(m)``:
     partitions of ``t`` that ``m`` holds). Loads and kept partitions do not change, and
@@ -181,7 +230,7 @@ def _spread_moved(
     moved: dict[int, dict[int, list[int]]] = {}
     counts: dict[int, Counter[int]] = {}
     for m in members:
-        mine = [q for q in plan[m] if owner[q] != m]
+        mine = plan[m][len(owned[m]) :]
         if not mine:
             continue
         by_topic: dict[int, list[int]] = {}
@@ -192,12 +241,23 @@ def _spread_moved(
     if len(moved) < 2:
         return
     holders = sorted(moved)
+    holder_counts = [counts[b] for b in holders]
+    # Each topic's lowest count over the holders, kept exact at each sweep's start: only a
+    # swap changes counts (of its two topics), so only the topics it touched are recounted.
+    # (A swap never lowers a lowest count, so a stale one would only let through partner
+    # searches that find nothing: the plan does not depend on it, the time does.)
+    known: dict[int, int] = {}
+    touched: set[int] = set()
     changed = True
     while changed:
         changed = False
         # Topics where some holder of a moved partition is two above the lowest holder.
         candidates = {t for a in holders for t, qs in moved[a].items() if qs and counts[a][t] >= 2}
-        low = {t: min(counts[b].get(t, 0) for b in holders) for t in candidates}
+        for t in touched:
+            known.pop(t, None)
+        touched.clear()
+        known.update(_lowest_counts(candidates.difference(known), holder_counts))
+        low = {t: known[t] for t in candidates}
         # ``low`` may go stale within a sweep; it only filters, and a sweep with a swap is
         # followed by another with fresh values, so the last sweep sees exact ones.
         for a in holders:
@@ -218,7 +278,14 @@ def _spread_moved(
                     for m, gain, loss in ((a, u, t), (b, t, u)):
                         counts[m][gain] = counts[m].get(gain, 0) + 1
                         counts[m][loss] -= 1
+                    touched.update((t, u))
                     changed = True
+
+
+def _lowest_counts(topics: set[int], counts: list[Counter[int]]) -> dict[int, int]:
+    """``{t: min(c[t] for c in counts)}`` for every ``t`` in ``topics`` (a missing topic counts
+    0): one ``map`` per topic, the holders stepped in C."""
+    return {t: min(map(itemgetter(t), counts)) for t in topics}
 
 
 def _find_partner(
