@@ -141,13 +141,36 @@ class _RunColumns:
     ``OneEachLayouts``), and the layout's per-topic ``offsets`` and ``counts`` by topic
     index. ``None`` for a tuple naming a topic outside the layout."""
 
-    __slots__ = ("_index_of", "_memo", "counts", "offsets")
+    __slots__ = ("_index_of", "_memo", "_spreads", "counts", "offsets")
+
+    #: ``(topics, lengths)`` values remembered by :meth:`spread` (the first ones met).
+    SPREADS = 64
 
     def __init__(self, layout: Layout) -> None:
         self._index_of = layout.topic_index
         self.offsets = layout.offsets
         self.counts = layout.counts
         self._memo: dict[int, tuple[tuple[str, ...], tuple[list[int], list[int]] | None]] = {}
+        #: ``(topics, lengths) -> per-partition offsets``, ``None`` when seen once only
+        self._spreads: dict[tuple[tuple[str, ...], tuple[int, ...]], list[int] | None] = {}
+
+    def spread(
+        self, topics: tuple[str, ...], lengths: Sequence[int], offsets: list[int]
+    ) -> Iterable[int]:
+        """:func:`_spread` of ``offsets`` (those of ``topics``, see :meth:`of`) and
+        ``lengths``, as a list kept by the value ``(topics, lengths)`` once that value has
+        been seen twice (members of one bucket own runs of the same topics and lengths,
+        only their partitions differ); only the first :attr:`SPREADS` values are remembered."""
+        spreads = self._spreads
+        key = (topics, lengths if type(lengths) is tuple else tuple(lengths))
+        if key in spreads:
+            found = spreads[key]
+            if found is None:
+                found = spreads[key] = list(_spread(offsets, lengths))
+            return found
+        if len(spreads) < self.SPREADS:
+            spreads[key] = None
+        return _spread(offsets, lengths)
 
     def of(self, topics: tuple[str, ...]) -> tuple[list[int], list[int]] | None:
         """``(topic indices, offsets)`` of ``topics``, or ``None`` if one of them is
@@ -189,7 +212,7 @@ def _claimed_run_indices(
         spread: Iterable[int] = offsets
     else:
         low, high = _run_bounds(lengths, partitions)
-        spread = _spread(offsets, lengths)
+        spread = columns.spread(topics, lengths, offsets)
     if low >= 0 and (
         high < min_count
         or all(

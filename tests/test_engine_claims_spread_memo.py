@@ -1,0 +1,77 @@
+"""``resolve_claims`` with the per-``(topics, lengths)`` spread memo against the same claims
+with the memo off (``SPREADS = 0``, every spread built per member), on seeded random groups
+(the seed is printed) whose members fall in a few buckets sharing topics and run lengths,
+with some members owning other lengths, unknown topics or out-of-range partitions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kafka_sticky_plugin.core import claims as claims_module
+from kafka_sticky_plugin.core.claims import resolve_claims
+from kafka_sticky_plugin.core.layout import Layout, build_layout
+from kafka_sticky_plugin.core.spec import MemberSpec, OwnedRuns
+
+SEEDS = range(120)
+
+
+def _runs(
+    rng: random.Random, topics: list[str], lengths: list[int], counts: dict[str, int]
+) -> OwnedRuns:
+    names: list[str] = []
+    sizes: list[int] = []
+    flat: list[int] = []
+    for topic, size in zip(topics, lengths, strict=True):
+        count = counts.get(topic, 8)
+        size = min(size, count)
+        if rng.random() < 0.03:
+            picked = sorted(rng.sample(range(count + 3), size))  # maybe out of range
+        else:
+            picked = sorted(rng.sample(range(count), size))
+        names.append(topic)
+        sizes.append(size)
+        flat.extend(picked)
+    one_each = bool(sizes) and max(sizes) == 1
+    return tuple(names), None if one_each else sizes, flat
+
+
+def _group(rng: random.Random) -> Layout:
+    counts = {f"t{i:03d}": rng.randint(3, 12) for i in range(rng.randint(4, 30))}
+    names = sorted(counts)
+    buckets = []
+    for _ in range(rng.randint(1, 4)):
+        topics = sorted(rng.sample(names, rng.randint(1, len(names))))
+        if rng.random() < 0.2:
+            topics = sorted({*topics, "gone"})  # a topic outside the layout
+        buckets.append((topics, [rng.randint(1, 3) for _ in topics]))
+    members = []
+    for m in range(rng.randint(1, 40)):
+        topics, lengths = rng.choice(buckets)
+        if rng.random() < 0.2:
+            lengths = [rng.randint(1, 3) for _ in topics]
+        runs = _runs(rng, topics, lengths, counts)
+        subscribed = names if rng.random() < 0.9 else names[: len(names) // 2]
+        members.append(
+            MemberSpec.from_runs(
+                member_id=f"m{m:03d}", topics=subscribed, runs=runs, generation=rng.randint(1, 3)
+            )
+        )
+    return build_layout(counts, members)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_spread_memo_gives_the_uncached_claims(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    for _ in range(3):
+        layout = _group(rng)
+        cached = resolve_claims(layout)
+        with monkeypatch.context() as patch:
+            patch.setattr(claims_module._RunColumns, "SPREADS", 0)
+            plain = resolve_claims(layout)
+        assert cached.owner == plain.owner
+        assert cached.hints == plain.hints
+        assert cached.owned == plain.owned
+        assert {m: (r[0], r[1], r[2]) for m, r in cached.runs.items()} == plain.runs
