@@ -6,6 +6,7 @@ with some members owning other lengths, unknown topics or out-of-range partition
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -18,40 +19,43 @@ SEEDS = range(120)
 
 
 def _runs(
-    rng: random.Random, topics: list[str], lengths: list[int], counts: dict[str, int]
+    rng: random.Random, topics: tuple[str, ...], lengths: Sequence[int], counts: dict[str, int]
 ) -> OwnedRuns:
-    names: list[str] = []
-    sizes: list[int] = []
+    """Random partitions in runs of ``topics`` and ``lengths`` (both kept as given, so members
+    of one bucket share them by identity, as members matching a codec layout do)."""
     flat: list[int] = []
     for topic, size in zip(topics, lengths, strict=True):
         count = counts.get(topic, 8)
-        size = min(size, count)
-        if rng.random() < 0.03:
-            picked = sorted(rng.sample(range(count + 3), size))  # maybe out of range
-        else:
-            picked = sorted(rng.sample(range(count), size))
-        names.append(topic)
-        sizes.append(size)
-        flat.extend(picked)
-    one_each = bool(sizes) and max(sizes) == 1
-    return tuple(names), None if one_each else sizes, flat
+        bound = count + 3 if rng.random() < 0.03 else count  # maybe out of range
+        flat.extend(sorted(rng.sample(range(bound), size)))
+    return topics, None if max(lengths, default=1) == 1 else lengths, flat
 
 
 def _group(rng: random.Random) -> Layout:
     counts = {f"t{i:03d}": rng.randint(3, 12) for i in range(rng.randint(4, 30))}
     names = sorted(counts)
-    buckets = []
+    buckets: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
     for _ in range(rng.randint(1, 4)):
         topics = sorted(rng.sample(names, rng.randint(1, len(names))))
         if rng.random() < 0.2:
             topics = sorted({*topics, "gone"})  # a topic outside the layout
-        buckets.append((topics, [rng.randint(1, 3) for _ in topics]))
+        lengths = tuple(min(rng.randint(1, 3), counts.get(t, 8)) for t in topics)
+        if buckets and len(buckets[0][1]) <= len(names) and rng.random() < 0.4:
+            lengths = buckets[0][1]  # another bucket's lengths object, other topics
+            topics = sorted(rng.sample(names, len(lengths)))
+        buckets.append((tuple(topics), lengths))
     members = []
     for m in range(rng.randint(1, 40)):
-        topics, lengths = rng.choice(buckets)
-        if rng.random() < 0.2:
-            lengths = [rng.randint(1, 3) for _ in topics]
-        runs = _runs(rng, topics, lengths, counts)
+        shared, sizes = rng.choice(buckets)
+        roll = rng.random()
+        if roll < 0.1:  # other lengths (a list: never shared)
+            runs = _runs(
+                rng, shared, [min(rng.randint(1, 3), counts.get(t, 8)) for t in shared], counts
+            )
+        elif roll < 0.2:  # equal values, other objects
+            runs = _runs(rng, tuple(list(shared)), tuple(list(sizes)), counts)
+        else:
+            runs = _runs(rng, shared, sizes, counts)
         subscribed = names if rng.random() < 0.9 else names[: len(names) // 2]
         members.append(
             MemberSpec.from_runs(

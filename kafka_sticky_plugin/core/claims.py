@@ -143,7 +143,7 @@ class _RunColumns:
 
     __slots__ = ("_index_of", "_memo", "_spreads", "counts", "offsets")
 
-    #: ``(topics, lengths)`` values remembered by :meth:`spread` (the first ones met).
+    #: Spreads kept by :meth:`spread` (the first ones met).
     SPREADS = 64
 
     def __init__(self, layout: Layout) -> None:
@@ -151,26 +151,28 @@ class _RunColumns:
         self.offsets = layout.offsets
         self.counts = layout.counts
         self._memo: dict[int, tuple[tuple[str, ...], tuple[list[int], list[int]] | None]] = {}
-        #: ``(topics, lengths) -> per-partition offsets``, ``None`` when seen once only
-        self._spreads: dict[tuple[tuple[str, ...], tuple[int, ...]], list[int] | None] = {}
+        #: ``id(lengths) -> (lengths, topics, per-partition offsets)``
+        self._spreads: dict[int, tuple[tuple[int, ...], tuple[str, ...], list[int]]] = {}
 
     def spread(
         self, topics: tuple[str, ...], lengths: Sequence[int], offsets: list[int]
     ) -> Iterable[int]:
         """:func:`_spread` of ``offsets`` (those of ``topics``, see :meth:`of`) and
-        ``lengths``, as a list kept by the value ``(topics, lengths)`` once that value has
-        been seen twice (members of one bucket own runs of the same topics and lengths,
-        only their partitions differ); only the first :attr:`SPREADS` values are remembered."""
+        ``lengths``, kept as a list when ``lengths`` is a tuple: the codec's learned layouts
+        give every member matching one the same ``topics`` and ``lengths`` tuples (members of
+        one bucket own runs of the same topics and lengths, only their partitions differ),
+        so the list is shared by identity, the key costing nothing when nothing repeats."""
+        if type(lengths) is not tuple:
+            return _spread(offsets, lengths)
         spreads = self._spreads
-        key = (topics, lengths if type(lengths) is tuple else tuple(lengths))
-        if key in spreads:
-            found = spreads[key]
-            if found is None:
-                found = spreads[key] = list(_spread(offsets, lengths))
-            return found
+        hit = spreads.get(id(lengths))
+        if hit is not None and hit[0] is lengths and hit[1] is topics:
+            return hit[2]
+        found = list(_spread(offsets, lengths))
         if len(spreads) < self.SPREADS:
-            spreads[key] = None
-        return _spread(offsets, lengths)
+            # the entry keeps ``lengths`` alive, so that its id stays unique
+            spreads[id(lengths)] = (lengths, topics, found)
+        return found
 
     def of(self, topics: tuple[str, ...]) -> tuple[list[int], list[int]] | None:
         """``(topic indices, offsets)`` of ``topics``, or ``None`` if one of them is
