@@ -1,7 +1,9 @@
-"""``resolve_claims`` with the per-``(topics, lengths)`` spread memo against the same claims
-with the memo off (``SPREADS = 0``, every spread built per member), on seeded random groups
-(the seed is printed) whose members fall in a few buckets sharing topics and run lengths,
-with some members owning other lengths, unknown topics or out-of-range partitions."""
+"""``resolve_claims`` with the spread memo (kept by the identity of a lengths tuple, as the
+codec's learned layouts share them) against the same claims with the memo off
+(``SPREADS = 0``, every spread built per member), on seeded random groups (the seed is
+printed) whose members fall in a few buckets sharing topics and run lengths tuples (one
+lengths tuple sometimes shared by buckets of other topics), with some members owning other
+lengths (lists), equal but distinct tuples, unknown topics or out-of-range partitions."""
 
 from __future__ import annotations
 

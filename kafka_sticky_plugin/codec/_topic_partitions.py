@@ -90,8 +90,9 @@ class _RunLayout:
     length, name, int32 count``) and a ``struct`` reading ``(fixed bytes, partitions...)``
     per run; ``fixed_of`` picks the fixed bytes out of its values and ``mask`` marks the
     partitions. ``sorted_topics``: topics strictly increasing (the canonical verdict then
-    rests on the partitions of each run alone); ``starts``: the value index of each run's
-    first partition past the first run (where a partition may drop)."""
+    rests on the partitions of each run alone); ``starts``: the index, in the flat
+    partitions, of every run's first partition but the first run's (the only places where a
+    partition may be no larger than the one before it in a canonical array)."""
 
     __slots__ = (
         "fixed",
@@ -846,6 +847,12 @@ class OneEachLayouts:
     owned partitions), the same order for every member with the same topics. Anything else
     returns ``None`` and the caller reads the general way. Create one per batch (never
     module-wide); it keeps at most :attr:`CAPACITY` layouts.
+
+    Arrays whose runs hold several partitions (each member of a bucket owning a few
+    partitions of each of the bucket's topics) are learned as :class:`_RunLayout` s by
+    :meth:`learn_runs` and read by :meth:`read_runs` with the same byte-for-byte rule, found
+    by the array's count and first run header; learning and reading them stop early in a
+    batch where layouts do not repeat.
     """
 
     __slots__ = (
