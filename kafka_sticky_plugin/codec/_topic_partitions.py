@@ -84,6 +84,60 @@ class _OneEach:
         self.struct = struct.Struct(">" + "".join(f"{len(f)}si" for f in fixed))
 
 
+class _RunLayout:
+    """The byte layout of an array of runs of any lengths, learned from one read the general
+    way: ``topics`` and ``lengths`` in wire order, each run's ``fixed`` bytes (``int16
+    length, name, int32 count``) and a ``struct`` reading ``(fixed bytes, partitions...)``
+    per run; ``fixed_of`` picks the fixed bytes out of its values and ``mask`` marks the
+    partitions. ``sorted_topics``: topics strictly increasing (the canonical verdict then
+    rests on the partitions of each run alone); ``starts``: the index, in the flat
+    partitions, of every run's first partition but the first run's (the only places where a
+    partition may be no larger than the one before it in a canonical array)."""
+
+    __slots__ = (
+        "fixed",
+        "fixed_of",
+        "lengths",
+        "mask",
+        "sorted_topics",
+        "starts",
+        "struct",
+        "topics",
+    )
+
+    def __init__(self, topics: tuple[str, ...], lengths: tuple[int, ...], block: bytes) -> None:
+        self.topics = topics
+        self.lengths = lengths
+        fixed: list[bytes] = []
+        pos = _COUNT.size
+        for n in lengths:
+            size = 2 + (block[pos] << 8 | block[pos + 1]) + _COUNT.size
+            fixed.append(block[pos : pos + size])
+            pos += size + 4 * n
+        self.fixed = tuple(fixed)
+        self.struct = struct.Struct(
+            ">" + "".join(f"{len(f)}s{n}i" for f, n in zip(fixed, lengths, strict=True))
+        )
+        places = list(accumulate((1 + n for n in lengths[:-1]), initial=0))
+        self.fixed_of = operator.itemgetter(*places)
+        mask = [True] * (len(lengths) + sum(lengths))
+        for place in places:
+            mask[place] = False
+        self.mask = tuple(mask)
+        self.sorted_topics = _strictly_increasing(topics)
+        self.starts = frozenset(accumulate(lengths))
+
+    def canonical(self, partitions: Sequence[int]) -> bool:
+        """The general reader's verdict on an array of this layout holding ``partitions``
+        (every run is non-empty: its count is fixed and at least one)."""
+        if not self.sorted_topics:
+            return False
+        drops = compress(
+            itertools.count(1), map(operator.ge, partitions, islice(partitions, 1, None))
+        )
+        return self.starts.issuperset(drops)
+
+
 class TopicHeaders:
     """Per-batch cache of encoded pieces: ``int16 length + UTF-8 name`` per topic,
     ``int32 1, int32 partition`` per partition number (a topic holding one partition), and
@@ -793,18 +847,47 @@ class OneEachLayouts:
     owned partitions), the same order for every member with the same topics. Anything else
     returns ``None`` and the caller reads the general way. Create one per batch (never
     module-wide); it keeps at most :attr:`CAPACITY` layouts.
+
+    Arrays whose runs hold several partitions (each member of a bucket owning a few
+    partitions of each of the bucket's topics) are learned as :class:`_RunLayout` s by
+    :meth:`learn_runs` and read by :meth:`read_runs` with the same byte-for-byte rule, found
+    by the array's count and first run header; learning and reading them stop early in a
+    batch where layouts do not repeat.
     """
 
-    __slots__ = ("_by_count", "_headers")
+    __slots__ = (
+        "_built",
+        "_by_count",
+        "_by_head",
+        "_headers",
+        "_hits",
+        "_misses",
+        "_seen",
+        "_tried",
+    )
 
     #: Layouts kept (by group count); the oldest is dropped first.
     CAPACITY = 8
     #: Arrays with fewer groups are not worth a layout.
     MIN_GROUPS = 16
+    #: Run layouts built a batch (by head, see :meth:`learn_runs`); later ones are not.
+    RUN_LAYOUTS = 64
+    #: Arrays offered to :meth:`learn_runs` before it may stop for want of hits.
+    TRIAL_ARRAYS = 64
+    #: Layouts built beyond the hits of all layouts before a batch stops building them.
+    UNPAID_LAYOUTS = 8
+    #: Array signatures remembered while waiting for one to repeat.
+    SIGNATURES = 256
+    #: Run layout misses after which a batch stops trying them, unless they hit as often.
+    MAX_MISSES = 32
 
     def __init__(self) -> None:
         self._by_count: dict[int, tuple[_OneEach, bool]] = {}
         self._headers = TopicHeaders()
+        self._by_head: dict[bytes, _RunLayout] = {}
+        #: the topics and run lengths of the last array read with each signature
+        self._seen: dict[tuple[bytes, int], tuple[tuple[str, ...], Sequence[int]]] = {}
+        self._hits = self._misses = self._built = self._tried = 0
 
     def read(self, reader: Reader) -> tuple[list[TopicPartitionPair], bytes | None] | None:
         """The pairs (wire order) of the array at ``reader``'s offset (consumed) and its bytes
@@ -822,15 +905,67 @@ class OneEachLayouts:
         count = reader.peek_int32()
         learned = self._by_count.get(count) if count is not None else None
         if learned is None:
-            return None
+            return self._read_repeated_runs(reader) if self._by_head else None
         layout, canonical = learned
         values = reader.unpack_ahead(layout.struct, _COUNT.size)
         if values is None or values[0::2] != layout.fixed:
-            return None
+            return self._read_repeated_runs(reader) if self._by_head else None
         start = reader.offset
         reader.advance(_COUNT.size + layout.struct.size)
         runs: TopicRuns = (layout.topics, None, values[1::2])
         return runs, reader.bytes_since(start) if canonical else None
+
+    def _read_repeated_runs(self, reader: Reader) -> tuple[TopicRuns, bytes | None] | None:
+        """:meth:`read_runs` by a learned :class:`_RunLayout` (:meth:`learn_runs`): the one
+        whose array opens with the same count and first run header (:func:`_head`), taken
+        when every fixed byte equals the layout's. The runs are ``(layout topics, layout
+        lengths, partitions)``, shared by every member that matches it."""
+        if self._misses > self.MAX_MISSES and self._misses > self._hits:
+            return None
+        data, pos = reader.window()
+        layout = self._by_head.get(_head(data, pos))
+        if layout is None:
+            return None
+        values = reader.unpack_ahead(layout.struct, _COUNT.size)
+        if values is None or layout.fixed_of(values) != layout.fixed:
+            self._misses += 1
+            return None
+        self._hits += 1
+        partitions = list(compress(values, layout.mask))
+        reader.advance(_COUNT.size + layout.struct.size)
+        block = reader.bytes_since(pos) if layout.canonical(partitions) else None
+        return (layout.topics, layout.lengths, partitions), block
+
+    def learn_runs(self, runs: TopicRuns, block: bytes) -> None:
+        """Learn the :class:`_RunLayout` of ``block``, the bytes ``runs`` were read from
+        the general way (some run holding several partitions), when the last array read so
+        with the same signature (:func:`_head`, byte length) had the same topics and run
+        lengths: a signature seen once costs a dict entry, a false repeat two C-level
+        compares, never a struct. At most :attr:`RUN_LAYOUTS` layouts are built a batch, and
+        no more than :attr:`UNPAID_LAYOUTS` beyond the arrays they have read; after
+        :attr:`TRIAL_ARRAYS` arrays read the general way, learning goes on only while layouts
+        have read more arrays than that (layouts that repeat do so from the first members)."""
+        self._tried += 1
+        if self._tried > self.TRIAL_ARRAYS and self._hits < self._tried:
+            return
+        topics, lengths, _ = runs
+        if (
+            lengths is None
+            or len(topics) < self.MIN_GROUPS
+            or self._built >= min(self.RUN_LAYOUTS, self._hits + self.UNPAID_LAYOUTS)
+        ):
+            return
+        head = _head(block, 0)
+        if not head:
+            return
+        signature = (head, len(block))
+        seen = self._seen.get(signature)
+        if seen is None or seen[0] != topics or seen[1] != lengths:
+            if seen is not None or len(self._seen) < self.SIGNATURES:
+                self._seen[signature] = (topics, lengths)
+            return
+        self._built += 1
+        self._by_head[head] = _RunLayout(topics, tuple(lengths), block)
 
     def learn(
         self, pairs: Sequence[TopicPartitionPair], block: bytes, canonical: bool = True
@@ -854,6 +989,17 @@ class OneEachLayouts:
         self._by_count[count] = (layout, canonical)
         while len(self._by_count) > self.CAPACITY:
             del self._by_count[next(iter(self._by_count))]
+
+
+def _head(data: bytes, pos: int) -> bytes:
+    """The count and first run header (``int16 length, name, int32 count``) of the array at
+    ``pos`` of ``data``; empty when they do not fit or the name length is negative."""
+    if len(data) - pos < 6:
+        return b""
+    end = pos + 10 + (data[pos + 4] << 8 | data[pos + 5])
+    if data[pos + 4] >= 0x80 or end > len(data):
+        return b""
+    return data[pos:end]
 
 
 class ArrayMemos:
@@ -918,6 +1064,9 @@ def read_topic_partition_runs(
     start = reader.offset
     runs, canonical = topic_partition_runs(reader, expected, names, structs)
     block = reader.bytes_since(start)
-    if layouts is not None and runs[1] is None:
-        layouts.learn_topics(runs[0], block, canonical)
+    if layouts is not None:
+        if runs[1] is None:
+            layouts.learn_topics(runs[0], block, canonical)
+        else:
+            layouts.learn_runs(runs, block)
     return runs, block if canonical else None

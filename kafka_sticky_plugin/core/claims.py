@@ -141,13 +141,38 @@ class _RunColumns:
     ``OneEachLayouts``), and the layout's per-topic ``offsets`` and ``counts`` by topic
     index. ``None`` for a tuple naming a topic outside the layout."""
 
-    __slots__ = ("_index_of", "_memo", "counts", "offsets")
+    __slots__ = ("_index_of", "_memo", "_spreads", "counts", "offsets")
+
+    #: Spreads kept by :meth:`spread` (the first ones met).
+    SPREADS = 64
 
     def __init__(self, layout: Layout) -> None:
         self._index_of = layout.topic_index
         self.offsets = layout.offsets
         self.counts = layout.counts
         self._memo: dict[int, tuple[tuple[str, ...], tuple[list[int], list[int]] | None]] = {}
+        #: ``id(lengths) -> (lengths, topics, per-partition offsets)``
+        self._spreads: dict[int, tuple[tuple[int, ...], tuple[str, ...], list[int]]] = {}
+
+    def spread(
+        self, topics: tuple[str, ...], lengths: Sequence[int], offsets: list[int]
+    ) -> Iterable[int]:
+        """:func:`_spread` of ``offsets`` (those of ``topics``, see :meth:`of`) and
+        ``lengths``, kept as a list when ``lengths`` is a tuple: the codec's learned layouts
+        give every member matching one the same ``topics`` and ``lengths`` tuples (members of
+        one bucket own runs of the same topics and lengths, only their partitions differ),
+        so the list is shared by identity, the key costing nothing when nothing repeats."""
+        if type(lengths) is not tuple:
+            return _spread(offsets, lengths)
+        spreads = self._spreads
+        hit = spreads.get(id(lengths))
+        if hit is not None and hit[0] is lengths and hit[1] is topics:
+            return hit[2]
+        found = list(_spread(offsets, lengths))
+        if len(spreads) < self.SPREADS:
+            # the entry keeps ``lengths`` alive, so that its id stays unique
+            spreads[id(lengths)] = (lengths, topics, found)
+        return found
 
     def of(self, topics: tuple[str, ...]) -> tuple[list[int], list[int]] | None:
         """``(topic indices, offsets)`` of ``topics``, or ``None`` if one of them is
@@ -189,7 +214,7 @@ def _claimed_run_indices(
         spread: Iterable[int] = offsets
     else:
         low, high = _run_bounds(lengths, partitions)
-        spread = _spread(offsets, lengths)
+        spread = columns.spread(topics, lengths, offsets)
     if low >= 0 and (
         high < min_count
         or all(
