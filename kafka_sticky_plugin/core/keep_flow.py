@@ -83,11 +83,16 @@ __all__ = ["maximise_kept"]
 
 
 def maximise_kept(
-    layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]]
+    layout: Layout,
+    claims: Claims,
+    comp: Component,
+    plan: dict[int, list[int]],
+    subscribers: dict[int, list[int]] | None = None,
 ) -> dict[int, list[int]]:
     """Return a plan with ``plan``'s sorted load vector (``plan`` must be load-optimal) that
     keeps the most valid claims, then the most hinted tied partitions; see the module
-    docstring.
+    docstring. ``subscribers``: :func:`.balance_builder.topic_subscribers` of ``comp`` when
+    the caller has it (only read).
 
     Steps: :func:`_topic_groups`, :func:`_claim_classes`, :func:`_free_pools`,
     :func:`_build_network`, :func:`_solve`, :func:`_realise_released`.
@@ -100,7 +105,7 @@ def maximise_kept(
         return plan
     if _keeps_everything(claims, members, plan, tied_hinted):
         return plan
-    groups = _topic_groups(layout, comp)
+    groups = _topic_groups(layout, comp, subscribers)
     classes = _claim_classes(layout, claims, comp, groups, n_claims, sorted(tied_hinted))
     pools = _free_pools(layout, claims, comp, groups, plan, n_claims + len(tied_hinted))
     net, arcs = _build_network(comp, plan, groups, classes, [len(pool) for pool in pools])
@@ -133,12 +138,15 @@ class _TopicGroups:
         return self._of_partition
 
 
-def _topic_groups(layout: Layout, comp: Component) -> _TopicGroups:
+def _topic_groups(
+    layout: Layout, comp: Component, subscribers: dict[int, list[int]] | None = None
+) -> _TopicGroups:
     """Number the topic groups: topics with the same subscriber set (as a tuple of member
     indices) share one group, so one pool node serves them all. The subscribers are the
     balancing builder's (:func:`.balance_builder.topic_subscribers`: one extend per subscription
     class when members share classes)."""
-    subscribers = topic_subscribers(layout.subscriptions, comp)
+    if subscribers is None:
+        subscribers = topic_subscribers(layout.subscriptions, comp)
     of_topic: dict[int, int] = {}
     group_members: list[list[int]] = []
     group_topics: list[list[int]] = []
