@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .balance_builder import build_balanced_plan
+from .balance_builder import build_balanced_plan, topic_subscribers
 from .claims import Claims, resolve_claims
 from .components import split_components
 from .cooperative import withhold_transfers
@@ -66,7 +66,9 @@ def _plan(
                 continue
             part = build_quota_plan(layout, claims, comp)
         else:
-            part = maximise_kept(layout, claims, comp, build_balanced_plan(layout, claims, comp))
+            subscribers = topic_subscribers(layout.subscriptions, comp)  # shared, only read
+            balanced = build_balanced_plan(layout, claims, comp, subscribers)
+            part = maximise_kept(layout, claims, comp, balanced, subscribers)
         if view is not None and rack_pass_applies(view, comp, part):
             part = improve_rack_locality(layout, claims, comp, part, view)
         plan.update(part)

@@ -140,11 +140,18 @@ class _State:
     (exactly the topics with a non-empty list), ``subscriber_sets[t]`` (``subscribers[t]``
     as a set) and ``displaced_to``, every member that was given a partition validly owned by
     another member. It starts empty, or with ``holding_claims`` holding every valid claim
-    with its owner (``kept`` then splits a member's claims when first read).
+    with its owner (``kept`` then splits a member's claims when first read). ``subscribers``
+    may be given (:func:`topic_subscribers` of ``comp``, only read, so the caller can share
+    it).
     """
 
     def __init__(
-        self, layout: Layout, claims: Claims, comp: Component, holding_claims: bool = False
+        self,
+        layout: Layout,
+        claims: Claims,
+        comp: Component,
+        holding_claims: bool = False,
+        subscribers: dict[int, list[int]] | None = None,
     ) -> None:
         self.layout = layout
         self.owner = claims.owner
@@ -157,7 +164,9 @@ class _State:
             self.load = {m: len(owned[m]) for m in comp.members}
             self.kept = _KeptRuns(layout, claims)
         self.fresh: dict[int, dict[int, list[int]]] = {m: {} for m in comp.members}
-        self.subscribers = topic_subscribers(self.subs, comp)
+        if subscribers is None:
+            subscribers = topic_subscribers(self.subs, comp)
+        self.subscribers = subscribers
         self.subscriber_sets = _SubscriberSets(self.subscribers)
         self.held_fresh = _HeldTopics(self.fresh)
         self.held_any = _HeldTopics(self.kept, self.fresh)
@@ -232,9 +241,15 @@ def topic_subscribers(subs: list[frozenset[int]], comp: Component) -> dict[int, 
     return subscribers
 
 
-def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
-    """Return ``{member index: [global partition index, ...]}`` for any component."""
-    state = initial_state(layout, claims, comp)
+def build_balanced_plan(
+    layout: Layout,
+    claims: Claims,
+    comp: Component,
+    subscribers: dict[int, list[int]] | None = None,
+) -> dict[int, list[int]]:
+    """Return ``{member index: [global partition index, ...]}`` for any component;
+    ``subscribers``: :func:`topic_subscribers` of ``comp`` when the caller has it."""
+    state = initial_state(layout, claims, comp, subscribers)
     _balance(state, comp)
     _restore_owners(state, comp)
 
@@ -252,7 +267,12 @@ def build_balanced_plan(layout: Layout, claims: Claims, comp: Component) -> dict
     return plan
 
 
-def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
+def initial_state(
+    layout: Layout,
+    claims: Claims,
+    comp: Component,
+    subscribers: dict[int, list[int]] | None = None,
+) -> _State:
     """The holdings before balancing: every valid claim with its owner, then each free
     partition (most constrained topics first, ascending within a topic) to the least loaded
     subscriber, the smallest index on equal loads, except that a hinted previous claimant at
@@ -263,7 +283,7 @@ def initial_state(layout: Layout, claims: Claims, comp: Component) -> _State:
     (:class:`_KeptRuns`), and a topic whose free partitions carry no hint is dealt by
     :func:`water_fill`; only hinted topics take a heap step per partition.
     """
-    state = _State(layout, claims, comp, holding_claims=True)
+    state = _State(layout, claims, comp, holding_claims=True, subscribers=subscribers)
     owner = claims.owner
 
     # Every validly owned partition starts with its owner (``state.kept``, split per topic

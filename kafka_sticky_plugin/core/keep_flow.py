@@ -70,7 +70,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import add, sub
 
 from .balance_builder import topic_subscribers
@@ -83,11 +83,16 @@ __all__ = ["maximise_kept"]
 
 
 def maximise_kept(
-    layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]]
+    layout: Layout,
+    claims: Claims,
+    comp: Component,
+    plan: dict[int, list[int]],
+    subscribers: dict[int, list[int]] | None = None,
 ) -> dict[int, list[int]]:
     """Return a plan with ``plan``'s sorted load vector (``plan`` must be load-optimal) that
     keeps the most valid claims, then the most hinted tied partitions; see the module
-    docstring.
+    docstring. ``subscribers``: :func:`.balance_builder.topic_subscribers` of ``comp`` when
+    the caller has it (only read).
 
     Steps: :func:`_topic_groups`, :func:`_claim_classes`, :func:`_free_pools`,
     :func:`_build_network`, :func:`_solve`, :func:`_realise_released`.
@@ -100,7 +105,7 @@ def maximise_kept(
         return plan
     if _keeps_everything(claims, members, plan, tied_hinted):
         return plan
-    groups = _topic_groups(layout, comp)
+    groups = _topic_groups(layout, comp, subscribers)
     classes = _claim_classes(layout, claims, comp, groups, n_claims, sorted(tied_hinted))
     pools = _free_pools(layout, claims, comp, groups, plan, n_claims + len(tied_hinted))
     net, arcs = _build_network(comp, plan, groups, classes, [len(pool) for pool in pools])
@@ -133,12 +138,15 @@ class _TopicGroups:
         return self._of_partition
 
 
-def _topic_groups(layout: Layout, comp: Component) -> _TopicGroups:
+def _topic_groups(
+    layout: Layout, comp: Component, subscribers: dict[int, list[int]] | None = None
+) -> _TopicGroups:
     """Number the topic groups: topics with the same subscriber set (as a tuple of member
     indices) share one group, so one pool node serves them all. The subscribers are the
     balancing builder's (:func:`.balance_builder.topic_subscribers`: one extend per subscription
     class when members share classes)."""
-    subscribers = topic_subscribers(layout.subscriptions, comp)
+    if subscribers is None:
+        subscribers = topic_subscribers(layout.subscriptions, comp)
     of_topic: dict[int, int] = {}
     group_members: list[list[int]] = []
     group_topics: list[list[int]] = []
@@ -197,7 +205,10 @@ def _claim_classes(
 
     Group by group, the members come ascending (:func:`_claim_counts`), so the classes are
     in order without a sort; a group with tied classes is merged by a sort of its own."""
-    members_of, sizes_of = _claim_counts(layout, claims, comp, groups)
+    if _runs_outnumber_partitions(layout, claims, comp):
+        members_of, sizes_of = _claim_counts_by_owner(layout, claims, groups)
+    else:
+        members_of, sizes_of = _claim_counts(layout, claims, comp, groups)
     kinds_of: dict[int, list[int]] = {}
     preferred = {m: len(claims.owned[m]) for m in comp.members}
     hints = claims.hints
@@ -227,6 +238,48 @@ def _claim_classes(
     for i in compress(range(len(out.kind)), out.kind):
         out.tied[i] = tied_of[out.group[i], out.member[i]]
     return out
+
+
+#: Counting owners partition by partition (C) beats walking sized runs (Python) once the
+#: runs number more than the component's partitions over this.
+_RUNS_PER_PARTITION = 8
+
+
+def _runs_outnumber_partitions(layout: Layout, claims: Claims, comp: Component) -> bool:
+    """True when the sized runs of ``comp``'s members (:meth:`.Claims.run_sizes`) number
+    more than its partitions over :data:`_RUNS_PER_PARTITION`: then
+    :func:`_claim_counts_by_owner` is the cheaper count."""
+    partitions = sum(map(layout.counts.__getitem__, comp.topics))
+    runs = 0
+    for m in comp.members:
+        sized = claims.run_sizes(m)
+        if sized is not None:
+            runs += len(sized[1])
+    return runs * _RUNS_PER_PARTITION > partitions
+
+
+def _claim_counts_by_owner(
+    layout: Layout, claims: Claims, groups: _TopicGroups
+) -> tuple[list[list[int]], list[list[int]]]:
+    """:func:`_claim_counts` from ``claims.owner``: ``owner[q] == m`` exactly when ``q`` is
+    in ``owned[m]``, and a member's claims lie in its component's topics, so counting the
+    owners of each group's partitions (one C-level count per group over slices of
+    ``owner``) gives every member's claim count in the group; :data:`UNOWNED` and
+    :data:`TIED` are dropped."""
+    owner, offsets, counts = claims.owner, layout.offsets, layout.counts
+    members_of: list[list[int]] = []
+    sizes_of: list[list[int]] = []
+    for topics in groups.topics:
+        starts = list(map(offsets.__getitem__, topics))
+        ends = list(map(add, starts, map(counts.__getitem__, topics)))
+        slices = map(owner.__getitem__, map(slice, starts, ends))
+        held = Counter(chain.from_iterable(slices))
+        held.pop(UNOWNED, None)
+        held.pop(TIED, None)
+        ms = sorted(held)
+        members_of.append(ms)
+        sizes_of.append(list(map(held.__getitem__, ms)))
+    return members_of, sizes_of
 
 
 def _claim_counts(
