@@ -68,7 +68,6 @@ _INT16 = struct.Struct(">h")  # a topic name's length
 _COUNT = struct.Struct(">i")
 _ONE_PARTITION = struct.Struct(">ii")  # a group of one: count 1, then the partition
 _FIRST = operator.itemgetter(0)
-_SECOND = operator.itemgetter(1)
 
 
 class _OneEach:
