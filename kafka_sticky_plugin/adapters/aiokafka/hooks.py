@@ -81,16 +81,27 @@ log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 FENCED_INSTANCE_ID = 82
 
 
-def fenced_instance_id_error(group_id: str, instance_id: str) -> Exception:
-    """The error a replaced static member gets from ``getmany``/``getone`` (an aiokafka
-    ``KafkaError``, so aiokafka's coordinator hands it to the user instead of crashing), as
-    Java's consumer throws ``FencedInstanceIdException`` from ``poll``."""
+def _fenced_error_class() -> type[Exception]:
+    """aiokafka's own ``FencedInstanceIdError`` (0.15+, raised by its Heartbeat, JoinGroup
+    and SyncGroup), or one of ours shaped like it (0.13, 0.14)."""
     import aiokafka.errors as errors
+
+    native: type[Exception] | None = getattr(errors, "FencedInstanceIdError", None)
+    if native is not None:
+        return native
 
     class FencedInstanceIdError(errors.KafkaError):  # type: ignore[misc]
         """Another consumer joined under this consumer's group.instance.id (KIP-345)."""
 
-    return FencedInstanceIdError(
+    return FencedInstanceIdError
+
+
+def fenced_instance_id_error(group_id: str, instance_id: str) -> Exception:
+    """The error a replaced static member gets from ``getmany``/``getone`` (an aiokafka
+    ``KafkaError``, so aiokafka's coordinator hands it to the user instead of crashing), as
+    Java's consumer throws ``FencedInstanceIdException`` from ``poll``: aiokafka's own class
+    where it has one, so ``except aiokafka.errors.FencedInstanceIdError`` catches it."""
+    return _fenced_error_class()(
         f"group {group_id}: another consumer joined with group_instance_id {instance_id!r};"
         " this one is fenced (FENCED_INSTANCE_ID) and should be closed"
     )
@@ -288,7 +299,10 @@ class AioHooks:
         reset its generation)."""
         member_id = self._coordinator.member_id
         self.prompt.window.sent(time.monotonic())
-        ok = bool(await self._originals["_do_heartbeat"]())
+        try:
+            ok = bool(await self._originals["_do_heartbeat"]())
+        except _fenced_error_class():  # aiokafka 0.15+ raises it from its heartbeat
+            await self._fenced()
         if ok:
             self._heartbeat_ok_at = time.monotonic()
         else:
@@ -605,10 +619,13 @@ class AioHooks:
                 response.leader_id,
             )
             self.told.leader_id = str(response.leader_id)
-            if response.leader_id == response.member_id:
-                data = await rebalance._on_join_leader(response)
-            else:
-                data = await rebalance._on_join_follower()
+            try:
+                if response.leader_id == response.member_id:
+                    data = await rebalance._on_join_leader(response)
+                else:
+                    data = await rebalance._on_join_follower()
+            except _fenced_error_class():  # aiokafka 0.15+ raises it from its SyncGroup
+                await self._fenced()
             return None if data is None else (str(response.group_protocol), bytes(data))
         if error_type is errors.GroupLoadInProgressError:
             await asyncio.sleep(coordinator._retry_backoff_ms / 1000)
@@ -642,10 +659,11 @@ class AioHooks:
         return None
 
     async def _fenced(self) -> NoReturn:
-        """JoinGroup answered FENCED_INSTANCE_ID: another consumer holds this static member's
-        seat. Whatever is still owned is lost (no commit); the member id is kept, so every
-        retry is fenced again (after the retry backoff) instead of taking the seat back; the
-        error reaches the user from ``getmany``/``getone``."""
+        """JoinGroup (or, from aiokafka 0.15, Heartbeat or SyncGroup) answered
+        FENCED_INSTANCE_ID: another consumer holds this static member's seat. Whatever is
+        still owned is lost (no commit); the member id is kept, so every retry is fenced again
+        (after the retry backoff) instead of taking the seat back; the error reaches the user
+        from ``getmany``/``getone``."""
         coordinator = self._coordinator
         if self.owned:
             await self._lose(self.owned)
