@@ -189,14 +189,14 @@ def test_registration_checks() -> None:
         def on_partitions_assigned(self, partitions: Any) -> None:
             return None
 
-    with pytest.raises(ConfigurationError, match="not a kafka_sticky_plugin.RebalanceListener"):
+    with pytest.raises(ConfigurationError, match=r"not a kafka_sticky_plugin\.RebalanceListener"):
         check_rebalance_listener(Plain(), coroutines=False)
 
     class Async(Keeper):
         async def on_partitions_lost(self, partitions: set[Any], consumer: Any) -> None:
             return None
 
-    with pytest.raises(ConfigurationError, match="on_partitions_lost .* is async def"):
+    with pytest.raises(ConfigurationError, match=r"on_partitions_lost .* is async def"):
         check_rebalance_listener(Async(), coroutines=False)
     listener = Async()
     assert check_rebalance_listener(listener, coroutines=True) is listener

@@ -23,6 +23,7 @@ Invariants:
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -133,6 +134,16 @@ class RebalanceConsumer:
                 f"RebalanceConsumer has no {name!r}: inside {self._callback} it offers only "
                 f"Java's rebalance-safe operations ({offered}); {_EXCLUDED_WHY}"
             )
+
+        if inspect.iscoroutinefunction(operation):  # stays a coroutine function (aiokafka)
+
+            @functools.wraps(operation)
+            async def checked_async(*args: Any, **kwargs: Any) -> Any:
+                if not self._valid:
+                    raise self._closed_error(name)
+                return await operation(*args, **kwargs)
+
+            return checked_async
 
         @functools.wraps(operation)
         def checked(*args: Any, **kwargs: Any) -> Any:

@@ -139,7 +139,7 @@ def test_registration_refusals(consumer: Any) -> None:
 
     with pytest.raises(ConfigurationError, match="async def"):
         install_hooks(consumer, listener=Async())
-    with pytest.raises(ConfigurationError, match="not a kafka_sticky_plugin.RebalanceListener"):
+    with pytest.raises(ConfigurationError, match=r"not a kafka_sticky_plugin\.RebalanceListener"):
         install_hooks(consumer, listener=RecordingListener(consumer))  # type: ignore[arg-type]
 
 
