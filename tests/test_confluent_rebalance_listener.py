@@ -112,7 +112,7 @@ def test_the_view_offers_javas_operations_that_librdkafka_has(
 
 def test_registration_checks(consumer: confluent_kafka.Consumer) -> None:
     class Async(Seen):
-        async def on_partitions_assigned(self, partitions: set[Any], consumer: Any) -> None:
+        async def on_partitions_assigned(self, partitions: set[Any], consumer: Any) -> None:  # type: ignore[override]
             return None
 
     with pytest.raises(ConfigurationError, match="async def"):

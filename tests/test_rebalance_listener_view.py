@@ -10,6 +10,7 @@ brokers (``integration_tests``)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -48,7 +49,11 @@ class Target:
 
 
 def view(target: Target, callback: str = "on_partitions_revoked") -> RebalanceConsumer:
-    ops = {"commit": target.commit, "seek": target.seek, "assignment": target.assignment}
+    ops: dict[str, Callable[..., Any]] = {
+        "commit": target.commit,
+        "seek": target.seek,
+        "assignment": target.assignment,
+    }
     return RebalanceConsumer(ops, callback=callback, client="test")
 
 
@@ -163,7 +168,7 @@ def test_an_async_method_keeps_its_view_until_it_finished() -> None:
     kept: list[RebalanceConsumer] = []
 
     class Awaiting(Keeper):
-        async def on_partitions_revoked(self, partitions: set[Any], consumer: Any) -> None:
+        async def on_partitions_revoked(self, partitions: set[Any], consumer: Any) -> None:  # type: ignore[override]
             await asyncio.sleep(0)
             consumer.commit({"t-0": 9})  # after an await: still inside the callback
             kept.append(consumer)

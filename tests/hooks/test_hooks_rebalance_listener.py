@@ -134,7 +134,7 @@ def test_registration_refusals(consumer: Any) -> None:
         set_rebalance_listener(consumer, Seen())
 
     class Async(Seen):
-        async def on_partitions_revoked(self, partitions: set[Any], consumer: Any) -> None:
+        async def on_partitions_revoked(self, partitions: set[Any], consumer: Any) -> None:  # type: ignore[override]
             return None
 
     with pytest.raises(ConfigurationError, match="async def"):
