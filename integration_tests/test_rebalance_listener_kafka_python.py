@@ -31,7 +31,7 @@ from kafka_sticky_plugin.kafka_python import (
 )
 from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.kafka_only()]
 
 PARTITIONS = 4
 FORBIDDEN = ("poll", "close", "subscribe", "unsubscribe", "wakeup")
