@@ -123,3 +123,23 @@ def test_registration_checks(consumer: confluent_kafka.Consumer) -> None:
             processor.listener(Async())
     finally:
         processor.close()
+
+
+def test_a_processor_calls_a_rebalance_listener_with_its_view(
+    consumer: confluent_kafka.Consumer,
+) -> None:
+    listener = Seen()
+    processor = Processor(consumer, lambda message: None)
+    try:
+        bridge = RebalanceBridge(
+            processor.listener(listener), RebalanceProtocol.COOPERATIVE, commit_on_revoke=False
+        )
+        bridge.on_assign(consumer, native(0, 1))
+        bridge.on_revoke(consumer, native(1))
+    finally:
+        processor.close()
+    assert listener.calls == [
+        ("assigned", tps(0, 1), tps(0, 1)),
+        ("revoked", tps(1), tps(0, 1)),
+    ]
+    assert not any(view.valid for view in listener.views)

@@ -91,3 +91,32 @@ def test_registration_refusals() -> None:
         await c.stop()
 
     run(scenario())
+
+
+def test_a_processor_calls_a_rebalance_listener_with_its_view() -> None:
+    """``Processor.listener(RebalanceListener)``: the user's method gets its view, valid
+    while the method (awaited) runs, dead afterwards."""
+    from kafka_sticky_plugin.aiokafka import Processor
+
+    seen: list[tuple[str, set[Any], Any]] = []
+
+    class Keeps(RebalanceListener):
+        async def on_partitions_revoked(self, partitions: set[Any], consumer: Any) -> None:
+            await asyncio.sleep(0)
+            seen.append(("revoked", partitions, consumer.assignment()))
+
+        def on_partitions_assigned(self, partitions: set[Any], consumer: Any) -> None:
+            seen.append(("assigned", partitions, consumer))
+
+    async def scenario() -> None:
+        c = consumer("t", enable_auto_commit=False)
+        processor = Processor(c, lambda record: None)
+        listener = processor.listener(Keeps())
+        await listener.on_partitions_assigned(set())
+        await listener.on_partitions_revoked(set())
+        await c.stop()
+
+    run(scenario())
+    assert [(kind, parts) for kind, parts, _x in seen] == [("assigned", set()), ("revoked", set())]
+    assert seen[1][2] == set()  # the view answered inside the (awaited) method
+    assert not seen[0][2].valid
