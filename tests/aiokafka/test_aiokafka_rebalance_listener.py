@@ -108,9 +108,12 @@ def test_a_processor_calls_a_rebalance_listener_with_its_view() -> None:
         def on_partitions_assigned(self, partitions: set[Any], consumer: Any) -> None:
             seen.append(("assigned", partitions, consumer))
 
+    async def handle(record: Any) -> None:
+        return None
+
     async def scenario() -> None:
         c = consumer("t", enable_auto_commit=False)
-        processor = Processor(c, lambda record: None)
+        processor = Processor(c, handle)
         listener = processor.listener(Keeps())
         await listener.on_partitions_assigned(set())
         await listener.on_partitions_revoked(set())
