@@ -43,7 +43,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from ...assignor.contract import (
     bind_assignors,
@@ -63,6 +63,7 @@ from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeart
 from ...assignor.racks import partition_counts, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
+from ...listener.contract import CallbackKind, RebalanceListener
 from ...metrics.observe import assign_observed
 from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
@@ -70,6 +71,7 @@ from .authorization import AioGroupAuthorization, AioLeaderRefusal, is_group_ref
 from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
+from .rebalance_consumer import call_rebalance_listener
 from .told import AioToldCheck
 from .topic_authorization import AioTopicAuthorization
 
@@ -146,6 +148,8 @@ class AioHooks:
         self._joining = False
         self._in_rebalance = False
         self._originals: dict[str, Any] = {}
+        #: Java 4.5's listener (KIP-1306), if one was registered (:mod:`.rebalance_consumer`)
+        self.rebalance_listener: RebalanceListener | None = None
         #: quicker heartbeats for a short window after a cooperative SyncGroup (.prompt)
         self.prompt = PromptTask(lambda: self._coordinator, self._heartbeat, prompt)
         #: GROUP_AUTHORIZATION_FAILED: one line, spaced attempts (:mod:`.authorization`)
@@ -225,9 +229,17 @@ class AioHooks:
             log.debug("group %s: commit failure", self.group_id, exc_info=err)
 
     async def _listen(self, listener: Any, name: str, partitions: Any, kind: str) -> None:
-        """:func:`.listener.call_listener`, timed for the metrics as ``on_partitions_<kind>``."""
+        """:func:`.listener.call_listener`, timed for the metrics as ``on_partitions_<kind>``;
+        a registered RebalanceListener (KIP-1306) instead, with its view
+        (:mod:`.rebalance_consumer`)."""
         with self.metrics.timed_callback(kind, len(partitions)):
-            await call_listener(listener, name, partitions, self.group_id)
+            ours = self.rebalance_listener
+            if ours is not None:
+                await call_rebalance_listener(
+                    self._consumer, ours, cast(CallbackKind, kind), partitions, self.group_id
+                )
+            else:
+                await call_listener(listener, name, partitions, self.group_id)
 
     async def _lose(self, partitions: Iterable[Any]) -> None:
         """Membership is gone: tell the listener, give the partitions up without a commit.
