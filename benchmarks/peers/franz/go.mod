@@ -3,8 +3,8 @@ module kafka-sticky-plugin/benchmarks/peers/franz
 go 1.26.0
 
 require (
-	github.com/twmb/franz-go v1.22.2
-	github.com/twmb/franz-go/pkg/kmsg v1.15.0
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
 
 require (
