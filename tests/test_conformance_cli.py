@@ -96,6 +96,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
         return []
 
     monkeypatch.setattr(conformance_cli, "_reach", reach)
+    monkeypatch.setattr(conformance_cli, "_kind", lambda *_args: "a Kafka broker")
     monkeypatch.setattr(conformance_cli, "measure", measure)
     return seen
 
@@ -179,6 +180,7 @@ def test_a_refused_measurement_is_one_line(
     """A measurement the cluster refuses (an ACL missing) ends the run: one line naming it and
     the ACLs the command needs; any other failure, its first line."""
     monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
+    monkeypatch.setattr(conformance_cli, "_kind", lambda *_args: "a Kafka broker")
 
     class TopicAuthorizationFailedError(Exception):
         """kafka-python's name; its text repeats the whole request and response."""
@@ -202,4 +204,27 @@ def test_a_refused_measurement_is_one_line(
     assert conformance_cli.main(argv) == 2
     assert capsys.readouterr().out.splitlines()[-1] == (
         "error: partition_growth: TimeoutError: topic 'conf-grow-1' shows 0 partitions, expected 2"
+    )
+
+
+def test_a_request_the_broker_does_not_serve_is_named_with_the_broker_kind(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kafka-python's refusal to send a request the broker does not advertise ends the run in
+    one line naming the request and the broker kind, exit 5 (not "the cluster refused it")."""
+    from kafka.errors import IncompatibleBrokerVersion
+
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
+    monkeypatch.setattr(conformance_cli, "_kind", lambda *_args: "Tansu (cluster id t)")
+
+    def measure(bootstrap: str, chosen: list[str], say: object, security: object) -> list[object]:
+        raise IncompatibleBrokerVersion(
+            "Kafka broker does not support the 'CreatePartitionsRequest' Kafka protocol."
+        )
+
+    monkeypatch.setattr(conformance_cli, "measure", measure)
+    argv = ["--bootstrap", "h:9092", "--only", "partition_growth"]
+    assert conformance_cli.main(argv) == 5
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "error: partition_growth: Tansu (cluster id t) does not serve CreatePartitions"
     )

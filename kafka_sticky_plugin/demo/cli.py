@@ -14,7 +14,8 @@ embedded broker that strategy is skipped with the reason printed. ``--client aio
 the same with hooked aiokafka members (:mod:`kafka_sticky_plugin.aiokafka`).
 
 Exit status: 0 when every guarantee held (nothing lost, no unjustified re-delivery, never two
-owners of a partition at once), 1 otherwise, 2 for bad arguments. Ctrl-C, SIGTERM and SIGHUP
+owners of a partition at once), 1 otherwise, 2 for bad arguments, 4 when a module of the
+``demo`` extra is missing (said before anything starts). Ctrl-C, SIGTERM and SIGHUP
 stop the members and the broker the demo started, print one line and exit with the shell's
 status for that signal (130, 143, 129); on Linux the broker dies with the demo even on SIGKILL
 (see :mod:`kafka_sticky_plugin.testing.lifetime`).
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
 from ..errors import ConfigurationError, StickyPluginError
-from ..extras import require
+from ..extras import EXIT_MISSING_EXTRA, require
 from ..testing.brokers import open_broker, require_loopback_bootstrap
 from ..testing.embedded_broker import RunningBroker
 from ..testing.lifetime import Terminated, exit_status, signals_end_cleanly
@@ -138,7 +139,7 @@ def _run(argv: list[str] | None) -> int:
         )
     except StickyPluginError as exc:
         _say(f"error: {exc}")
-        return 2
+        return EXIT_MISSING_EXTRA
     names = _GROUPS.get(args.strategy, [args.strategy])
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
