@@ -1,5 +1,7 @@
-"""Which kind of broker answers, for the commands' one-line errors about a request the broker
-does not serve (``migration-check``, ``conformance``).
+"""Whether a broker answers at all, and which kind, for the commands' one-line errors: an
+address nobody listens on, said at once (``migration-check``, ``conformance``, ``demo
+--bootstrap``), and a request the broker does not serve (``migration-check``,
+``conformance``).
 
 The embedded Tansu broker names itself in its cluster id (``tansu_cluster``); any other
 broker is named by its cluster id. The kind is only a hint in a message: reading it never
@@ -9,9 +11,25 @@ raises.
 from __future__ import annotations
 
 import re
+import socket
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["broker_kind", "unserved_request"]
+__all__ = ["broker_kind", "unreachable", "unserved_request"]
+
+
+def unreachable(endpoints: Sequence[tuple[str, int]], timeout_s: float = 5.0) -> str | None:
+    """None when one of ``endpoints`` accepts a TCP connection, else why the last did not
+    (``Connection refused``): said at once, not after a client's bootstrap timeout."""
+    failure = "no address"
+    for host, port in endpoints:
+        try:
+            socket.create_connection((host, port), timeout=timeout_s).close()
+        except OSError as exc:
+            failure = exc.strerror or type(exc).__name__
+        else:
+            return None
+    return failure
 
 
 def broker_kind(admin: Any) -> str:

@@ -30,13 +30,12 @@ DescribeConfigs of a broker, say).
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .authorization_advice import cluster_configs_unread_line, principal_text
-from .broker_kind import broker_kind
+from .broker_kind import broker_kind, unreachable
 from .cli_security import (
     add_security_arguments,
     bootstrap_servers,
@@ -135,20 +134,6 @@ def _unserved_line(shown: str, kind: str, unserved: Unserved) -> str:
         f"error: {shown} is {kind}, which does not serve {unserved.request}"
         f" ({unserved}); migration-check needs it to {unserved.purpose}"
     )
-
-
-def _first_reachable(endpoints: list[tuple[str, int]], timeout_s: float) -> str | None:
-    """None when an address accepts a TCP connection, else the last failure (said at once,
-    not after the client's bootstrap timeout)."""
-    failure = "no address"
-    for host, port in endpoints:
-        try:
-            socket.create_connection((host, port), timeout=min(timeout_s, 5.0)).close()
-        except OSError as exc:
-            failure = exc.strerror or type(exc).__name__
-        else:
-            return None
-    return failure
 
 
 def _cluster_facts(admin: Any) -> ClusterFacts:
@@ -275,9 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     from kafka.errors import KafkaError
 
     bootstrap = bootstrap_servers(args.endpoints)
-    unreachable = _first_reachable(args.endpoints, args.timeout)
-    if unreachable is not None:
-        print(f"error: cannot reach {args.bootstrap}: {unreachable}")
+    refused = unreachable(args.endpoints, min(args.timeout, 5.0))
+    if refused is not None:
+        print(f"error: cannot reach {args.bootstrap}: {refused}")
         return EXIT_USAGE
     try:
         admin = open_admin(

@@ -16,6 +16,13 @@ from kafka_sticky_plugin.testing.brokers import parse_bootstrap
 from kafka_sticky_plugin.testing.embedded_broker import BrokerStartError
 
 
+@pytest.fixture(autouse=True)
+def _no_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing here connects anywhere: the command's first TCP probe of the addresses (which
+    says at once that nobody listens) answers "reachable"."""
+    monkeypatch.setattr(conformance_cli, "unreachable", lambda *_args: None)
+
+
 @pytest.mark.parametrize(
     ("text", "endpoints"),
     [
@@ -228,3 +235,25 @@ def test_a_request_the_broker_does_not_serve_is_named_with_the_broker_kind(
     assert capsys.readouterr().out.splitlines()[-1] == (
         "error: partition_growth: Tansu (cluster id t) does not serve CreatePartitions"
     )
+
+
+def test_an_address_nobody_listens_on_is_said_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loopback port nobody listens on: one line naming the refusal, exit 2, before the
+    readiness probe's 10 s wait."""
+    import socket
+
+    from kafka_sticky_plugin.broker_kind import unreachable
+
+    monkeypatch.setattr(conformance_cli, "unreachable", unreachable)
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the readiness probe ran")
+
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", never)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    assert conformance_cli.main(["--bootstrap", f"127.0.0.1:{port}"]) == 2
+    assert capsys.readouterr().out == f"error: cannot reach 127.0.0.1:{port}: Connection refused\n"

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
+from ..broker_kind import unreachable
 from ..errors import ConfigurationError, StickyPluginError
 from ..extras import EXIT_MISSING_EXTRA, require
 from ..testing.brokers import open_broker, require_loopback_bootstrap
@@ -99,7 +100,9 @@ def _parser() -> argparse.ArgumentParser:
 @contextlib.contextmanager
 def _broker(bootstrap: str | None, mode: str, log_dir: Path) -> Iterator[RunningBroker]:
     if bootstrap:
-        require_loopback_bootstrap(bootstrap)
+        refused = unreachable(require_loopback_bootstrap(bootstrap))
+        if refused is not None:  # at once, not after each member's bootstrap timeout
+            raise ConfigurationError(f"cannot reach {bootstrap}: {refused}")
         with open_broker("external", bootstrap=bootstrap) as broker:
             yield broker
     else:

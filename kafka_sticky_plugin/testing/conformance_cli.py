@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..broker_kind import broker_kind, unserved_request
+from ..broker_kind import broker_kind, unreachable, unserved_request
 from ..cli_security import add_security_arguments, open_admin, security_from_args
 from ..client_security import ClientSecurity
 from ..errors import ConfigurationError
@@ -87,6 +87,9 @@ def _reach(endpoints: list[tuple[str, int]], shown: str, security: ClientSecurit
     that probe cannot speak to) one connection with ``security``, so a refused password or
     certificate is one :class:`ConfigurationError` line here, not a failure inside a
     measurement."""
+    refused = unreachable(endpoints)
+    if refused is not None:  # at once, not after the readiness probe's 10 s
+        raise ConfigurationError(f"cannot reach {shown}: {refused}")
     if security is None:
         wait_until_ready(*endpoints[0], timeout_s=10.0)
     else:
