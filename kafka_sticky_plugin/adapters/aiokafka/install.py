@@ -7,6 +7,7 @@ describe. Public face: :mod:`kafka_sticky_plugin.aiokafka`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -101,10 +102,19 @@ async def _wait_topics(self: Any) -> None:
         return
     client = self._client
     absent = [t for t in subscription.topics if client.cluster.partitions_for_topic(t) is None]
+    if getattr(client, "_sync_task", None) is None:
+        absent = []  # not bootstrapped: no metadata request can be answered; the wait decides
     for topic in absent:
         client.add_topic(topic)
+    budget_s = int(self._client._request_timeout_ms) / 1000
     for _ in range(2 if absent else 0):  # a topic being auto-created may miss one response
-        await client.force_metadata_update()
+        try:
+            answered = await asyncio.wait_for(client.force_metadata_update(), budget_s)
+        except asyncio.TimeoutError:
+            answered = False
+        if not answered:  # no response: nothing is known to be missing
+            absent = []
+            break
         absent = [t for t in absent if client.cluster.partitions_for_topic(t) is None]
         if not absent:
             break
