@@ -3,7 +3,9 @@ the broker refuses them (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION), many times 
 with a loop that commits after every ``getmany``. That is one WARNING line per rebalance saying
 what is really at stake (nothing, for kept partitions and revoked ones committed in
 ``on_partitions_revoked``), not one line per refused commit each saying that records "will be
-delivered again". About 25 s: member a alone, b joins, b leaves.
+delivered again". The commit guard is on (its refusals while the member has no generation are
+the same rebalance, and never an exception out of ``commit_on_revoke``). About 25 s: member a
+alone, b joins, b leaves.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.structs import OffsetAndMetadata
 
-from kafka_sticky_plugin.aiokafka import CooperativeStickyAssignor, commit_on_revoke, install_hooks
+from kafka_sticky_plugin.aiokafka import (
+    CooperativeStickyAssignor,
+    commit_on_revoke,
+    guard_commits,
+    install_hooks,
+)
 from kafka_sticky_plugin.testing.admin import create_topic, unique_name
 
 SAID_ONCE = "commits refused while the group rebalances"
@@ -36,6 +43,7 @@ async def _member(
         max_poll_interval_ms=10000,
     )
     install_hooks(consumer)
+    guard_commits(consumer)  # refuse mode: a commit while not in a generation is refused too
     await consumer.start()
     try:
         while not stop.is_set():

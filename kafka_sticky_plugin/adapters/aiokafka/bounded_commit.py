@@ -18,7 +18,9 @@ exception, and one WARNING line: a failure for want of a coordinator says the re
 consumed since the last commit will be delivered again (which is safe).
 
 A periodic commit refused because the group is rebalancing (aiokafka's ``CommitFailedError``
-after REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID) loses nothing by itself:
+after REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID; its
+``IllegalStateError`` for a partition revoked since the loop read the assignment; the commit
+guard's ``CommitRefusedError``) loses nothing by itself:
 the partitions the member keeps are committed by its next commit after the rebalance, and the
 revoked ones by ``commit_on_revoke`` in ``on_partitions_revoked``; only the records of
 partitions the member loses before either commit are delivered again. That is said once per
@@ -33,6 +35,8 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
+
+from ...errors import CommitRefusedError
 
 __all__ = ["commit_deadline_ms", "commit_on_revoke"]
 
@@ -62,7 +66,7 @@ async def commit_on_revoke(
         await asyncio.wait_for(consumer.commit(dict(offsets)), budget / 1000)
     except asyncio.TimeoutError:
         reason = f"no group coordinator answered within {budget} ms"
-    except errors.KafkaError as exc:
+    except (errors.KafkaError, CommitRefusedError) as exc:
         if _refused_by_a_rebalance(exc, errors):
             _rebalance_refusal(consumer, group, len(offsets), exc)
             return False
@@ -85,13 +89,20 @@ _WARNED = "_kafka_sticky_plugin_rebalance_commit_warned"
 
 
 def _refused_by_a_rebalance(exc: BaseException, errors: Any) -> bool:
+    """The group refused the commit (its generation is over), or the partitions left this
+    member in the rebalance between reading the assignment and committing (aiokafka's
+    ``IllegalStateError: Partition ... is not assigned``; the commit guard's refusal)."""
     group_errors = (
         errors.CommitFailedError,
         errors.RebalanceInProgressError,
         errors.IllegalGenerationError,
         errors.UnknownMemberIdError,
     )
-    return isinstance(exc, group_errors) or isinstance(exc.__cause__, group_errors)
+    if isinstance(exc, group_errors) or isinstance(exc.__cause__, group_errors):
+        return True
+    if isinstance(exc, CommitRefusedError):
+        return True
+    return isinstance(exc, errors.IllegalStateError) and "is not assigned" in str(exc)
 
 
 def _rebalance_refusal(consumer: Any, group: str, count: int, exc: BaseException) -> None:
