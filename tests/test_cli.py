@@ -102,12 +102,12 @@ def _without(module: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_demo_with_aiokafka_names_both_extras_when_aiokafka_is_missing() -> None:
     """A ``[demo]`` install has no aiokafka: the message names ``[demo,aiokafka]``."""
     done = _without("aiokafka", "demo", "--client", "aiokafka")
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.returncode == 4, done.stdout + done.stderr  # EXIT_MISSING_EXTRA
     assert 'pip install "kafka-sticky-plugin[demo,aiokafka]"' in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
 
 
 def test_demo_names_the_demo_extra_when_matplotlib_is_missing() -> None:
     done = _without("matplotlib", "demo")
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.returncode == 4, done.stdout + done.stderr
     assert 'pip install "kafka-sticky-plugin[demo]"' in done.stdout

@@ -16,6 +16,13 @@ from kafka_sticky_plugin.testing.brokers import parse_bootstrap
 from kafka_sticky_plugin.testing.embedded_broker import BrokerStartError
 
 
+@pytest.fixture(autouse=True)
+def _no_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing here connects anywhere: the command's first TCP probe of the addresses (which
+    says at once that nobody listens) answers "reachable"."""
+    monkeypatch.setattr(conformance_cli, "unreachable", lambda *_args: None)
+
+
 @pytest.mark.parametrize(
     ("text", "endpoints"),
     [
@@ -96,6 +103,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Recorded:
         return []
 
     monkeypatch.setattr(conformance_cli, "_reach", reach)
+    monkeypatch.setattr(conformance_cli, "_kind", lambda *_args: "a Kafka broker")
     monkeypatch.setattr(conformance_cli, "measure", measure)
     return seen
 
@@ -179,6 +187,7 @@ def test_a_refused_measurement_is_one_line(
     """A measurement the cluster refuses (an ACL missing) ends the run: one line naming it and
     the ACLs the command needs; any other failure, its first line."""
     monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
+    monkeypatch.setattr(conformance_cli, "_kind", lambda *_args: "a Kafka broker")
 
     class TopicAuthorizationFailedError(Exception):
         """kafka-python's name; its text repeats the whole request and response."""
@@ -203,3 +212,48 @@ def test_a_refused_measurement_is_one_line(
     assert capsys.readouterr().out.splitlines()[-1] == (
         "error: partition_growth: TimeoutError: topic 'conf-grow-1' shows 0 partitions, expected 2"
     )
+
+
+def test_a_request_the_broker_does_not_serve_is_named_with_the_broker_kind(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kafka-python's refusal to send a request the broker does not advertise ends the run in
+    one line naming the request and the broker kind, exit 5 (not "the cluster refused it")."""
+    from kafka.errors import IncompatibleBrokerVersion
+
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", lambda h, p, timeout_s: None)
+    monkeypatch.setattr(conformance_cli, "_kind", lambda *_args: "Tansu (cluster id t)")
+
+    def measure(bootstrap: str, chosen: list[str], say: object, security: object) -> list[object]:
+        raise IncompatibleBrokerVersion(
+            "Kafka broker does not support the 'CreatePartitionsRequest' Kafka protocol."
+        )
+
+    monkeypatch.setattr(conformance_cli, "measure", measure)
+    argv = ["--bootstrap", "h:9092", "--only", "partition_growth"]
+    assert conformance_cli.main(argv) == 5
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "error: partition_growth: Tansu (cluster id t) does not serve CreatePartitions"
+    )
+
+
+def test_an_address_nobody_listens_on_is_said_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loopback port nobody listens on: one line naming the refusal, exit 2, before the
+    readiness probe's 10 s wait."""
+    import socket
+
+    from kafka_sticky_plugin.broker_kind import unreachable
+
+    monkeypatch.setattr(conformance_cli, "unreachable", unreachable)
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the readiness probe ran")
+
+    monkeypatch.setattr(conformance_cli, "wait_until_ready", never)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    assert conformance_cli.main(["--bootstrap", f"127.0.0.1:{port}"]) == 2
+    assert capsys.readouterr().out == f"error: cannot reach 127.0.0.1:{port}: Connection refused\n"

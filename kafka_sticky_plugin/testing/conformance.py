@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import IO, Protocol
 
 from ..assignor.strategies import STRATEGIES
+from ..broker_kind import unserved_request
 from ..client_security import ClientSecurity, confluent_settings
 from .admin import create_topic, delete_topic, grow_topic, unique_name
 from .analysis import current_ownership
@@ -42,10 +43,15 @@ from .member_process import ProcessMember
 
 __all__ = [
     "MEASUREMENTS",
+    "UNSERVED",
     "Measurement",
     "Observation",
     "measure",
 ]
+
+#: How a detail starts when the broker does not serve a request (the command puts the broker
+#: kind in its place).
+UNSERVED = "the broker does not serve"
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,8 @@ def partition_growth(bootstrap: str, security: ClientSecurity | None = None) -> 
     try:
         grow_topic(bootstrap, topic, 4, timeout_s=10, security=security)
     except Exception as exc:  # the refusal itself is the observation
+        if unserved_request(exc) == "CreatePartitions":
+            return Observation("partition_growth", False, f"{UNSERVED} CreatePartitions")
         return Observation("partition_growth", False, f"CreatePartitions refused: {exc!r}")
     finally:
         delete_topic(bootstrap, topic, security)
@@ -188,13 +196,16 @@ def leader_rejoin_rebalances(bootstrap: str, security: ClientSecurity | None = N
             try:
                 after = group.wait_stable(timeout_s=25)
             except GroupNotStable:
-                rebalanced = False
+                rebalanced, now = False, "no stable group within 25 s"
             else:
                 rebalanced = after.generation > before.generation
+                now = f"generation {after.generation}"
     finally:
         delete_topic(bootstrap, kept, security)
     return Observation(
-        "leader_rejoin_rebalances", rebalanced, "a new generation after a subscribed topic went"
+        "leader_rejoin_rebalances",
+        rebalanced,
+        f"one of two subscribed topics deleted at generation {before.generation}: {now}",
     )
 
 

@@ -17,9 +17,15 @@ Its principal needs to create, grow and delete the topics ``conf-*`` and to read
 ``conformance-*`` (docs/security.md gives the ACLs); a measurement the cluster refuses ends
 the run with one line naming it and the refusal.
 
+A request the broker does not serve is named with the broker's kind in the capability's line
+(``Tansu (cluster id tansu_cluster) does not serve CreatePartitions``) or, when a measurement
+cannot go on without it, in the one ``error:`` line that ends the run.
+
 Exit status: 0 when the cluster behaves as Apache Kafka on every measured capability and no
 guarantee broke on the way, 1 otherwise, 2 for bad arguments, an unreachable cluster (a
-refused authentication included) or a refused measurement.
+refused authentication included) or a refused measurement, 4 without kafka-python (the
+``kafka-python`` extra; one line, before anything is connected to), 5 when the broker does
+not serve a request a measurement cannot do without.
 """
 
 from __future__ import annotations
@@ -27,11 +33,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..broker_kind import broker_kind, unreachable, unserved_request
 from ..cli_security import add_security_arguments, open_admin, security_from_args
 from ..client_security import ClientSecurity
 from ..errors import ConfigurationError
 from .brokers import parse_bootstrap
-from .conformance import MEASUREMENTS, Observation, measure
+from .conformance import MEASUREMENTS, UNSERVED, Observation, measure
 from .embedded_broker import BrokerStartError, wait_until_ready
 from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
 
@@ -58,15 +65,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _row(observation: Observation) -> str:
+EXIT_UNSERVED = 5
+
+
+def _row(observation: Observation, kind: str = "the broker") -> str:
     if observation.skipped is not None:
         return f"{observation.capability:<36} skipped: {observation.skipped}"
     kafka = getattr(APACHE_KAFKA_PROFILE, observation.capability)
     tansu = getattr(TANSU_PROFILE, observation.capability)
     same = "same as Apache Kafka" if observation.observed == kafka else "DIFFERS from Apache Kafka"
+    detail = observation.detail.replace(UNSERVED, f"{kind} does not serve")
     line = (
         f"{observation.capability:<36} {observation.observed!s:<6} (Apache Kafka {kafka!s},"
-        f" Tansu {tansu!s}) {same}: {observation.detail}"
+        f" Tansu {tansu!s}) {same}: {detail}"
     )
     return line + "".join(f"\n    BROKEN: {v}" for v in observation.violations)
 
@@ -76,10 +87,22 @@ def _reach(endpoints: list[tuple[str, int]], shown: str, security: ClientSecurit
     that probe cannot speak to) one connection with ``security``, so a refused password or
     certificate is one :class:`ConfigurationError` line here, not a failure inside a
     measurement."""
+    refused = unreachable(endpoints)
+    if refused is not None:  # at once, not after the readiness probe's 10 s
+        raise ConfigurationError(f"cannot reach {shown}: {refused}")
     if security is None:
         wait_until_ready(*endpoints[0], timeout_s=10.0)
     else:
         open_admin(endpoints, security, 15.0, "kafka-sticky-conformance", shown).close()
+
+
+def _kind(endpoints: list[tuple[str, int]], shown: str, security: ClientSecurity | None) -> str:
+    """The broker's kind (:func:`~kafka_sticky_plugin.broker_kind.broker_kind`)."""
+    admin = open_admin(endpoints, security, 15.0, "kafka-sticky-conformance", shown)
+    try:
+        return broker_kind(admin)
+    finally:
+        admin.close()
 
 
 #: What the command's principal needs (docs/security.md), said when the cluster refuses it.
@@ -112,17 +135,22 @@ def main(argv: list[str] | None = None) -> int:
         endpoints = parse_bootstrap(args.bootstrap)
         security = security_from_args(args)
         _reach(endpoints, args.bootstrap, security)
+        kind = _kind(endpoints, args.bootstrap, security)
     except (ConfigurationError, BrokerStartError) as exc:
         print(f"error: {exc}")
         return 2
-    print(f"measuring {len(chosen)} capabilities on {args.bootstrap}", flush=True)
+    print(f"measuring {len(chosen)} capabilities on {args.bootstrap} ({kind})", flush=True)
     observations: list[Observation] = []
     for capability in chosen:
         try:
             observations += measure(
-                args.bootstrap, [capability], lambda o: print(_row(o), flush=True), security
+                args.bootstrap, [capability], lambda o: print(_row(o, kind), flush=True), security
             )
         except Exception as exc:  # a refusal (an ACL missing...): one line, not a traceback
+            request = unserved_request(exc)
+            if request is not None:
+                print(f"error: {capability}: {kind} does not serve {request}")
+                return EXIT_UNSERVED
             print(f"error: {capability}: {_refusal(exc)}")
             return 2
     measured = [o for o in observations if o.skipped is None]

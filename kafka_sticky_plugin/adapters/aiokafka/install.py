@@ -7,6 +7,8 @@ describe. Public face: :mod:`kafka_sticky_plugin.aiokafka`.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +20,10 @@ from ...listener.contract import RebalanceListener, check_rebalance_listener
 from ...metrics.recorder import RebalanceMetrics
 from .hooks import AioHooks
 from .rebalance_consumer import refuse_second_listener, set_rebalance_listener
+from .topic_authorization import missing_topics_of
 from .versions import check_version
+
+log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
 __all__ = ["AioKafkaHooks", "install_hooks"]
 
@@ -85,15 +90,45 @@ async def _wait_topics(self: Any) -> None:
     """``start()``'s wait for the metadata of the subscribed topics, without failing on a topic
     this consumer may not describe: aiokafka raises ``TopicAuthorizationFailedError`` out of
     ``start()`` then (the consumer half started); here the hooks say it once and leave the
-    topic out of the JoinGroup until it is granted (:mod:`.topic_authorization`)."""
+    topic out of the JoinGroup until it is granted (:mod:`.topic_authorization`).
+
+    Nor on a topic the cluster does not have: aiokafka waits ``request_timeout_ms`` (40 s by
+    default) for it, then raises an ``UnknownTopicOrPartitionError`` naming nothing. Here one
+    metadata request that lacks it, then a second one, and the member says so at once in one
+    line (:mod:`...assignor.missing_topics`) and starts without waiting: it gets that topic's
+    partitions once it exists (aiokafka's next metadata refresh sees it)."""
     import aiokafka.errors as errors
 
     subscription = self._subscription.subscription
     if subscription is None:
         return
-    for topic in subscription.topics:
+    client = self._client
+    absent = [t for t in subscription.topics if client.cluster.partitions_for_topic(t) is None]
+    if getattr(client, "_sync_task", None) is None:
+        absent = []  # not bootstrapped: no metadata request can be answered; the wait decides
+    for topic in absent:
+        client.add_topic(topic)
+    budget_s = int(self._client._request_timeout_ms) / 1000
+    for _ in range(2 if absent else 0):  # a topic being auto-created may miss one response
         try:
-            await self._client._wait_on_metadata(topic)
+            answered = await asyncio.wait_for(client.force_metadata_update(), budget_s)
+        except asyncio.TimeoutError:
+            answered = False
+        if not answered:  # no response: nothing is known to be missing
+            absent = []
+            break
+        absent = [t for t in absent if client.cluster.partitions_for_topic(t) is None]
+        if not absent:
+            break
+    refused = frozenset(client.cluster.unauthorized_topics or ())
+    missing = missing_topics_of(self)
+    for level, line in missing.observe(absent, (), refused, confirmed=True):
+        log.log(level, "%s", line)
+    for topic in subscription.topics:
+        if topic in missing.missing:
+            continue
+        try:
+            await client._wait_on_metadata(topic)
         except errors.TopicAuthorizationFailedError:
             continue  # in the cluster's unauthorized topics, which the hooks read
 

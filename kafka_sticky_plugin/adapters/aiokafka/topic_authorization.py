@@ -33,15 +33,28 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from ...assignor.missing_topics import MissingTopics
 from ...authorization_advice import own_topics_change_lines
 from .authorization import _principal
 
-__all__ = ["RECHECK_S", "AioTopicAuthorization"]
+__all__ = ["RECHECK_S", "AioTopicAuthorization", "missing_topics_of"]
 
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
 #: Seconds between two metadata requests while a subscribed topic is refused.
 RECHECK_S = 5.0
+
+
+_MISSING = "_kafka_sticky_plugin_missing_topics"
+
+
+def missing_topics_of(consumer: Any) -> MissingTopics:
+    """The consumer's :class:`MissingTopics` (one per hooked consumer; ``start()`` says which
+    subscribed topics the cluster lacks, the metadata listener when they exist)."""
+    found = consumer.__dict__.get(_MISSING)
+    if not isinstance(found, MissingTopics):
+        found = consumer.__dict__[_MISSING] = MissingTopics(str(consumer._group_id))
+    return found
 
 
 class AioTopicAuthorization:
@@ -70,6 +83,10 @@ class AioTopicAuthorization:
         subscription = self._consumer._subscription
         refused = frozenset(getattr(cluster, "unauthorized_topics", ()) or ())
         own = refused & frozenset(subscription.topics) if refused else frozenset()
+        missing = missing_topics_of(self._consumer)
+        if missing.missing:  # said by start(); here: when they exist
+            for level, line in missing.observe(missing.missing, cluster.topics(), refused):
+                log.log(level, "%s", line)
         if own != self.refused_own:
             self._note(own, subscription)
         if own and self._recheck is None:

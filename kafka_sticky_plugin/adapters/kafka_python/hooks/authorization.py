@@ -51,6 +51,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ....assignor.missing_topics import MissingTopics
 from ....authorization_advice import (
     group_refused_line,
     leader_topics_refused_line,
@@ -112,6 +113,8 @@ class TopicAuthorization:
         self._group_id = group_id
         self._principal = _principal(consumer)
         self.refused_own: frozenset[str] = frozenset()
+        #: subscribed topics the cluster lacks, said once (:mod:`...assignor.missing_topics`)
+        self.missing_topics = MissingTopics(group_id)
         self._refused_others: frozenset[str] = frozenset()
         self._registered: Any = None
         self._original: Any = None
@@ -148,12 +151,24 @@ class TopicAuthorization:
         refused = frozenset(getattr(cluster, "unauthorized_topics", ()) or ())
         own = refused & frozenset(self._subscription.subscription or ())
         self._note_own(own)
+        self._note_missing(cluster, refused)
         if self._on_refused is not None:
             self._on_refused(refused)
         else:
             self._note_others(refused - own)
         handle = type(self._coordinator)._handle_metadata_update
         handle(self._coordinator, _AuthorizedView(cluster) if refused else cluster)
+
+    def _note_missing(self, cluster: Any, refused: frozenset[str]) -> None:
+        """Subscribed topics this response was asked for and lacked: one line per change.
+        The topics asked for are the metadata's (3.x: the cluster's, 2.x: the client's)."""
+        asked_for = getattr(cluster, "_topics", None)
+        if asked_for is None:
+            asked_for = getattr(getattr(self._coordinator, "_client", None), "_topics", ())
+        asked = frozenset(self._subscription.subscription or ()) & frozenset(asked_for or ())
+        present = cluster.topics(exclude_internal_topics=False)
+        for level, line in self.missing_topics.observe(asked, present, refused):
+            log.log(level, "%s", line)
 
     def _note_own(self, own: frozenset[str]) -> None:
         if own == self.refused_own:
