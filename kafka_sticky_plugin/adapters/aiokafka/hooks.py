@@ -71,6 +71,7 @@ from .authorization import AioGroupAuthorization, AioLeaderRefusal, is_group_ref
 from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
+from .read_replica import AioReadReplicaRefresh, needs_refresh_patch
 from .told import AioToldCheck
 from .topic_authorization import AioTopicAuthorization
 
@@ -154,6 +155,8 @@ class AioHooks:
         )
         #: KIP-881: the placement this member assigned with as leader (:meth:`on_metadata_racks`)
         self.racks = RackTracker()
+        #: the closest-replica fetch fix on this consumer's fetcher (:mod:`.read_replica`)
+        self.read_replica: AioReadReplicaRefresh | None = None
 
     # -- installation -------------------------------------------------------------------
     def attach(self, coordinator: Any) -> None:
@@ -178,6 +181,11 @@ class AioHooks:
         self.topic_authorization.attach(coordinator)
         # KIP-881: a leader rebalances once when replica racks change (one listener per
         # consumer: the cluster object is the client's, shared by every coordinator)
+        fetcher = getattr(self._consumer, "_fetcher", None)
+        patched = None if self.read_replica is None else self.read_replica.fetcher
+        if fetcher is not None and fetcher is not patched and needs_refresh_patch(fetcher):
+            self.read_replica = AioReadReplicaRefresh(fetcher)  # KIP-392 after a restart
+            self.read_replica.install()
         listeners: Any = getattr(coordinator._cluster, "_listeners", ())
         if self.on_metadata_racks not in listeners:
             coordinator._cluster.add_listener(self.on_metadata_racks)
