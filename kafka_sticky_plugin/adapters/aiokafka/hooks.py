@@ -722,7 +722,9 @@ class AioHooks:
         cluster = coordinator._cluster
         counts = partition_counts(cluster, group.topics)
         racks = replica_racks(cluster, counts)
-        self.racks.remember(replica_placement(cluster, counts), (s.rack for s in group.specs))
+        member_racks = [spec.rack for spec in group.specs]  # read only when some has a rack
+        placement = replica_placement(cluster, counts) if any(member_racks) else None
+        self.racks.remember(placement, member_racks)
         plan = assign_observed(self.metrics, group, counts, racks, decode_s=decode_s)
         coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
         log.debug("group %s: leader plan over %s", self.group_id, counts)

@@ -352,9 +352,9 @@ class HooksBase:
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
         racks = replica_racks(cluster, partitions_per_topic)
-        self.racks.remember(
-            replica_placement(cluster, partitions_per_topic), (s.rack for s in group.specs)
-        )
+        member_racks = [spec.rack for spec in group.specs]  # read only when some has a rack
+        placement = replica_placement(cluster, partitions_per_topic) if any(member_racks) else None
+        self.racks.remember(placement, member_racks)
         plan = assign_observed(self.metrics, group, partitions_per_topic, racks, decode_s=decode_s)
         for member in metas:
             if member.member_id not in plan:
