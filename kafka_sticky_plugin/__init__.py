@@ -13,16 +13,22 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CooperativeStickyAssignor",
+    "RebalanceConsumer",
+    "RebalanceListener",
     "StickyAssignor",
     "__version__",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .adapters.kafka_python.assignors import CooperativeStickyAssignor, StickyAssignor
+    from .listener import RebalanceConsumer, RebalanceListener
 
 _LAZY = {
     "StickyAssignor": "kafka_sticky_plugin.adapters.kafka_python.assignors",
     "CooperativeStickyAssignor": "kafka_sticky_plugin.adapters.kafka_python.assignors",
+    # Java 4.5's rebalance listener (KIP-1306), client-free: the same class for every client
+    "RebalanceListener": "kafka_sticky_plugin.listener",
+    "RebalanceConsumer": "kafka_sticky_plugin.listener",
 }
 
 

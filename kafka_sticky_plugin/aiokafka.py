@@ -39,11 +39,18 @@ from .adapters.aiokafka.bounded_commit import commit_on_revoke
 from .adapters.aiokafka.commit_guard import guard_commits
 from .adapters.aiokafka.install import AioKafkaHooks, install_hooks
 from .adapters.aiokafka.processing import Processor
+from .adapters.aiokafka.rebalance_consumer import set_rebalance_listener
 from .adapters.aiokafka.versions import SUPPORTED_MINORS, supported_text
 from .assignor.commit_guard import CommitGuard
 from .assignor.prompt_heartbeats import PromptHeartbeats
 from .assignor.rebalance import RebalanceProtocol
 from .errors import CommitRefusedError, UnsupportedClientError
+from .listener import (
+    RebalanceConsumer,
+    RebalanceConsumerClosedError,
+    RebalanceConsumerError,
+    RebalanceListener,
+)
 
 __all__ = [
     "SUPPORTED_MINORS",
@@ -53,11 +60,16 @@ __all__ = [
     "CooperativeStickyAssignor",
     "Processor",
     "PromptHeartbeats",
+    "RebalanceConsumer",
+    "RebalanceConsumerClosedError",
+    "RebalanceConsumerError",
+    "RebalanceListener",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
     "commit_on_revoke",
     "guard_commits",
     "install_hooks",
+    "set_rebalance_listener",
     "supported_text",
 ]

@@ -6,7 +6,9 @@ librdkafka cannot run a Python assignor: it uses its own C strategies (``range``
 - :func:`subscribe`: a kafka-python-style listener (``on_partitions_revoked``,
   ``on_partitions_assigned``, ``on_partitions_lost``) with the right ``assign`` /
   ``incremental_assign`` calls for the protocol in use, optional commit-on-revoke, and lost
-  partitions never committed.
+  partitions never committed; or Java 4.5's listener shape (KIP-1306):
+  :class:`kafka_sticky_plugin.RebalanceListener`, whose methods also get a
+  :class:`RebalanceConsumer` (the view of the consumer valid during the callback).
 - :func:`check_config` / :func:`rebalance_protocol`: refuse, before the consumer starts, a
   configuration that cannot work, with what to do instead; say whether it is EAGER or
   COOPERATIVE. :func:`create_consumer` does both and returns a consumer that knows its protocol.
@@ -43,6 +45,7 @@ from .adapters.confluent_kafka.migration import copy_committed_offsets
 from .adapters.confluent_kafka.processing import Processor
 from .assignor.commit_guard import CommitGuard
 from .errors import CommitRefusedError
+from .listener import RebalanceConsumer, RebalanceConsumerClosedError, RebalanceConsumerError
 
 __all__ = [
     "CheckedConsumer",
@@ -50,6 +53,9 @@ __all__ = [
     "CommitRefusedError",
     "Processor",
     "RebalanceBridge",
+    "RebalanceConsumer",
+    "RebalanceConsumerClosedError",
+    "RebalanceConsumerError",
     "RebalanceListener",
     "RebalanceProtocol",
     "TopicPartition",

@@ -23,7 +23,7 @@ EXTRAS: dict[str, str] = {
     "kafka-python": "kafka-python (the assignors and install_hooks)",
     "kafka-python-ng": "kafka-python-ng 2.2.x instead of kafka-python",
     "confluent": "confluent-kafka (kafka_sticky_plugin.confluent)",
-    "aiokafka": "aiokafka 0.13.x or 0.14.x (kafka_sticky_plugin.aiokafka)",
+    "aiokafka": "aiokafka 0.13.x, 0.14.x or 0.15.x (kafka_sticky_plugin.aiokafka)",
     "broker": "the embedded Tansu broker (python -m kafka_sticky_plugin broker)",
     "demo": "kafka-python, the embedded broker and matplotlib (python -m kafka_sticky_plugin demo)",
     "prometheus": "prometheus_client (kafka_sticky_plugin.metrics.prometheus)",

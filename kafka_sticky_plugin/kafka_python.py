@@ -46,11 +46,18 @@ from .adapters.kafka_python.hooks.versions import (
 )
 from .adapters.kafka_python.install import CoordinatorHooks, install_hooks
 from .adapters.kafka_python.processing import Processor
+from .adapters.kafka_python.rebalance_consumer import set_rebalance_listener
 from .adapters.kafka_python.revoke_commit import commit_on_revoke
 from .assignor.commit_guard import CommitGuard
 from .assignor.prompt_heartbeats import PromptHeartbeats
 from .assignor.rebalance import RebalanceProtocol
 from .errors import CommitRefusedError, UnsupportedClientError
+from .listener import (
+    RebalanceConsumer,
+    RebalanceConsumerClosedError,
+    RebalanceConsumerError,
+    RebalanceListener,
+)
 
 __all__ = [
     "SUPPORTED_CLIENTS",
@@ -61,11 +68,16 @@ __all__ = [
     "CoordinatorHooks",
     "Processor",
     "PromptHeartbeats",
+    "RebalanceConsumer",
+    "RebalanceConsumerClosedError",
+    "RebalanceConsumerError",
+    "RebalanceListener",
     "RebalanceProtocol",
     "StickyAssignor",
     "UnsupportedClientError",
     "commit_on_revoke",
     "guard_commits",
     "install_hooks",
+    "set_rebalance_listener",
     "supported_clients_text",
 ]

@@ -115,7 +115,9 @@ def test_mixed_versions_and_clients_get_a_valid_balanced_sticky_plan() -> None:
         "java-sticky-v3": sub(
             3, T, user_data=encode_sticky_user_data([("t1", 0), ("t1", 1)], 5), generation_id=5
         ),
-        "old-java-v0": sub(0, T, user_data=encode_sticky_user_data([("t1", 6), ("t1", 7)], None)),
+        "old-java-v0": sub(
+            0, T, user_data=encode_sticky_user_data([("t1", 6), ("t1", 7)], None, version=0)
+        ),
         "v1-owned": sub(1, T, user_data=None, owned_partitions=(("t1", 8), ("t1", 9))),
         "v2-gen": sub(2, T, user_data=encode_sticky_user_data([("t1", 10)], 5), generation_id=5),
         "librdkafka": LIBRDKAFKA_WITH_STATE,  # claims t1-3, t1-4, t1-5 at generation 2

@@ -222,8 +222,19 @@ def test_sticky_user_data_v1_from_librdkafka_issue_vector() -> None:
 def test_sticky_user_data_v0_has_no_generation() -> None:
     """Without a trailing generation the bytes are v0 (Java before KIP-341)."""
     assert decode_sticky_user_data(STICKY_V0) == ([("t0", 7)], None)
-    assert encode_sticky_user_data([("t0", 7)], None) != STICKY_V0  # empty t1 group not kept
-    assert encode_sticky_user_data([("t0", 7)], None) == hx("00000001 0002 7430 00000001 00000007")
+    v0 = encode_sticky_user_data([("t0", 7)], None, version=0)
+    assert v0 != STICKY_V0  # empty t1 group not kept
+    assert v0 == hx("00000001 0002 7430 00000001 00000007")
+
+
+def test_sticky_user_data_without_a_generation_is_v1_with_minus_one() -> None:
+    """Java's StickyAssignor and librdkafka always write v1, -1 for no generation: so do we
+    (aiokafka's own StickyPartitionAssignor reads v1 only and drops v0 as unreadable)."""
+    assert encode_sticky_user_data([("t", 2), ("t", 3), ("t", 4)], None) == hx(
+        "00000001 0001 74 00000003 00000002 00000003 00000004 ffffffff"
+    )
+    with pytest.raises(CodecError, match="no generation in v0"):
+        encode_sticky_user_data([("t", 2)], 4, version=0)
 
 
 def test_sticky_user_data_v1_generation_minus_one_is_none() -> None:

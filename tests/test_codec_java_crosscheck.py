@@ -212,8 +212,8 @@ def test_assignment_both_ways(java: JavaWireCodec, version: int, case: str) -> N
 @pytest.mark.parametrize("case", ["none", "one-topic", "several-topics", "non-ascii"])
 def test_sticky_user_data_both_ways(java: JavaWireCodec, case: str, generation: int) -> None:
     """StickyAssignor's user data (previous assignment + generation) decodes to the same
-    values both ways. Java always writes the generation field (v1, -1 for none); we write v0
-    for no generation, which Java reads as no generation too. Byte identity holds for one
+    values both ways. Java always writes the generation field (v1, -1 for none), and so do
+    we: Java reads our "none" as its own DEFAULT_GENERATION (-1). Byte identity holds for one
     topic with sorted partitions only: Java orders several topics by its hash map, we sort
     them."""
     partitions = OWNED[case]
@@ -227,12 +227,12 @@ def test_sticky_user_data_both_ways(java: JavaWireCodec, case: str, generation: 
     ours = encode_sticky_user_data(partitions, generation)
     back = java.call("decode_sticky_user_data", hex=ours.hex())
     assert _sorted_pairs(_pairs(back["partitions"])) == _sorted_pairs(partitions)
-    assert back["generation"] == (generation if generation >= 0 else None)
+    assert back["generation"] == generation  # -1: Java's DEFAULT_GENERATION, as it writes it
 
     # Java keeps each topic's partitions in its assignment's order: given them sorted (as a
     # leader's plan is), one topic gives our bytes exactly.
     topics = {t for t, _ in partitions}
-    if len(topics) <= 1 and generation >= 0:
+    if len(topics) <= 1:
         sorted_hex = java.call(
             "encode_sticky_user_data",
             partitions=[list(p) for p in _sorted_pairs(partitions)],

@@ -8,6 +8,8 @@
   ``assignor``, ``core``, ``errors`` and ``extras``, and no Kafka client;
 - ``processing`` (the processing helpers' client-free floor) imports only itself and
   ``errors``, and no Kafka client;
+- ``listener`` (Java 4.5's rebalance listener and its consumer view, KIP-1306) imports only
+  itself and ``errors``, and no Kafka client;
 - ``client_security`` (how a command or a test client authenticates) imports nothing of the
   package, and ``cli_security`` (the commands' security options) only it and ``errors``: the
   commands' security takes nothing from the test harness (``testing``);
@@ -75,6 +77,7 @@ ALLOWED = {
     "assignor": {"assignor", "core", "codec", "errors"},
     "metrics": {"metrics", "assignor", "core", "errors", "extras"},
     "processing": {"processing", "errors"},
+    "listener": {"listener", "errors"},
     "client_security": {"client_security"},
     "cli_security": {"cli_security", "client_security", "errors"},
 }
@@ -103,7 +106,7 @@ def test_module_respects_its_floor(path: Path) -> None:
     floor = area.split(".")[0]
     if floor in ALLOWED:
         assert areas <= ALLOWED[floor], f"{area} imports {sorted(areas - ALLOWED[floor])}"
-    if floor in ("core", "codec", "assignor", "errors", "metrics", "processing"):
+    if floor in ("core", "codec", "assignor", "errors", "metrics", "processing", "listener"):
         clients = {n for n in imported if n.split(".")[0] in CLIENTS}
         assert not clients, f"{area} imports a Kafka client: {sorted(clients)}"
     adapters = {a for a in areas if a.startswith("adapters.")}

@@ -19,6 +19,7 @@ PUBLIC_MODULES = [
     "kafka_sticky_plugin.confluent",
     "kafka_sticky_plugin.aiokafka",
     "kafka_sticky_plugin.extras",
+    "kafka_sticky_plugin.listener",
 ]
 
 
@@ -48,7 +49,12 @@ def test_engine_api_is_the_fixed_one() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["kafka_sticky_plugin.core", "kafka_sticky_plugin.codec", "kafka_sticky_plugin.invariants"],
+    [
+        "kafka_sticky_plugin.core",
+        "kafka_sticky_plugin.codec",
+        "kafka_sticky_plugin.invariants",
+        "kafka_sticky_plugin.listener",
+    ],
 )
 def test_pure_layers_import_no_kafka_client(module: str) -> None:
     """Importing the engine, codecs or invariants loads no Kafka client (kafka-python,

@@ -110,7 +110,8 @@ class Strategy:
 def _sticky_user_data(
     previous: Sequence[TopicPartitionTuple], generation: int | None
 ) -> bytes | None:
-    """Java's sticky user data: v1 with a generation, v0 without, null with no history."""
+    """Java's sticky user data: v1 (generation -1 when unknown, as Java and librdkafka write
+    it), null with no history."""
     if not previous and generation is None:
         return None
     return encode_sticky_user_data(previous, generation)

@@ -21,8 +21,11 @@ subscription v1 and so cannot see the v2 generation field)::
 Trailing bytes after the generation are ignored (Java's reader takes the first int32 only).
 
 A generation of -1 means "none" on the wire; any other negative generation is read as
-``None`` too (a generation is never negative); ``None`` on encode writes -1 in cooperative
-user data and selects sticky v0 (no generation field) in sticky user data.
+``None`` too (a generation is never negative); ``None`` on encode writes -1, in sticky user
+data as in cooperative user data. Sticky user data is always written as v1, as Java's
+``StickyAssignor`` and librdkafka write it: a v1-only reader (aiokafka's own
+``StickyPartitionAssignor``) drops v0 bytes as unreadable, and every v0 reader reads v1.
+Writing v0 is kept for tests of old members (``version=0``).
 """
 
 from __future__ import annotations
@@ -69,17 +72,22 @@ def _check_generation(generation: int | None, what: str) -> None:
 
 
 def encode_sticky_user_data(
-    partitions: Iterable[TopicPartitionPair], generation: int | None
+    partitions: Iterable[TopicPartitionPair], generation: int | None, *, version: int = 1
 ) -> bytes:
-    """Java's sticky user data: v1 with ``generation``, v0 when it is ``None`` (or -1).
+    """Java's sticky user data: v1 with ``generation`` (-1 when it is ``None``), or v0 (no
+    generation field: what Kafka 0.11-2.2 members wrote) when ``version=0``.
 
     Topics are written sorted, each with its distinct partitions sorted.
     """
     _check_generation(generation, _STICKY)
+    if version not in (0, 1):
+        raise CodecError(_STICKY, f"version 0 or 1, got {version!r}", 0)
+    if version == 0 and generation is not None and generation >= 0:
+        raise CodecError(_STICKY, f"no generation in v0, got {generation}", 0)
     writer = Writer(_STICKY)
     write_topic_partitions(writer, partitions, "previous assignment")
-    if generation is not None and generation >= 0:
-        writer.int32(generation, "generation")
+    if version == 1:
+        writer.int32(-1 if generation is None else generation, "generation")
     return writer.getvalue()
 
 

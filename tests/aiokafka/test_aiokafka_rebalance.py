@@ -466,3 +466,54 @@ def test_commit_on_revoke_gives_up_with_false_and_one_line(
             await c.stop()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("step", ["heartbeat", "sync"])
+def test_fenced_from_aiokafka_015_is_lost_and_raised_once_per_try(step: str) -> None:
+    """aiokafka 0.15 raises its own FencedInstanceIdError from Heartbeat and SyncGroup (it
+    retried before). The hooks take it as JoinGroup's FENCED_INSTANCE_ID: the partitions are
+    lost (no commit), the member id stays, and the user gets aiokafka's own class (so
+    ``except aiokafka.errors.FencedInstanceIdError`` works), not a retry that takes the seat
+    back."""
+    import aiokafka.errors as errors
+
+    native = getattr(errors, "FencedInstanceIdError", None)
+    if native is None:
+        pytest.skip("aiokafka < 0.15 has no FencedInstanceIdError (JoinGroup's case is above)")
+
+    async def scenario() -> None:
+        listener = Recorder()
+        c, coordinator, handle = await hooked(
+            [CooperativeStickyAssignor], listener, group_instance_id="i-1"
+        )
+        await joined(coordinator, 2, (T, 0), (T, 1), protocol="cooperative-sticky")
+        coordinator._retry_backoff_ms = 1
+        impl = handle._impl
+
+        async def fenced(*_: Any) -> Any:
+            raise native()
+
+        if step == "heartbeat":
+            impl._originals["_do_heartbeat"] = fenced
+            with pytest.raises(native, match="FENCED_INSTANCE_ID"):
+                await coordinator._do_heartbeat()
+        else:
+            from aiokafka.consumer.group_coordinator import CoordinatorGroupRebalance
+
+            async def send(request: Any) -> Any:
+                return JoinGroupResponse_v5(0, 0, 3, "cooperative-sticky", "m-0", "m-1", [])
+
+            coordinator._send_req = send
+            original = CoordinatorGroupRebalance._on_join_follower
+            CoordinatorGroupRebalance._on_join_follower = fenced
+            try:
+                with pytest.raises(native, match="FENCED_INSTANCE_ID"):
+                    await coordinator._do_rejoin_group(c._subscription.subscription)
+            finally:
+                CoordinatorGroupRebalance._on_join_follower = original
+        assert listener.calls[-1] == ("lost", [(T, 0), (T, 1)])
+        assert handle.owned == frozenset()
+        assert coordinator.member_id == "m-1"
+        await close(c)
+
+    asyncio.run(scenario())

@@ -43,7 +43,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from ...assignor.contract import (
     bind_assignors,
@@ -64,6 +64,7 @@ from ...assignor.rack_changes import RackTracker
 from ...assignor.racks import partition_counts, replica_placement, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
+from ...listener.contract import CallbackKind, RebalanceListener
 from ...metrics.observe import assign_observed
 from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
@@ -72,6 +73,7 @@ from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
 from .read_replica import AioReadReplicaRefresh, needs_refresh_patch
+from .rebalance_consumer import call_rebalance_listener
 from .told import AioToldCheck
 from .topic_authorization import AioTopicAuthorization
 
@@ -83,16 +85,27 @@ log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 FENCED_INSTANCE_ID = 82
 
 
-def fenced_instance_id_error(group_id: str, instance_id: str) -> Exception:
-    """The error a replaced static member gets from ``getmany``/``getone`` (an aiokafka
-    ``KafkaError``, so aiokafka's coordinator hands it to the user instead of crashing), as
-    Java's consumer throws ``FencedInstanceIdException`` from ``poll``."""
+def _fenced_error_class() -> type[Exception]:
+    """aiokafka's own ``FencedInstanceIdError`` (0.15+, raised by its Heartbeat, JoinGroup
+    and SyncGroup), or one of ours shaped like it (0.13, 0.14)."""
     import aiokafka.errors as errors
+
+    native: type[Exception] | None = getattr(errors, "FencedInstanceIdError", None)
+    if native is not None:
+        return native
 
     class FencedInstanceIdError(errors.KafkaError):  # type: ignore[misc]
         """Another consumer joined under this consumer's group.instance.id (KIP-345)."""
 
-    return FencedInstanceIdError(
+    return FencedInstanceIdError
+
+
+def fenced_instance_id_error(group_id: str, instance_id: str) -> Exception:
+    """The error a replaced static member gets from ``getmany``/``getone`` (an aiokafka
+    ``KafkaError``, so aiokafka's coordinator hands it to the user instead of crashing), as
+    Java's consumer throws ``FencedInstanceIdException`` from ``poll``: aiokafka's own class
+    where it has one, so ``except aiokafka.errors.FencedInstanceIdError`` catches it."""
+    return _fenced_error_class()(
         f"group {group_id}: another consumer joined with group_instance_id {instance_id!r};"
         " this one is fenced (FENCED_INSTANCE_ID) and should be closed"
     )
@@ -137,6 +150,8 @@ class AioHooks:
         self._joining = False
         self._in_rebalance = False
         self._originals: dict[str, Any] = {}
+        #: Java 4.5's listener (KIP-1306), if one was registered (:mod:`.rebalance_consumer`)
+        self.rebalance_listener: RebalanceListener | None = None
         #: quicker heartbeats for a short window after a cooperative SyncGroup (.prompt)
         self.prompt = PromptTask(lambda: self._coordinator, self._heartbeat, prompt)
         #: GROUP_AUTHORIZATION_FAILED: one line, spaced attempts (:mod:`.authorization`)
@@ -254,9 +269,17 @@ class AioHooks:
             log.debug("group %s: commit failure", self.group_id, exc_info=err)
 
     async def _listen(self, listener: Any, name: str, partitions: Any, kind: str) -> None:
-        """:func:`.listener.call_listener`, timed for the metrics as ``on_partitions_<kind>``."""
+        """:func:`.listener.call_listener`, timed for the metrics as ``on_partitions_<kind>``;
+        a registered RebalanceListener (KIP-1306) instead, with its view
+        (:mod:`.rebalance_consumer`)."""
         with self.metrics.timed_callback(kind, len(partitions)):
-            await call_listener(listener, name, partitions, self.group_id)
+            ours = self.rebalance_listener
+            if ours is not None:
+                await call_rebalance_listener(
+                    self._consumer, ours, cast(CallbackKind, kind), partitions, self.group_id
+                )
+            else:
+                await call_listener(listener, name, partitions, self.group_id)
 
     async def _lose(self, partitions: Iterable[Any]) -> None:
         """Membership is gone: tell the listener, give the partitions up without a commit.
@@ -328,7 +351,10 @@ class AioHooks:
         reset its generation)."""
         member_id = self._coordinator.member_id
         self.prompt.window.sent(time.monotonic())
-        ok = bool(await self._originals["_do_heartbeat"]())
+        try:
+            ok = bool(await self._originals["_do_heartbeat"]())
+        except _fenced_error_class():  # aiokafka 0.15+ raises it from its heartbeat
+            await self._fenced()
         if ok:
             self._heartbeat_ok_at = time.monotonic()
         else:
@@ -646,10 +672,13 @@ class AioHooks:
                 response.leader_id,
             )
             self.told.leader_id = str(response.leader_id)
-            if response.leader_id == response.member_id:
-                data = await rebalance._on_join_leader(response)
-            else:
-                data = await rebalance._on_join_follower()
+            try:
+                if response.leader_id == response.member_id:
+                    data = await rebalance._on_join_leader(response)
+                else:
+                    data = await rebalance._on_join_follower()
+            except _fenced_error_class():  # aiokafka 0.15+ raises it from its SyncGroup
+                await self._fenced()
             return None if data is None else (str(response.group_protocol), bytes(data))
         if error_type is errors.GroupLoadInProgressError:
             await asyncio.sleep(coordinator._retry_backoff_ms / 1000)
@@ -683,10 +712,11 @@ class AioHooks:
         return None
 
     async def _fenced(self) -> NoReturn:
-        """JoinGroup answered FENCED_INSTANCE_ID: another consumer holds this static member's
-        seat. Whatever is still owned is lost (no commit); the member id is kept, so every
-        retry is fenced again (after the retry backoff) instead of taking the seat back; the
-        error reaches the user from ``getmany``/``getone``."""
+        """JoinGroup (or, from aiokafka 0.15, Heartbeat or SyncGroup) answered
+        FENCED_INSTANCE_ID: another consumer holds this static member's seat. Whatever is
+        still owned is lost (no commit); the member id is kept, so every retry is fenced again
+        (after the retry backoff) instead of taking the seat back; the error reaches the user
+        from ``getmany``/``getone``."""
         coordinator = self._coordinator
         if self.owned:
             await self._lose(self.owned)

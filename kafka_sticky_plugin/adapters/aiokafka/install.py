@@ -14,8 +14,10 @@ from ...assignor.contract import JoinReadouts
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
+from ...listener.contract import RebalanceListener, check_rebalance_listener
 from ...metrics.recorder import RebalanceMetrics
 from .hooks import AioHooks
+from .rebalance_consumer import refuse_second_listener, set_rebalance_listener
 from .versions import check_version
 
 __all__ = ["AioKafkaHooks", "install_hooks"]
@@ -96,6 +98,15 @@ async def _wait_topics(self: Any) -> None:
             continue  # in the cluster's unauthorized topics, which the hooks read
 
 
+def _subscribe(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """``subscribe`` refusing a listener beside a registered RebalanceListener (one slot,
+    :mod:`.rebalance_consumer`)."""
+    given = kwargs.get("listener", args[2] if len(args) > 2 else None)
+    if given is not None:
+        refuse_second_listener(self, given)
+    return type(self)._kafka_sticky_plugin_unhooked.subscribe(self, *args, **kwargs)
+
+
 _HOOKED_CLASSES: dict[type, type] = {}
 
 
@@ -114,6 +125,7 @@ def _hooked_class(cls: type) -> type:
                 "getone": _getone,
                 "getmany": _getmany,
                 "_wait_topics": _wait_topics,
+                "subscribe": _subscribe,
                 "__module__": cls.__module__,
                 "__qualname__": cls.__qualname__,
                 "__doc__": cls.__doc__,
@@ -124,13 +136,18 @@ def _hooked_class(cls: type) -> type:
 
 
 def install_hooks(
-    consumer: Any, *, prompt_heartbeats: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS
+    consumer: Any,
+    *,
+    prompt_heartbeats: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS,
+    listener: RebalanceListener | None = None,
 ) -> AioKafkaHooks:
     """Enable the plugin's coordinator hooks on ``consumer`` (an ``AIOKafkaConsumer``).
 
     ``prompt_heartbeats``: after each cooperative SyncGroup, heartbeat at this quicker rate
     for a short window so a follow-up round starts sooner
     (:mod:`kafka_sticky_plugin.assignor.prompt_heartbeats`); ``None`` turns it off.
+    ``listener``: a :class:`~kafka_sticky_plugin.listener.RebalanceListener` (Java 4.5's
+    shape, KIP-1306), registered as :func:`.rebalance_consumer.set_rebalance_listener` does.
 
     Call before ``await consumer.start()``. Idempotent: a second call returns the first
     handle. Raises :class:`UnsupportedClientError` for an aiokafka outside
@@ -142,6 +159,8 @@ def install_hooks(
     """
     existing = consumer.__dict__.get(_HANDLE) if hasattr(consumer, "__dict__") else None
     if isinstance(existing, AioKafkaHooks):
+        if listener is not None:
+            set_rebalance_listener(consumer, listener)
         return existing
     import aiokafka
     from aiokafka import AIOKafkaConsumer
@@ -157,10 +176,14 @@ def install_hooks(
             "install_hooks must run before `await consumer.start()` (start() creates the "
             "group coordinator and begins the first join)"
         )
+    if listener is not None:
+        check_rebalance_listener(listener, coroutines=True)
+        refuse_second_listener(consumer)
     impl = AioHooks(consumer, prompt_heartbeats)
     handle = AioKafkaHooks(
         version=version, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
     )
     consumer.__dict__[_HANDLE] = handle
     consumer.__class__ = _hooked_class(type(consumer))
+    impl.rebalance_listener = listener
     return handle

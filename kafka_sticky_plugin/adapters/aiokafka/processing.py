@@ -33,9 +33,11 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError
 
 from ...errors import ConfigurationError
+from ...listener.contract import CallbackKind, RebalanceListener, invoke_async
 from ...processing.ledger import Ledger, Task
 from ...processing.user_listener import call_user, lost_method
 from .bounded_commit import commit_on_revoke
+from .rebalance_consumer import rebalance_consumer
 
 __all__ = ["Processor"]
 
@@ -90,7 +92,9 @@ class Processor:
 
     def listener(self, listener: Any = None) -> ConsumerRebalanceListener:
         """The listener to ``subscribe`` with; ``listener`` (yours, sync or async) is called
-        after the processor's own work for each callback."""
+        after the processor's own work for each callback; a
+        :class:`~kafka_sticky_plugin.listener.RebalanceListener` gets its
+        ``RebalanceConsumer`` too."""
         return _ProcessingListener(self, listener)
 
     async def poll(self, timeout_ms: int = 500) -> int:
@@ -230,11 +234,23 @@ class _ProcessingListener(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
         await self._processor._revoke(set(revoked))
-        await call_user(self._user, "on_partitions_revoked", set(revoked))
+        await self._tell("revoked", set(revoked))
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await call_user(self._user, "on_partitions_assigned", set(assigned))
+        await self._tell("assigned", set(assigned))
 
     async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
         self._processor._release(set(lost))
-        await call_user(self._user, lost_method(self._user), set(lost))
+        await self._tell("lost", set(lost))
+
+    async def _tell(self, kind: CallbackKind, partitions: set[TopicPartition]) -> None:
+        """The user's listener: a RebalanceListener (KIP-1306) with its view; any other
+        listener as before."""
+        if isinstance(self._user, RebalanceListener):
+            consumer = self._processor._consumer
+            await invoke_async(
+                self._user, kind, partitions, lambda name: rebalance_consumer(consumer, name)
+            )
+        else:
+            name = lost_method(self._user) if kind == "lost" else f"on_partitions_{kind}"
+            await call_user(self._user, name, partitions)

@@ -8,7 +8,7 @@ from ...errors import UnsupportedClientError
 __all__ = ["SUPPORTED_MINORS", "check_version", "supported_text"]
 
 #: ``(major, minor)`` of the aiokafka releases the hooks are tested against.
-SUPPORTED_MINORS: tuple[tuple[int, int], ...] = ((0, 13), (0, 14))
+SUPPORTED_MINORS: tuple[tuple[int, int], ...] = ((0, 13), (0, 14), (0, 15))
 
 
 def supported_text() -> str:

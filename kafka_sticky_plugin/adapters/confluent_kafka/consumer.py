@@ -21,9 +21,11 @@ from ...authorization_advice import (
     principal_text,
 )
 from ...errors import ConfigurationError
+from ...listener.contract import RebalanceListener as Kip1306Listener
 from ...migration_advice import refusal_line
 from .config import RebalanceProtocol, check_config
 from .listener import RebalanceBridge, RebalanceListener
+from .rebalance_consumer import one_argument
 from .statistics import StatisticsFeed, chain_stats_cb, statistics_enabled
 
 __all__ = [
@@ -177,12 +179,14 @@ def rebalance_protocol(
 def subscribe(
     consumer: confluent_kafka.Consumer,
     topics: Iterable[str],
-    listener: RebalanceListener,
+    listener: RebalanceListener | Kip1306Listener,
     *,
     commit_on_revoke: bool = False,
     protocol: RebalanceProtocol | None = None,
 ) -> RebalanceBridge:
-    """Subscribe ``consumer`` to ``topics`` with a kafka-python-style rebalance ``listener``.
+    """Subscribe ``consumer`` to ``topics`` with a kafka-python-style rebalance ``listener``,
+    or a :class:`kafka_sticky_plugin.RebalanceListener` (Java 4.5's shape, KIP-1306: each
+    method also gets a ``RebalanceConsumer``, see :mod:`.rebalance_consumer`).
 
     ``protocol`` is needed only for a consumer not built by :func:`create_consumer` (and must
     then match its configuration); for a :class:`CheckedConsumer` it must be omitted or equal.
@@ -206,9 +210,11 @@ def subscribe(
     topic_list = [topics] if isinstance(topics, str) else list(topics)
     if not topic_list or any(not isinstance(t, str) or not t for t in topic_list):
         raise ConfigurationError(f"topics must be non-empty topic names, got {topic_list!r}")
-    check_listener(listener)
+    # a RebalanceListener (KIP-1306) is called with its view (.rebalance_consumer)
+    bridged: RebalanceListener = one_argument(consumer, listener)
+    check_listener(bridged)
     bridge = RebalanceBridge(
-        listener,
+        bridged,
         chosen,
         commit_on_revoke=commit_on_revoke,
         group_id=str(getattr(consumer, "group_id", "")),

@@ -30,6 +30,7 @@ import confluent_kafka
 
 from ...processing.threaded import ErrorCallback, ThreadedProcessor
 from .listener import RebalanceListener, TopicPartition
+from .rebalance_consumer import one_argument
 
 __all__ = ["Processor"]
 
@@ -131,10 +132,12 @@ class Processor:
             on_commit=on_commit,
         )
 
-    def listener(self, listener: RebalanceListener | None = None) -> RebalanceListener:
+    def listener(self, listener: Any = None) -> RebalanceListener:
         """The listener to pass to :func:`~kafka_sticky_plugin.confluent.subscribe` (with
-        ``commit_on_revoke`` off); ``listener`` (yours) is called after the processor's work."""
-        return _ProcessingListener(self._consumer, self._port, self._core, listener)
+        ``commit_on_revoke`` off); ``listener`` (yours) is called after the processor's work,
+        a :class:`~kafka_sticky_plugin.listener.RebalanceListener` with its view."""
+        user = one_argument(self._consumer, listener)
+        return _ProcessingListener(self._consumer, self._port, self._core, user)
 
     def poll(self, timeout_s: float = 0.5) -> int:
         """One turn: commit, pause/resume, ``consume()``, start work; returns messages queued."""

@@ -16,8 +16,10 @@ from ...assignor.contract import JoinReadouts
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rebalance import RebalanceProtocol
 from ...errors import ConfigurationError
+from ...listener.contract import RebalanceListener, check_rebalance_listener
 from ...metrics.recorder import RebalanceMetrics
 from .hooks.versions import ClientVersion, detect_client
+from .rebalance_consumer import refuse_second_listener, set_rebalance_listener
 
 __all__ = ["CoordinatorHooks", "install_hooks"]
 
@@ -56,7 +58,10 @@ class CoordinatorHooks(JoinReadouts):
 
 
 def install_hooks(
-    consumer: Any, *, prompt_heartbeats: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS
+    consumer: Any,
+    *,
+    prompt_heartbeats: PromptHeartbeats | None = DEFAULT_PROMPT_HEARTBEATS,
+    listener: RebalanceListener | None = None,
 ) -> CoordinatorHooks:
     """Enable the plugin's coordinator hooks on ``consumer`` (a ``kafka.KafkaConsumer``).
 
@@ -64,6 +69,8 @@ def install_hooks(
     for a short window so a follow-up round starts sooner
     (:mod:`kafka_sticky_plugin.assignor.prompt_heartbeats`); ``None`` turns it off.
     kafka-python 3.0.x only (the 2.x family keeps its own heartbeat thread's schedule).
+    ``listener``: a :class:`~kafka_sticky_plugin.listener.RebalanceListener` (Java 4.5's
+    shape, KIP-1306), registered as :func:`.rebalance_consumer.set_rebalance_listener` does.
 
     Idempotent: a second call returns the handle of the first. Raises
     ``UnsupportedClientError`` for an unsupported client and ``ConfigurationError`` when the
@@ -72,11 +79,16 @@ def install_hooks(
     """
     existing = getattr(consumer, _HANDLE_ATTRIBUTE, None)
     if isinstance(existing, CoordinatorHooks):
+        if listener is not None:
+            set_rebalance_listener(consumer, listener)
         return existing
     client = detect_client()
     coordinator = getattr(consumer, "_coordinator", None)
     if coordinator is None or getattr(consumer, "_subscription", None) is None:
         raise ConfigurationError(f"{consumer!r} is not a kafka-python KafkaConsumer")
+    if listener is not None:
+        check_rebalance_listener(listener, coroutines=False)
+        refuse_second_listener(consumer)
     if coordinator.group_id is None:
         raise ConfigurationError("the consumer has no group_id: there is no group to hook into")
     if coordinator._generation.generation_id != -1 or consumer._subscription.assigned_partitions():
@@ -98,4 +110,6 @@ def install_hooks(
         client=client, protocol=impl.protocol, assignors=tuple(impl.assignors), _impl=impl
     )
     setattr(consumer, _HANDLE_ATTRIBUTE, handle)
+    if listener is not None:
+        set_rebalance_listener(consumer, listener)
     return handle

@@ -41,8 +41,10 @@ else:
     _ASYNC_LISTENERS = True
 
 from ...errors import ConfigurationError, UnsupportedClientError
+from ...listener.contract import CallbackKind, RebalanceListener, check_rebalance_listener
 from ...processing.threaded import ErrorCallback, ThreadedProcessor
 from ...processing.user_listener import call_user, lost_method
+from .rebalance_consumer import call_off_loop
 from .revoke_commit import commit_on_revoke
 
 __all__ = ["Processor"]
@@ -147,7 +149,11 @@ class Processor:
 
     def listener(self, listener: Any = None) -> AsyncConsumerRebalanceListener:
         """The rebalance listener to ``subscribe`` with; ``listener`` (yours, sync or async)
-        is called after the processor's own work for each callback."""
+        is called after the processor's own work for each callback; a
+        :class:`~kafka_sticky_plugin.listener.RebalanceListener` gets its
+        ``RebalanceConsumer`` too."""
+        if isinstance(listener, RebalanceListener):
+            check_rebalance_listener(listener, coroutines=False)
         return _ProcessingListener(self._consumer, self._core, listener)
 
     def poll(self, timeout_ms: int = 500) -> int:
@@ -185,11 +191,20 @@ class _ProcessingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
         # the next owner processed the finished records again); a final failure is logged.
         if offsets and await commit_on_revoke(self._consumer, _metadata(offsets)):
             self._core.handed_over(offsets)
-        await call_user(self._user, "on_partitions_revoked", partitions)
+        await self._tell("revoked", partitions)
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await call_user(self._user, "on_partitions_assigned", set(assigned))
+        await self._tell("assigned", set(assigned))
 
     async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
         self._core.lose(set(lost))
-        await call_user(self._user, lost_method(self._user), set(lost))
+        await self._tell("lost", set(lost))
+
+    async def _tell(self, kind: CallbackKind, partitions: set[TopicPartition]) -> None:
+        """The user's listener: a RebalanceListener (KIP-1306) gets its view, on a helper
+        thread (:func:`.rebalance_consumer.call_off_loop`); any other listener as before."""
+        if isinstance(self._user, RebalanceListener):
+            await call_off_loop(self._consumer, self._user, kind, partitions)
+        else:
+            name = lost_method(self._user) if kind == "lost" else f"on_partitions_{kind}"
+            await call_user(self._user, name, partitions)
