@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["partition_counts", "replica_racks"]
+__all__ = ["partition_counts", "replica_placement", "replica_racks"]
 
 
 def partition_counts(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
@@ -27,18 +27,48 @@ def partition_counts(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def replica_racks(
-    cluster: Any, partitions_per_topic: Mapping[str, int]
-) -> dict[tuple[str, int], tuple[str, ...]] | None:
-    """``{(topic, partition): sorted replica racks}`` or ``None`` when no broker has a rack."""
+def _broker_racks(cluster: Any) -> dict[Any, str] | None:
+    """``{broker id: rack or ""}`` of the brokers in the metadata, ``None`` when unreadable."""
     try:
         brokers = list(cluster.brokers())
     except Exception:  # a cluster object without brokers(): no rack information
         return None
-    rack_of = {
-        getattr(b, "nodeId", getattr(b, "node_id", None)): getattr(b, "rack", None) for b in brokers
+    return {
+        getattr(b, "nodeId", getattr(b, "node_id", None)): getattr(b, "rack", None) or ""
+        for b in brokers
     }
-    if not any(rack_of.values()):
+
+
+def _replica_ids(meta: Any) -> Any:
+    nodes = getattr(meta, "replica_nodes", None)
+    return nodes if nodes is not None else getattr(meta, "replicas", None) or ()
+
+
+def replica_placement(
+    cluster: Any, topics: Iterable[str]
+) -> dict[tuple[str, int], tuple[tuple[int, str | None], ...]] | None:
+    """``{(topic, partition): ((replica id, rack), ...)}`` for the partitions of ``topics`` the
+    cluster knows (the input of :mod:`.rack_changes`): rack ``None`` when the replica's broker
+    is absent from the metadata, ``""`` when it has no rack; ``None`` when unreadable."""
+    rack_of = _broker_racks(cluster)
+    partitions = getattr(cluster, "_partitions", None)
+    if rack_of is None or not isinstance(partitions, Mapping):
+        return None
+    out: dict[tuple[str, int], tuple[tuple[int, str | None], ...]] = {}
+    for topic in set(topics):
+        for partition, meta in (partitions.get(topic) or {}).items():
+            out[(topic, int(partition))] = tuple(
+                sorted((int(n), rack_of.get(n)) for n in _replica_ids(meta))
+            )
+    return out
+
+
+def replica_racks(
+    cluster: Any, partitions_per_topic: Mapping[str, int]
+) -> dict[tuple[str, int], tuple[str, ...]] | None:
+    """``{(topic, partition): sorted replica racks}`` or ``None`` when no broker has a rack."""
+    rack_of = _broker_racks(cluster)
+    if not rack_of or not any(rack_of.values()):
         return None
     partitions = getattr(cluster, "_partitions", None)
     if not isinstance(partitions, Mapping):
@@ -47,9 +77,7 @@ def replica_racks(
     out: dict[tuple[str, int], tuple[str, ...]] = {}
     for topic in partitions_per_topic:
         for partition, meta in (partitions.get(topic) or {}).items():
-            nodes = getattr(meta, "replica_nodes", None)
-            if nodes is None:
-                nodes = getattr(meta, "replicas", None) or ()
+            nodes = _replica_ids(meta)
             racks = frozenset(r for r in (rack_of.get(n) for n in nodes) if r)
             if racks:
                 out[(topic, int(partition))] = interned.setdefault(racks, tuple(sorted(racks)))

@@ -28,7 +28,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,20 +188,30 @@ def kafka_cluster(
     startup_timeout_s: float = 180.0,
     stop_grace_s: float = 20.0,
     libs: Path | None = None,
+    racks: Sequence[str | None] | None = None,
 ) -> Iterator[KafkaCluster]:
     """Run one controller and ``brokers`` brokers for the block (see the module docstring).
 
-    ``settings`` are written over :data:`REPLICATED_SETTINGS` on every broker.
+    ``settings`` are written over :data:`REPLICATED_SETTINGS` on every broker; ``racks`` gives
+    broker ``i`` (1-based) the ``broker.rack`` ``racks[i - 1]`` (``None``: none).
     """
     if brokers < 1:
         raise ConfigurationError("kafka_cluster needs at least one broker")
+    if racks is not None and len(racks) != brokers:
+        raise ConfigurationError(f"kafka_cluster: {len(racks)} racks for {brokers} brokers")
     runtime = find_kafka_runtime(libs)
     root = Path(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="kafka-"))
     directory = root / f"cluster-{os.getpid()}-{time.monotonic_ns()}"
     overrides = {**REPLICATED_SETTINGS, **(settings or {})}
     controller = _Node(0, 0, free_loopback_port(), None, directory / "controller", broker=False)
     nodes = {
-        index: _Node(index, free_loopback_port(), None, None, directory / f"broker-{index}")
+        index: _Node(
+            index,
+            free_loopback_port(),
+            None,
+            None if racks is None else racks[index - 1],
+            directory / f"broker-{index}",
+        )
         for index in range(1, brokers + 1)
     }
     for node in (controller, *nodes.values()):

@@ -60,7 +60,8 @@ from ...assignor.decisions import (
 from ...assignor.leader import MemberMetadata
 from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
-from ...assignor.racks import partition_counts, replica_racks
+from ...assignor.rack_changes import RackTracker
+from ...assignor.racks import partition_counts, replica_placement, replica_racks
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
 from ...listener.contract import CallbackKind, RebalanceListener
@@ -71,6 +72,7 @@ from .authorization import AioGroupAuthorization, AioLeaderRefusal, is_group_ref
 from .listener import call_listener
 from .positions import assign_keeping_positions
 from .prompt import PromptTask
+from .read_replica import AioReadReplicaRefresh, needs_refresh_patch
 from .rebalance_consumer import call_rebalance_listener
 from .told import AioToldCheck
 from .topic_authorization import AioTopicAuthorization
@@ -166,6 +168,10 @@ class AioHooks:
             str(getattr(consumer._client, "_client_id", "") or ""),
             assigned=lambda: len(self.owned),
         )
+        #: KIP-881: the placement this member assigned with as leader (:meth:`on_metadata_racks`)
+        self.racks = RackTracker()
+        #: the closest-replica fetch fix on this consumer's fetcher (:mod:`.read_replica`)
+        self.read_replica: AioReadReplicaRefresh | None = None
 
     # -- installation -------------------------------------------------------------------
     def attach(self, coordinator: Any) -> None:
@@ -188,10 +194,44 @@ class AioHooks:
             self._originals[name] = getattr(coordinator, name)
             vars(coordinator)[name] = replacement
         self.topic_authorization.attach(coordinator)
+        # KIP-881: a leader rebalances once when replica racks change (one listener per
+        # consumer: the cluster object is the client's, shared by every coordinator)
+        fetcher = getattr(self._consumer, "_fetcher", None)
+        patched = None if self.read_replica is None else self.read_replica.fetcher
+        if fetcher is not None and fetcher is not patched and needs_refresh_patch(fetcher):
+            self.read_replica = AioReadReplicaRefresh(fetcher)  # KIP-392 after a restart
+            self.read_replica.install()
+        listeners: Any = getattr(coordinator._cluster, "_listeners", ())
+        if self.on_metadata_racks not in listeners:
+            coordinator._cluster.add_listener(self.on_metadata_racks)
 
     @property
     def group_id(self) -> str:
         return str(self._coordinator.group_id)
+
+    def on_metadata_racks(self, cluster: Any) -> None:
+        """aiokafka's metadata listener: while this member tracks the placement it assigned
+        with as leader, a change in the racks of a subscribed partition's replicas requests
+        one rejoin (:mod:`~kafka_sticky_plugin.assignor.rack_changes`: a broker that is only
+        absent is no change). Never raises."""
+        racks = self.racks
+        if not racks.tracking or self._coordinator is None:
+            return
+        try:
+            assigned = racks.assigned or {}
+            changed = racks.check(replica_placement(cluster, {t for t, _ in assigned}))
+        except Exception:  # unreadable metadata: keep tracking, decide on the next update
+            log.debug("group %s: rack check failed", self.group_id, exc_info=True)
+            return
+        if changed:
+            log.info(
+                "group %s: replica racks changed for %d partitions (%s...): rebalancing once"
+                " (KIP-881)",
+                self.group_id,
+                len(changed),
+                changed[:3],
+            )
+            self._coordinator.request_rejoin()
 
     @property
     def cooperative(self) -> bool:
@@ -542,6 +582,7 @@ class AioHooks:
         the current assignment under COOPERATIVE), foreign ones as their ``metadata``; the
         topics are ``topics`` without those refused to this member (:mod:`.topic_authorization`)."""
         self.metrics.join_attempt()  # called once per JoinGroup round
+        self.racks.forget()  # whoever leads this round remembers its own placement
         topic_set = self.topic_authorization.joinable(topics)
         owned = sorted((tp.topic, tp.partition) for tp in self.owned)
         protocols: list[tuple[str, bytes]] = []
@@ -711,6 +752,9 @@ class AioHooks:
         cluster = coordinator._cluster
         counts = partition_counts(cluster, group.topics)
         racks = replica_racks(cluster, counts)
+        member_racks = [spec.rack for spec in group.specs]  # read only when some has a rack
+        placement = replica_placement(cluster, counts) if any(member_racks) else None
+        self.racks.remember(placement, member_racks)
         plan = assign_observed(self.metrics, group, counts, racks, decode_s=decode_s)
         coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
         log.debug("group %s: leader plan over %s", self.group_id, counts)

@@ -8,6 +8,7 @@ client-family subclasses (:mod:`.v2`, :mod:`.v3`) add the methods whose shape di
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,7 +24,8 @@ from ....assignor.decisions import (
     log_assigned,
 )
 from ....assignor.member import NO_JOIN, JoinState
-from ....assignor.racks import replica_racks
+from ....assignor.rack_changes import RackTracker
+from ....assignor.racks import replica_placement, replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
@@ -135,6 +137,9 @@ class HooksBase:
         self._originals: dict[str, Callable[..., Any]] = {}
         #: The metadata listener that reports refused topics (set by a family's ``install``).
         self.topic_authorization: TopicAuthorization | None = None
+        #: KIP-881: the placement this member assigned with as leader (:meth:`watch_racks`)
+        self.racks = RackTracker()
+        self._racks_listener: Callable[[Any], None] | None = None
 
     def say_refusal(self, error: BaseException) -> None:
         """One WARNING line, once per consumer, when the broker refuses this classic member
@@ -161,8 +166,44 @@ class HooksBase:
     def install(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def watch_racks(self) -> None:
+        """Listen to the cluster metadata for rack changes (KIP-881, :meth:`on_metadata_racks`);
+        a family's ``install`` calls it once."""
+        if self._racks_listener is None:
+            self._racks_listener = self.on_metadata_racks
+            self._coordinator._cluster.add_listener(self._racks_listener)
+
+    def on_metadata_racks(self, cluster: Any) -> None:
+        """Every metadata update: while this member tracks the placement it assigned with as
+        leader, a change in the racks of a subscribed partition's replicas requests one
+        rejoin (:mod:`~kafka_sticky_plugin.assignor.rack_changes`: a broker that is only
+        absent is no change). Never raises (a metadata listener's error would stop the
+        client's other listeners)."""
+        racks = self.racks
+        if not racks.tracking or not getattr(self._coordinator, "_is_leader", False):
+            return
+        try:
+            assigned = racks.assigned or {}
+            changed = racks.check(replica_placement(cluster, {t for t, _ in assigned}))
+        except Exception:  # unreadable metadata: keep tracking, decide on the next update
+            log.debug("group %s: rack check failed", self.group_id, exc_info=True)
+            return
+        if changed:
+            log.info(
+                "group %s: replica racks changed for %d partitions (%s...): rebalancing once"
+                " (KIP-881)",
+                self.group_id,
+                len(changed),
+                changed[:3],
+            )
+            self._coordinator.request_rejoin()
+
     def uninstall(self) -> None:
         """Remove every instance patch; the client's class methods apply again."""
+        if self._racks_listener is not None:
+            with contextlib.suppress(KeyError):
+                self._coordinator._cluster.remove_listener(self._racks_listener)
+            self._racks_listener = None
         if self.topic_authorization is not None:
             self.topic_authorization.uninstall()
             self.topic_authorization = None
@@ -254,6 +295,7 @@ class HooksBase:
             raise kafka_errors.IllegalStateError("Consumer has not subscribed to topics")
         self._coordinator._joined_subscription = set(topics)
         self.metrics.join_attempt()  # called once per JoinGroup sent
+        self.racks.forget()  # whoever leads this round remembers its own placement
         refusals = self.topic_authorization
         return self.build_group_protocols(topics if refusals is None else refusals.joinable(topics))
 
@@ -310,6 +352,9 @@ class HooksBase:
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
         racks = replica_racks(cluster, partitions_per_topic)
+        member_racks = [spec.rack for spec in group.specs]  # read only when some has a rack
+        placement = replica_placement(cluster, partitions_per_topic) if any(member_racks) else None
+        self.racks.remember(placement, member_racks)
         plan = assign_observed(self.metrics, group, partitions_per_topic, racks, decode_s=decode_s)
         for member in metas:
             if member.member_id not in plan:

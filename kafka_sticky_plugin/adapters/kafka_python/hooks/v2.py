@@ -98,6 +98,7 @@ class V2Hooks(HooksBase):
             self._consumer, self.group_id, self.leader_refusal.on_refused
         )
         self.topic_authorization.install()
+        self.watch_racks()  # KIP-881: a leader rebalances once when replica racks change
         # A refused group: one line, spaced attempts, membership dropped (see .authorization).
         self.group_authorization = GroupAuthorization(
             self._consumer, self.group_id, self._drop_membership

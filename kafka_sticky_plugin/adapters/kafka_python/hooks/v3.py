@@ -20,7 +20,8 @@ three places, which these hooks fix on *one coordinator instance* (never the cla
 Also: ``on_partitions_assigned`` is called with the added partitions even when none were
 added (Java does; 3.0 skips it), the generation reaches the member's join state, and the leader
 decodes every member's raw metadata with our codec (v0-v3), and after a cooperative SyncGroup
-the member heartbeats promptly for a short window (:mod:`.prompt`).
+the member heartbeats promptly for a short window (:mod:`.prompt`), and a stale preferred read
+replica (KIP-392) asks for fresh metadata instead of looping (:mod:`.read_replica`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from .coordinator_lookup import CoordinatorLookup
 from .leader_refusal import LeaderRefusal
 from .listener import rebalance_listener
 from .prompt import PromptSchedule
+from .read_replica import ReadReplicaRefresh, needs_refresh_patch
 
 __all__ = ["V3Hooks"]
 
@@ -65,6 +67,8 @@ class V3Hooks(HooksBase):
         configured = consumer._coordinator._assignors.values()
         super().__init__(consumer, [instantiate_assignor(a) for a in configured])
         self.prompt = PromptSchedule(self._coordinator, prompt)
+        #: the closest-replica fetch fix on this consumer's fetcher (:mod:`.read_replica`)
+        self.read_replica: ReadReplicaRefresh | None = None
 
     def install(self) -> None:
         """Patch the coordinator *instance* (idempotent)."""
@@ -101,9 +105,21 @@ class V3Hooks(HooksBase):
         if hasattr(coordinator, "_process_join_group_response"):  # the leader's member id
             self._patch(coordinator, "_process_join_group_response", self.process_join_response)
         self.topic_authorization.install()
+        self.watch_racks()  # KIP-881: a leader rebalances once when replica racks change
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
         self.prompt.install(self._patch)  # the window only opens in cooperative groups
+        fetcher = getattr(self._consumer, "_fetcher", None)
+        if fetcher is not None and needs_refresh_patch(fetcher):
+            self.read_replica = ReadReplicaRefresh(fetcher)
+            self.read_replica.install()
+
+    def uninstall(self) -> None:
+        """Every instance patch removed, the fetcher's too."""
+        if self.read_replica is not None:
+            self.read_replica.uninstall()
+            self.read_replica = None
+        super().uninstall()
 
     # -- helpers --------------------------------------------------------------------------
     def _drop_membership(self) -> None:
