@@ -121,6 +121,11 @@ class DensePlan:
         qs.sort()
         return qs == owned
 
+    @property
+    def claims(self) -> Claims:
+        """The validated claims the plan was made from (read-only)."""
+        return self._claims
+
     def valid_claims(self, m: int) -> int:
         """How many of member ``m``'s claims were validated for it."""
         return len(self._claims.owned[m])
