@@ -42,7 +42,8 @@ def _group(
 ) -> tuple[dict[str, int], list[MemberSpec], Racks | None]:
     """Topics (some unknown to the cluster), members claiming partitions that are theirs,
     another member's (at a lower, equal or higher generation), unknown, unsubscribed or out
-    of range; racks on some members and partitions (missing, empty and odd entries too)."""
+    of range; racks on some members and partitions (missing and empty entries, and racks no
+    member is on, too)."""
     topics = [f"t{i}" for i in range(rng.randint(1, 6))]
     known = {t: rng.randint(0, 12) for t in topics if rng.random() < 0.9}
     racks = [f"r{i}" for i in range(rng.randint(1, 3))]
@@ -63,10 +64,21 @@ def _group(
         )
     if rng.random() < 0.3:
         return known, specs, None
-    values: list[Iterable[str]] = [(), [""], ["zz"], *([r] for r in racks), tuple(racks)]
+    values: list[Iterable[str]] = [(), ["zz"], *([r] for r in racks), tuple(racks)]
+    listed = 0.8
+    if rng.random() < 0.3:  # every replica list names every rack: the engine needs no view
+        values = [tuple(racks), list(racks)]
+        listed = rng.choice([0.8, 1.0])
     partition_racks: Racks = {
-        (t, p): rng.choice(values) for t, n in known.items() for p in range(n) if rng.random() < 0.8
+        (t, p): rng.choice(values)
+        for t, n in known.items()
+        for p in range(n)
+        if rng.random() < listed
     }
+    if rng.random() < 0.3:  # entries the engine ignores: an unknown topic, out of range
+        partition_racks[("unknown", 0)] = values[-1]
+        partition_racks[(topics[0], known.get(topics[0], 0))] = values[-1]
+        partition_racks[(topics[0], -1)] = values[-1]
     return known, specs, partition_racks
 
 
@@ -154,13 +166,15 @@ def test_description_from_bytes_equals_the_reference(seed: int, protocol: str) -
 
 def test_the_groups_reach_every_kind_of_claim() -> None:
     """The generator is not vacuous: over the seeds every count is seen non-zero."""
-    seen = dict.fromkeys(COUNTS, 0)
+    seen = dict.fromkeys([*COUNTS, "rack_local without a rack view"], 0)
     for seed in SEEDS:
         counts, specs, racks = _group(random.Random(seed))
         new, _ = _described("cooperative-sticky", counts, specs, racks)
         for name, value in new.items():
             seen[name] += value > 0
-    assert all(seen[name] >= 10 for name in COUNTS if name != "unreadable"), seen
+        plan = strategy_named("sticky").assign_dense(counts, specs, partition_racks=racks)
+        seen["rack_local without a rack view"] += plan.racks is None and new["rack_local"] > 0
+    assert all(seen[name] >= 10 for name in seen if name != "unreadable"), seen
 
 
 def spec(
@@ -234,3 +248,31 @@ def test_duplicate_member_ids_are_described_as_the_engine_merged_them(protocol: 
         0,
         0,
     ]
+
+
+def test_replica_racks_naming_no_rack_are_no_replica_racks() -> None:
+    """The other input where the description differs from the reference: a partition whose
+    replica rack list names no rack (``[""]``; the adapters never pass one) has no replica
+    racks, as the engine reads it (the reference counted it eligible, never local)."""
+    specs = [spec("a", [("t", 0)], 1, rack="r1"), spec("b", [("t", 1)], 1, rack="r2")]
+    racks: Racks = {("t", 0): ["r1"], ("t", 1): [""]}
+    new, old = _described("sticky", {"t": 2}, specs, racks)
+    assert (old["rack_local"], old["rack_eligible"]) == (1, 2)
+    assert (new["rack_local"], new["rack_eligible"]) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "odd", [("t", 4), ("t", -1), ("u", 0)], ids=["beyond", "negative", "topic"]
+)
+def test_as_many_replica_entries_as_partitions_need_not_list_every_one(
+    odd: tuple[str, int],
+) -> None:
+    """Every entry names every rack (the engine needs no rack view), as many entries as
+    partitions, but one of them is not a partition: the partition it replaces is not
+    eligible."""
+    specs = [spec("a", [], -1, rack="r1"), spec("b", [], -1, rack="r2")]
+    racks: Racks = {("t", p): ("r1", "r2") for p in range(3)}
+    racks[odd] = ("r1", "r2")
+    new, old = _described("sticky", {"t": 4}, specs, racks)
+    assert new == old
+    assert (new["rack_local"], new["rack_eligible"]) == (3, 3)

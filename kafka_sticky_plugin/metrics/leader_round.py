@@ -29,14 +29,15 @@ member lost to another claimant are visited one by one, as the engine visited th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections import deque
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
-from operator import contains
-from typing import cast
+from operator import add, itemgetter, lt, setitem
 
 from ..core.api import DensePlan
 from ..core.claims import TIED, Claims
+from ..core.layout import Layout
 
 __all__ = ["LeaderRound", "leader_round"]
 
@@ -134,19 +135,72 @@ def _contested(claims: Claims, generations: list[int]) -> int:
 def _rack_locality(
     plan: DensePlan, partition_racks: Mapping[Partition, Iterable[str]] | None
 ) -> tuple[int, int]:
-    """``(rack_local, rack_eligible)``: each racked member's planned partitions with replica
-    racks, and those with one in its rack (C-level passes over its plan)."""
+    """``(rack_local, rack_eligible)`` over the racked members' planned partitions, read from
+    the engine's rack view (replica racks per partition index). Without one, every replica
+    rack list names every member's rack: each listed partition is local."""
     layout = plan.layout
-    racked = [(m, spec.rack) for m, spec in enumerate(layout.specs) if spec.rack]
+    racked = [m for m, spec in enumerate(layout.specs) if spec.rack]
     if not partition_racks or not racked:
         return 0, 0
-    tuples = layout.partition_tuples()
-    # ``rack in racks`` reads any iterable of names (the type the adapters pass is a tuple)
-    racks_of = cast(Callable[[Partition, tuple[()]], Container[str]], partition_racks.get)
+    view = plan.racks
+    if view is None:
+        if _lists_every_partition(layout, partition_racks):
+            eligible = sum(len(plan.indices(m)) for m in racked)
+        else:
+            listed = _listed(layout, partition_racks)
+            eligible = sum(sum(map(listed.__getitem__, plan.indices(m))) for m in racked)
+        return eligible, eligible
     local = eligible = 0
-    for m, rack in racked:
-        keys = map(tuples.__getitem__, plan.indices(m))
-        replicas: list[Container[str]] = list(filter(None, map(racks_of, keys, repeat(()))))
-        eligible += len(replicas)
-        local += sum(map(contains, replicas, repeat(rack)))
+    for m in racked:
+        held = list(map(view.partition_set.__getitem__, plan.indices(m)))  # replica rack sets
+        for racks in set(held) - {0}:  # set 0: no replica racks
+            eligible += held.count(racks)
+            if view.member_rack[m] in view.rack_sets[racks]:
+                local += held.count(racks)
     return local, eligible
+
+
+def _lists_every_partition(
+    layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]
+) -> bool:
+    """Whether the keys of ``partition_racks`` are exactly the layout's partitions, told in a
+    few C-level passes when it is plain (as many keys as partitions, every one a known topic
+    and an int partition below every topic's count: distinct keys, so all of them);
+    ``False`` when that is not so plain (then :func:`_listed` tells each partition)."""
+    if len(partition_racks) != layout.total or not layout.total:
+        return False
+    topics = set(map(itemgetter(0), partition_racks))
+    partitions = list(map(itemgetter(1), partition_racks))
+    return (
+        topics <= layout.topic_index.keys()
+        and set(map(type, partitions)) == {int}
+        and min(partitions) >= 0
+        and max(partitions) < min(layout.counts)
+    )
+
+
+def _listed(layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]) -> bytearray:
+    """``out[q]`` is 1 when partition ``q`` is a key of ``partition_racks`` (entries of unknown
+    topics or partitions out of range are ignored). When every key is a known topic and an
+    in-range int partition (what the adapters pass), a few C-level passes."""
+    out = bytearray(layout.total)
+    topics = list(map(itemgetter(0), partition_racks))
+    partitions = list(map(itemgetter(1), partition_racks))
+    try:
+        ts = list(map(layout.topic_index.__getitem__, topics))
+        bulk = (
+            set(map(type, partitions)) <= {int}
+            and min(partitions, default=0) >= 0
+            and all(map(lt, partitions, map(layout.counts.__getitem__, ts)))
+        )
+    except KeyError:
+        bulk = False
+    if bulk:
+        qs = map(add, map(layout.offsets.__getitem__, ts), partitions)
+        deque(map(setitem, repeat(out), qs, repeat(1)), maxlen=0)
+        return out
+    for topic, partition in partition_racks:
+        t = layout.topic_index.get(topic)
+        if t is not None and isinstance(partition, int) and 0 <= partition < layout.counts[t]:
+            out[layout.offsets[t] + partition] = 1
+    return out
