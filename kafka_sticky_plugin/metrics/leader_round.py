@@ -30,7 +30,7 @@ member lost to another claimant are visited one by one, as the engine visited th
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add, itemgetter, lt, setitem
@@ -110,8 +110,12 @@ def leader_round(
     )
 
 
-def _kept(claims: Claims, m: int, planned: Iterable[int]) -> int:
-    """How many of member ``m``'s ``planned`` partitions it validly owns (one C-level pass)."""
+def _kept(claims: Claims, m: int, planned: Sequence[int]) -> int:
+    """How many of member ``m``'s ``planned`` partitions (ascending) it validly owns: all of
+    them when they are the partitions it owns (most members of a rebalance, one C-level
+    compare), else one C-level pass over their owners."""
+    if planned == claims.owned[m]:
+        return len(planned)
     return list(map(claims.owner.__getitem__, planned)).count(m)
 
 
