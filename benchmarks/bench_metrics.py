@@ -1,19 +1,23 @@
 """What the rebalance metrics cost: the leader's assignment and a member's per-rebalance
 bookkeeping, with metrics on (as the hooks run) and off.
 
-Leader: for each shape (members x partitions, one topic; ``rejoin``: every member owns its
-share at generation 1 and one new member joins, so claims are read and partitions move), the
-members' JoinGroup bytes are decoded once (:func:`read_group`) and then timed:
+Leader: for each shape (partitions spread over many topics, every member subscribed to all
+of them; every member owns its share of the fresh plan at generation 5 and the last member
+is gone, so claims are read and partitions move; ``-r3``: 3 racks, each partition with
+replicas on 2 of them, members on racks in turn), the members' JoinGroup bytes are decoded
+once (:func:`read_group`) and then timed:
 
-- ``off``: ``DecodedGroup.assign`` (engine + encode, what the hooks did before metrics);
-- ``on``: :func:`~kafka_sticky_plugin.metrics.observe.assign_observed` (engine and encode
-  timed apart, plus :func:`~kafka_sticky_plugin.metrics.leader_round` classifying every claim
-  and counting moves and rack locality).
+- ``plain``: ``DecodedGroup.assign`` (engine + encode: ``assign_from_bytes`` after the
+  decode);
+- ``hooked``: :func:`~kafka_sticky_plugin.metrics.observe.assign_observed` (what every
+  ``install_hooks`` leader runs: the same engine and encode, timed apart, plus
+  :func:`~kafka_sticky_plugin.metrics.leader_round` describing the round from the engine's
+  dense plan: claims honoured, moved and refused, rack locality).
 
 Member: the recorder calls one rebalance makes (``join_attempt``, ``join_succeeded``, two
 timed callbacks) against nothing. Best CPU time of ``--repeat`` runs (CPU, not wall: a
 shared machine's load inflates wall time); figures, never assertions.
-Run: ``python benchmarks/bench_metrics.py`` (``make bench-metrics``).
+Run: ``python benchmarks/bench_metrics.py [--shapes ...]`` (``make bench-metrics``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,22 @@ from collections.abc import Callable
 from functools import partial
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, read_group
-from kafka_sticky_plugin.codec import Subscription, encode_subscription
+from kafka_sticky_plugin.codec import encode_subscription, subscription_of
+from kafka_sticky_plugin.core import MemberSpec, cooperative_assign
 from kafka_sticky_plugin.metrics import RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
 
-SHAPES = {"S-100x1k": (100, 1_000), "M-500x50k": (500, 50_000), "L-1000x200k": (1_000, 200_000)}
+#: name -> (partitions, topics, members before one is gone, racks)
+SHAPES = {
+    "12p-3t": (12, 3, 4, 0),
+    "5k-50t": (5_000, 50, 100, 0),
+    "200k-100t": (200_000, 100, 400, 0),
+    "200k-100t-r3": (200_000, 100, 400, 3),
+    "1M-500t": (1_000_000, 500, 2_000, 0),
+}
+DEFAULT_SHAPES = ["12p-3t", "5k-50t", "200k-100t", "200k-100t-r3", "1M-500t"]
+
+PartitionRacks = dict[tuple[str, int], tuple[str, ...]]
 
 
 def _best(run: Callable[[], object], repeat: int) -> float:
@@ -41,29 +56,46 @@ def _best(run: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def _rejoin_members(members: int, partitions: int) -> list[MemberMetadata]:
-    """``members`` owning a contiguous share each at generation 1, plus one new member."""
-    topic = "t"
-    share = partitions // members
-    out = []
-    for m in range(members):
-        owned = tuple((topic, p) for p in range(m * share, (m + 1) * share))
-        sub = Subscription(3, (topic,), None, owned, 1, None)
-        out.append(MemberMetadata(f"m{m:05d}", encode_subscription(sub)))
-    out.append(MemberMetadata("new", encode_subscription(Subscription(3, (topic,)))))
-    return out
+def leader_input(name: str) -> tuple[list[MemberMetadata], dict[str, int], PartitionRacks | None]:
+    """One shape's JoinGroup members (the last of the fresh plan's members gone), partition
+    counts and replica racks (see the module docstring)."""
+    partitions, n_topics, n_members, n_racks = SHAPES[name]
+    topics = [f"topic-{t:04d}" for t in range(n_topics)]
+    counts = dict.fromkeys(topics, partitions // n_topics)
+    ids = [f"member-{i:05d}" for i in range(n_members)]
+    rack = {m: f"rack-{i % n_racks}" if n_racks else None for i, m in enumerate(ids)}
+    replicas: PartitionRacks | None = None
+    if n_racks:
+        replicas = {
+            (t, p): (f"rack-{p % n_racks}", f"rack-{(p + 1) % n_racks}")
+            for t, n in counts.items()
+            for p in range(n)
+        }
+    specs = [MemberSpec(member_id=m, topics=topics, rack=rack[m]) for m in ids]
+    fresh = cooperative_assign(counts, specs, partition_racks=replicas)
+    members = [
+        MemberMetadata(
+            m,
+            encode_subscription(
+                subscription_of(topics, owned_partitions=fresh[m], generation_id=5, rack_id=rack[m])
+            ),
+        )
+        for m in ids[:-1]
+    ]
+    return members, counts, replicas
 
 
 def leader_rows(shapes: list[str], repeat: int) -> list[tuple[str, float, float]]:
     rows = []
     for name in shapes:
-        members, partitions = SHAPES[name]
-        group = read_group("cooperative-sticky", _rejoin_members(members, partitions))
-        counts = {"t": partitions}
-        off = _best(partial(group.assign, counts), repeat)
+        members, counts, replicas = leader_input(name)
+        group = read_group("cooperative-sticky", members)
+        plain = _best(partial(group.assign, counts, partition_racks=replicas), repeat)
         metrics = RebalanceMetrics("bench")
-        on = _best(partial(assign_observed, metrics, group, counts, None, decode_s=0.0), repeat)
-        rows.append((name, off, on))
+        hooked = _best(
+            partial(assign_observed, metrics, group, counts, replicas, decode_s=0.0), repeat
+        )
+        rows.append((name, plain, hooked))
     return rows
 
 
@@ -83,12 +115,12 @@ def member_cost(rounds: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=list(SHAPES))
+    parser.add_argument("--shapes", nargs="*", default=DEFAULT_SHAPES, choices=list(SHAPES))
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    print(f"{'shape':<14}{'off cpu s':>14}{'on cpu s':>14}{'overhead':>10}")
-    for name, off, on in leader_rows(args.shapes, args.repeat):
-        print(f"{name:<14}{off:>14.4f}{on:>14.4f}{(on / off - 1) * 100:>9.1f}%")
+    print(f"{'shape':<14}{'plain cpu s':>14}{'hooked cpu s':>14}{'hooked/plain':>14}")
+    for name, plain, hooked in leader_rows(args.shapes, args.repeat):
+        print(f"{name:<14}{plain:>14.4f}{hooked:>14.4f}{hooked / plain:>13.2f}x", flush=True)
     per_round = member_cost(10_000)
     print(f"member: recorder calls per rebalance {per_round * 1e6:.1f} us (metrics off: none)")
     return 0

@@ -1,13 +1,18 @@
 """Our leader as a peer process: its bytes path on the same input file as the others.
 
 Usage: ``python benchmarks/ours_peer.py [--no-racks] PROTOCOL INPUT OUTPUT [CALLS [BUDGET_S]]``
-(the call protocol: ``peer_calls.py``). Each call is :func:`leader_split`: the steps of
-``assign_from_bytes`` (``assign_group``) one by one, timed apart as Java's and franz-go's
-calls are: ``decode_s`` (``read_group``: decode every member), ``assign_s`` (the engine,
-``DecodedGroup.plan``; the time table's ``engine`` column), ``encode_s`` (``encode``: every
-assignment's bytes). Replica racks are passed when the input has them, unless
-``--no-racks``: then the leader is given none, as franz-go on the racked shapes (the
-``ours-norack`` column). Writes the assignment bytes of the last call.
+(the call protocol: ``peer_calls.py``). Each call is :func:`leader_split`: the hooked leader's
+call as ``install_hooks`` runs it (``read_group``, then
+:func:`~kafka_sticky_plugin.metrics.observe.assign_observed`: the assignment plus the rebalance
+metrics' description of the round), its steps timed apart as Java's and franz-go's calls are:
+``decode_s`` (``read_group``: decode every member), ``assign_s`` (the engine,
+``DecodedGroup.plan_dense``; the time table's ``engine`` column), ``encode_s``
+(``encode_dense``: every assignment's bytes), ``describe_s`` (the metrics' description,
+:func:`~kafka_sticky_plugin.metrics.leader_round`). The first three are the plain call
+(``assign_from_bytes``, the table's ``plain`` column); all four the hooked one (its ``ours``
+column). Replica racks are passed when the input has them, unless ``--no-racks``: then the
+leader is given none, as franz-go on the racked shapes (the ``ours-norack`` column). Writes
+the assignment bytes of the last call.
 """
 
 from __future__ import annotations
@@ -23,8 +28,21 @@ from peer_calls import call_args, emit, run_calls
 from peer_files import read_input, write_output
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, read_group
-from kafka_sticky_plugin.core.gc_pause import cyclic_gc_paused
+from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
+from kafka_sticky_plugin.metrics.observe import assign_observed
 from kafka_sticky_plugin.testing.assignor_names import assignor_class
+
+
+class _Rounds(RebalanceMetrics):
+    """The recorder of one call, keeping the round it was given (its steps' seconds)."""
+
+    def __init__(self) -> None:
+        super().__init__("bench")
+        self.round: LeaderRound | None = None
+
+    def leader_assigned(self, round_: LeaderRound) -> None:
+        self.round = round_
+        super().leader_assigned(round_)
 
 
 def leader_split(
@@ -33,22 +51,28 @@ def leader_split(
     metadata: Mapping[str, bytes],
     racks: PartitionRacks | None,
 ) -> tuple[dict[str, bytes], dict[str, float]]:
-    """``assign_from_bytes(partitions, metadata, racks)`` of ``protocol``'s assignor, the
-    same bytes out (``tests/test_bench_split.py``), with its three steps' seconds: the
-    cyclic GC paused over all three, as ``assign_group`` pauses it; ``encode_s`` includes
-    freeing the decoded members and the plan (``assign_from_bytes`` has freed them when it
-    returns), so the three add up to what one timer around ``assign_from_bytes`` reads."""
-    with cyclic_gc_paused():
-        t0 = time.perf_counter()
-        group = read_group(protocol, [MemberMetadata(m, data) for m, data in metadata.items()])
-        t1 = time.perf_counter()
-        plan = group.plan_dense(partitions, partition_racks=racks)
-        t2 = time.perf_counter()
-        result = group.encode_dense(plan)
-        # freed inside the timed region, as ``assign_from_bytes`` frees them before it returns
-        del group, plan
-        t3 = time.perf_counter()
-    return result, {"decode_s": t1 - t0, "assign_s": t2 - t1, "encode_s": t3 - t2}
+    """The hooked leader's call on ``metadata`` (``read_group``, then ``assign_observed`` as
+    the hooks call them, each pausing the cyclic GC itself): the bytes
+    ``assign_from_bytes(partitions, metadata, racks)`` of ``protocol``'s assignor returns
+    (``tests/test_bench_split.py``), with its four steps' seconds. ``encode_s`` includes
+    freeing the decoded members (the hooks have freed them when they return), so the four
+    add up to what one timer around the call reads."""
+    recorder = _Rounds()
+    t0 = time.perf_counter()
+    group = read_group(protocol, [MemberMetadata(m, data) for m, data in metadata.items()])
+    t1 = time.perf_counter()
+    result = assign_observed(recorder, group, partitions, racks, decode_s=t1 - t0)
+    del group  # freed inside the timed region, as the hooks free it before they return
+    t2 = time.perf_counter()
+    round_ = recorder.round
+    assert round_ is not None
+    engine, describe = round_.engine_s, round_.describe_s
+    return result, {
+        "decode_s": t1 - t0,
+        "assign_s": engine,
+        "encode_s": t2 - t1 - engine - describe,
+        "describe_s": describe,
+    }
 
 
 def main(argv: list[str]) -> int:

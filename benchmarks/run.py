@@ -13,11 +13,13 @@ Where both are the same bytes (every ``fresh`` phase, every ``cooperative-sticky
 only the ``ours`` input is written, each peer runs once and the ``java`` row says ``same``.
 Rejoin and leave inputs carry our engine's fresh plan as every member's previous assignment.
 
-Then every peer runs on each input in its own process (``ours``: our leader's bytes path,
-``benchmarks/ours_peer.py``, timed in three steps: decode, engine (the ``engine`` column),
-encode; on racked shapes also ``ours-norack``, the
-same without replica racks, as franz-go gets them; ``franz``: ``build/go/franz-peer``;
-``java``: ``BenchPeer`` on kafka-clients; ``kafka-python``: ``benchmarks/kafka_python_peer.py``).
+Then every peer runs on each input in its own process (``ours``: our leader's bytes path as
+the hooks run it, ``benchmarks/ours_peer.py``: the assignment plus the rebalance metrics'
+description of the round, timed in four steps: decode, engine (the ``engine`` column),
+encode, describe; decode + engine + encode is the plain call, the ``plain`` column; on racked
+shapes also ``ours-norack``, the same without replica racks, as franz-go gets them;
+``franz``: ``build/go/franz-peer``; ``java``: ``BenchPeer`` on kafka-clients;
+``kafka-python``: ``benchmarks/kafka_python_peer.py``).
 Each makes up to ``--calls`` calls in one process (the first cold, the best of the others
 warm; ``peer_calls.py``), each call cut at ``--peer-timeout`` seconds counted from the call's
 start only (kafka-python: ``--kafka-python-timeout``; once cut on a shape it is skipped on
@@ -376,11 +378,16 @@ class ProcessClock:
         }
 
 
+#: The timed steps of a call: every peer's three, and our hooked leader's description of the
+#: round (``ours_peer.py``).
+STEPS = ("decode_s", "assign_s", "encode_s", "describe_s")
+
+
 def call_seconds(call: Mapping[str, object]) -> float:
-    """One call's whole time: ``total_s`` (ours) or decode + assign + encode."""
+    """One call's whole time: ``total_s``, or the sum of its steps (:data:`STEPS`)."""
     if "total_s" in call:
         return _seconds(call["total_s"])
-    return sum(_seconds(call[k]) for k in ("decode_s", "assign_s", "encode_s"))
+    return sum(_seconds(call[k]) for k in STEPS if k in call)
 
 
 def summarise(calls: Sequence[Mapping[str, object]]) -> dict[str, object]:
@@ -399,7 +406,7 @@ def summarise(calls: Sequence[Mapping[str, object]]) -> dict[str, object]:
         "warm_s": None if warm is None else call_seconds(warm),
         "seconds": call_seconds(chosen),
     }
-    for key in ("decode_s", "assign_s", "encode_s", "cpu_s", "gc_s"):
+    for key in (*STEPS, "cpu_s", "gc_s"):
         if key in chosen:
             out[key] = _seconds(chosen[key])
         if key in cold:
@@ -695,6 +702,15 @@ def _engine_fig(engine: Mapping[str, object] | None, ours: Mapping[str, object] 
     return "-" if seconds is None else f"{seconds:.3f}"
 
 
+def _plain_cell(ours: Mapping[str, object] | None) -> str:
+    """The ``plain`` column: our leader's call without the metrics' description (decode +
+    engine + encode of the call in the ``ours`` column); ``-`` for a run (or a ``--json``
+    file from before the description was timed) without it."""
+    if ours is None or ours.get("status") != "ok" or ours.get("describe_s") is None:
+        return "-"
+    return f"{_seconds(ours['seconds']) - _seconds(ours['describe_s']):.3f}"
+
+
 def _fig(row: Mapping[str, object] | None, key: str, digits: int = 3) -> str:
     value = None if row is None or row.get("status") != "ok" else row.get(key)
     return "-" if value is None else f"{_seconds(value):.{digits}f}"
@@ -730,11 +746,13 @@ def print_tables(
     print(
         "\ntime (s; warm: best of the calls after the first in one process, c = cold only): "
         "engine = the engine step of ours;\n"
-        "ours = our leader's bytes path (decode + engine + encode); "
-        "no-rack = ours without replica racks (racked shapes);\npeers: decode + assign + encode; "
+        "plain = our leader's bytes path (decode + engine + encode, assign_from_bytes); "
+        "ours = the same call as install_hooks runs it (plain + the rebalance metrics);\n"
+        "no-rack = ours without replica racks (racked shapes); peers: decode + assign + encode; "
         "ratio = peer / ours on the same input (franz on racked shapes: / no-rack)"
     )
-    head = f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'engine':>6} {'ours':>7}"
+    head = f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'engine':>6} {'plain':>7}"
+    head += f" {'ours':>7}"
     head += f" {'no-rack':>7}"
     for p in others:
         head += f" {p:>12} {'ratio':>6}"
@@ -746,7 +764,8 @@ def print_tables(
         label = source + ("=" if ours and ours.get("same_bytes") else "")
         line = (
             f"{shape:<16} {_short(protocol):<6} {phase:<6} {label:<5} "
-            f"{_engine_fig(at['engine'], ours):>6} {_cell(ours, timeouts):>7} "
+            f"{_engine_fig(at['engine'], ours):>6} {_plain_cell(ours):>7} "
+            f"{_cell(ours, timeouts):>7} "
             f"{(_cell(norack, timeouts) if norack else '-'):>7}"
         )
         for p in others:

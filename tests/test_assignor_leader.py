@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import struct
 from collections.abc import Mapping
 
 import pytest
@@ -25,6 +26,7 @@ from kafka.protocol.consumer.metadata import (
 from kafka.protocol.metadata import MetadataResponse
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
+from kafka_sticky_plugin.assignor.leader import MemberMetadata, assign_group
 from kafka_sticky_plugin.codec import (
     Assignment,
     Subscription,
@@ -506,3 +508,35 @@ def test_generation_claimed_after_a_failed_syncgroup() -> None:
     )
     assert ("t1", 0) not in java_style["x"] + java_style["b"], java_style
     assert ("t1", 1) in java_style["x"]
+
+
+def _null_owned_array_member(version: int) -> bytes:
+    """A v1+ subscription to topic ``t`` whose owned partitions are a null array (count -1):
+    null user data, then generation 1 (v2+) and a null rack (v3)."""
+    raw = struct.pack(">hih", version, 1, 1) + b"t" + struct.pack(">ii", -1, -1)
+    if version >= 2:
+        raw += struct.pack(">i", 1)
+    if version >= 3:
+        raw += struct.pack(">h", -1)
+    return raw
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("protocol", ["sticky", "cooperative-sticky"])
+@pytest.mark.parametrize("as_object", [False, True], ids=["bytes", "decoded"])
+def test_null_owned_array_member_planned_nothing_gets_count_zero(
+    version: int, protocol: str, as_object: bool
+) -> None:
+    """Issue 37: a member that sent its owned partitions as a null array (count -1) and is
+    planned nothing gets an assignment whose partition array has count 0, the bytes of the
+    general encoder (the array is not nullable in the assignment: Java's reader refuses -1),
+    not its null array spliced back (``0001ffffffffffffffff``)."""
+    raw = _null_owned_array_member(version)
+    assert decode_subscription(raw).owned_partitions == ()
+    members = [MemberMetadata(m, sub(version, ("t",), generation_id=1)) for m in ("m1", "m2")]
+    members.append(MemberMetadata("m9", decode_subscription(raw) if as_object else raw))
+    out = assign_group(protocol, {"t": 2}, members)
+    assert decode_assignment(out["m9"]).partitions == ()
+    expected = encode_assignment(Assignment(version, ()))
+    assert expected == struct.pack(">hii", version, 0, -1)
+    assert out["m9"] == expected

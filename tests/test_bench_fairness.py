@@ -145,7 +145,7 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     rows = []
     for source in ("ours", "java"):
         rows += [
-            _row("ours", source, 2.0, decode_s=1.0, assign_s=0.5, encode_s=0.5),
+            _row("ours", source, 2.0, decode_s=0.75, assign_s=0.5, encode_s=0.5, describe_s=0.25),
             _row("ours-norack", source, 1.0),
             _row("franz", source, 3.0),
             _row("java", source, 4.0, **split, **cold),
@@ -158,14 +158,16 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     lines = out.splitlines()
     header = next(x for x in lines if x.startswith("shape") and "no-rack" in x).split()
     assert header == [
-        "shape", "protocol", "phase", "input", "engine", "ours", "no-rack",
+        "shape", "protocol", "phase", "input", "engine", "plain", "ours", "no-rack",
         "franz", "ratio", "java", "ratio", "kafka-python", "ratio",
     ]  # fmt: skip
     time_rows = [x.split() for x in lines if x.startswith("H-1M-r6f2") and "cut" in x]
     assert [r[3] for r in time_rows] == ["ours", "java"]
     # franz against ours without racks (3 / 1), Java against ours (4 / 2)
-    assert time_rows[0][7:11] == ["3.000", "3.0x", "4.000", "2.0x"]
+    assert time_rows[0][8:12] == ["3.000", "3.0x", "4.000", "2.0x"]
     assert [r[4] for r in time_rows] == ["0.500", "0.500"]  # engine: the engine step of ours
+    # plain: ours (the hooked call) without the metrics' description
+    assert [r[5:7] for r in time_rows] == [["1.750", "2.000"], ["1.750", "2.000"]]
     assert "Java's split" in out and "c-asg" in out
     java_split = [x.split() for x in lines if x.startswith("H-1M-r6f2") and len(x.split()) == 13]
     warm, cold_call = ["1.000", "2.000", "1.000", "4.000"], ["3.000", "4.000", "1.000", "8.000"]
@@ -182,4 +184,4 @@ def test_engine_column_reads_an_earlier_runs_engine_rows(
     rows = [{**_row("engine", "ours", 0), "engine_s": 0.25}, _row("ours", "ours", 2.0)]
     print_tables(rows, ["ours"], {})
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("H-1M-r6f2"))
-    assert line.split()[4:6] == ["0.250", "2.000"]
+    assert line.split()[4:7] == ["0.250", "-", "2.000"]  # no describe step: no plain figure

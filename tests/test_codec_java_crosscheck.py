@@ -18,11 +18,13 @@ the reason when they are missing, except under ``CI=true``, where a missing tool
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from kafka_sticky_plugin.assignor.leader import MemberMetadata, assign_group
 from kafka_sticky_plugin.codec import (
     Assignment,
     Subscription,
@@ -278,3 +280,24 @@ def test_java_codec_reports_bad_requests(java: JavaWireCodec) -> None:
     with pytest.raises(RuntimeError, match="unknown op"):
         java.call("no_such_op")
     assert java.call("encode_cooperative_user_data", generation=1)["hex"] == "00000001"
+
+
+@pytest.mark.parametrize("protocol", ["sticky", "cooperative-sticky"])
+def test_null_owned_array_member_gets_an_assignment_java_reads(
+    java: JavaWireCodec, protocol: str
+) -> None:
+    """Issue 37: a member whose v1 subscription sends its owned partitions as a null array
+    (count -1) and is planned nothing gets count 0 back (the general encoder's bytes), which
+    Java's ``ConsumerProtocol`` reads as no partitions; the null array spliced back
+    (``0001ffffffffffffffff``) is refused by Java's reader (a non-nullable array)."""
+    null_owned = struct.pack(">hih", 1, 1, 1) + b"t" + struct.pack(">ii", -1, -1)
+    members = [
+        MemberMetadata(m, encode_subscription(Subscription(1, ("t",)))) for m in ("m1", "m2")
+    ]
+    members.append(MemberMetadata("m9", null_owned))
+    out = assign_group(protocol, {"t": 2}, members)["m9"]
+    assert out == encode_assignment(Assignment(1, ())) == bytes.fromhex("000100000000ffffffff")
+    back = java.call("decode_assignment", hex=out.hex())
+    assert back["partitions"] == [] and back["user_data"] is None
+    with pytest.raises(RuntimeError):
+        java.call("decode_assignment", hex="0001ffffffffffffffff")

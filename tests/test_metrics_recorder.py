@@ -6,13 +6,12 @@ import math
 
 import pytest
 
-from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.metrics import (
     METRICS,
+    LeaderRound,
     RebalanceMetrics,
     RebalanceMetricsSnapshot,
     SampledWindow,
-    leader_round,
 )
 
 
@@ -123,39 +122,6 @@ def test_java_names_cover_every_documented_metric() -> None:
     assert isinstance(snap, RebalanceMetricsSnapshot)
 
 
-def spec(
-    member: str, owned: list[tuple[str, int]], generation: int, rack: str | None = None
-) -> MemberSpec:
-    return MemberSpec(member_id=member, topics=["t"], owned=owned, generation=generation, rack=rack)
-
-
-def test_leader_round_classifies_every_claim() -> None:
-    """honoured + moved + stale + contested + invalid == claims."""
-    specs = [
-        spec("a", [("t", 0), ("t", 1), ("t", 2), ("t", 9)], 5),  # t-9 out of range
-        spec("b", [("t", 2), ("t", 3)], 4),  # t-2 stale (a has generation 5)
-        spec("c", [("t", 4)], 5),
-        spec("d", [("t", 4)], 5),  # t-4 contested by c and d
-    ]
-    plan = {"a": [("t", 0), ("t", 2)], "b": [("t", 1), ("t", 3)], "c": [("t", 4)], "d": [("t", 5)]}
-    r = leader_round(specs, 1, {"t": 6}, plan, None, decode_s=0, engine_s=0, encode_s=0)
-    assert (r.honoured, r.moved, r.stale, r.contested, r.invalid) == (3, 1, 1, 2, 1)
-    assert r.honoured + r.moved + r.stale + r.contested + r.invalid == r.claims == 8
-    assert r.members == 5 and r.unreadable == 1 and r.partitions == 6
-
-
-def test_leader_round_rack_locality() -> None:
-    """Only members with a rack and partitions with replica racks count."""
-    specs = [spec("a", [], -1, rack="r1"), spec("b", [], -1)]
-    plan = {"a": [("t", 0), ("t", 1)], "b": [("t", 2)]}
-    racks = {("t", 0): ["r1"], ("t", 1): ["r2"], ("t", 2): ["r1"]}
-    r = leader_round(specs, 0, {"t": 3}, plan, racks, decode_s=0, engine_s=0, encode_s=0)
-    assert (r.rack_local, r.rack_eligible) == (1, 2)
-    m = recorder(Clock())
-    m.leader_assigned(r)
-    assert m.snapshot().rack_local_ratio == pytest.approx(0.5)
-
-
 def test_the_docs_table_lists_every_metric_as_defined() -> None:
     """docs/metrics.md's table has one row per metric, with the names of the definition."""
     from pathlib import Path
@@ -169,11 +135,26 @@ def test_the_docs_table_lists_every_metric_as_defined() -> None:
         assert cells[4] == f"`{info.prometheus}`" and cells[5] == f"`{info.otel}`"
 
 
-def test_leader_round_healthy_group_counts_moves() -> None:
-    """No claim shared (the fast path): kept claims are honoured, the rest moved."""
-    specs = [spec("a", [("t", 0), ("t", 1), ("t", 2)], 3), spec("b", [("t", 3), ("t", 4)], 3)]
-    specs.append(spec("c", [], -1))
-    plan = {"a": [("t", 0), ("t", 1)], "b": [("t", 3), ("t", 4)], "c": [("t", 2), ("t", 5)]}
-    r = leader_round(specs, 0, {"t": 6}, plan, None, decode_s=0, engine_s=0, encode_s=0)
-    assert (r.honoured, r.moved, r.stale, r.contested, r.invalid) == (4, 1, 0, 0, 0)
-    assert r.partitions == 6 and r.claims == 5
+def test_leader_latency_includes_describing_the_round() -> None:
+    """``leader-assign-latency-max`` is the whole hooked call: decode, engine, encode and the
+    metrics' own description of the round; the rack-local ratio is local over eligible."""
+    counts = dict.fromkeys(
+        ("partitions", "claims", "honoured", "moved", "stale", "contested", "invalid"), 0
+    )
+    round_ = LeaderRound(
+        decode_s=0.001,
+        engine_s=0.002,
+        encode_s=0.003,
+        describe_s=0.004,
+        members=2,
+        unreadable=0,
+        rack_local=1,
+        rack_eligible=2,
+        **counts,
+    )
+    m = recorder(Clock())
+    m.leader_assigned(round_)
+    snap = m.snapshot()
+    assert snap.leader_assign_latency_max == pytest.approx(10.0)
+    assert snap.leader_assign_encode_ms_total == pytest.approx(3.0)
+    assert snap.rack_local_ratio == pytest.approx(0.5)

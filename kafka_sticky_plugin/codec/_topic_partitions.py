@@ -63,6 +63,10 @@ TopicRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
 EMPTY_RUNS: TopicRuns = ((), None, ())
 #: The bytes of an empty array (count 0).
 _EMPTY_ARRAY = bytes(4)
+#: The bytes of a null array (count -1): read as empty, its canonical block is
+#: :data:`_EMPTY_ARRAY` (an assignment's partition array is not nullable, so a block handed
+#: back to its sender must never be a null array).
+_NULL_ARRAY = b"\xff\xff\xff\xff"
 
 _INT16 = struct.Struct(">h")  # a topic name's length
 _COUNT = struct.Struct(">i")
@@ -1026,10 +1030,14 @@ def read_topic_partitions_block(
 
     The block is ``None`` when the writer did not use the canonical form (unsorted topics or
     partitions, a topic twice, an empty topic); equal canonical blocks mean equal pair lists.
+    A null array (count -1) reads as empty with the empty array's bytes (count 0) as its
+    block: the block is what the leader hands back to a member planned its claims.
     ``names`` interns topic names (see :func:`topic_partition_pairs`); ``layouts``
     (one per batch) reads repeated one-partition-per-topic layouts in one call, with the same
     result.
     """
+    if reader.take_prefix(_NULL_ARRAY):
+        return [], _EMPTY_ARRAY
     if layouts is not None:
         hit = layouts.read(reader)
         if hit is not None:
@@ -1055,6 +1063,8 @@ def read_topic_partition_runs(
     :func:`topic_partition_runs`). An empty array (count 0, a Java member's owned
     partitions) is taken whole by one compare."""
     if reader.take_prefix(_EMPTY_ARRAY):
+        return ((), None, []), _EMPTY_ARRAY
+    if reader.take_prefix(_NULL_ARRAY):
         return ((), None, []), _EMPTY_ARRAY
     if layouts is not None:
         hit = layouts.read_runs(reader)

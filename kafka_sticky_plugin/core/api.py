@@ -20,6 +20,7 @@ from .gc_pause import cyclic_gc_paused
 from .keep_flow import maximise_kept
 from .layout import Layout, build_layout
 from .quota_builder import DensePart, build_quota_plan, fresh_quota_ranges
+from .rack_view import RackView
 from .racks import build_rack_view, improve_rack_locality, rack_pass_applies
 from .spec import MemberSpec, TopicPartitionTuple
 
@@ -43,7 +44,7 @@ def plan_dense(
 ) -> tuple[Layout, Claims, dict[int, list[int]]]:
     """Plan on dense indices: returns the layout, the validated claims and the eager plan
     ``{member index: ascending global partition indices}`` (every member index present)."""
-    layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
+    layout, claims, plan, _ = _plan(partitions_per_topic, members, partition_racks)
     return layout, claims, {m: sorted(qs) for m, qs in plan.items()}
 
 
@@ -51,9 +52,10 @@ def _plan(
     partitions_per_topic: Mapping[str, int],
     members: Iterable[MemberSpec],
     partition_racks: PartitionRacks | None,
-) -> tuple[Layout, Claims, dict[int, DensePart]]:
+) -> tuple[Layout, Claims, dict[int, DensePart], RackView | None]:
     """:func:`plan_dense`'s plan, where a member of a fresh equal-subscription component may
-    hold a ``range`` (:func:`.quota_builder.fresh_quota_ranges`) instead of a list."""
+    hold a ``range`` (:func:`.quota_builder.fresh_quota_ranges`) instead of a list, and the
+    rack view the rack pass read (``None`` when it had none to read)."""
     layout = build_layout(partitions_per_topic, members)
     claims = resolve_claims(layout)
     plan: dict[int, DensePart] = {m: [] for m in range(len(layout.member_ids))}
@@ -72,7 +74,7 @@ def _plan(
         if view is not None and rack_pass_applies(view, comp, part):
             part = improve_rack_locality(layout, claims, comp, part, view)
         plan.update(part)
-    return layout, claims, plan
+    return layout, claims, plan, view
 
 
 def _to_tuples(layout: Layout, plan: Mapping[int, DensePart]) -> Plan:
@@ -98,15 +100,25 @@ class DensePlan:
     same list :func:`sticky_assign` / :func:`cooperative_assign` give that member.
 
     :meth:`keeps_claims` lets the caller skip the conversion of a member whose plan is
-    exactly its validated claims (most members of a rebalance).
+    exactly its validated claims (most members of a rebalance). ``racks`` is the rack view
+    the engine read (:func:`.rack_view.build_rack_view`), or ``None`` when it built none (no
+    replica racks given, no member rack, or every partition's replica racks name every
+    member's rack).
     """
 
-    __slots__ = ("_claims", "_plan", "_tuples", "layout")
+    __slots__ = ("_claims", "_plan", "_tuples", "layout", "racks")
 
-    def __init__(self, layout: Layout, claims: Claims, plan: Mapping[int, DensePart]) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        claims: Claims,
+        plan: Mapping[int, DensePart],
+        racks: RackView | None = None,
+    ) -> None:
         self.layout = layout
         self._claims = claims
         self._plan = plan
+        self.racks = racks
         self._tuples: list[TopicPartitionTuple] | None = None
 
     def keeps_claims(self, m: int) -> bool:
@@ -120,6 +132,11 @@ class DensePlan:
             return not owned  # a range comes from a fresh component: nothing was owned
         qs.sort()
         return qs == owned
+
+    @property
+    def claims(self) -> Claims:
+        """The validated claims the plan was made from (read-only)."""
+        return self._claims
 
     def valid_claims(self, m: int) -> int:
         """How many of member ``m``'s claims were validated for it."""
@@ -164,8 +181,8 @@ def cooperative_plan(
 ) -> DensePlan:
     """:func:`cooperative_assign`'s plan as a :class:`DensePlan` (the caller pauses the
     collector, as the leader does)."""
-    layout, claims, plan = _plan(partitions_per_topic, members, partition_racks)
-    return DensePlan(layout, claims, withhold_transfers(plan, claims))
+    layout, claims, plan, racks = _plan(partitions_per_topic, members, partition_racks)
+    return DensePlan(layout, claims, withhold_transfers(plan, claims), racks)
 
 
 def sticky_assign(

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
 
 from .layout import Layout
-from .spec import OwnedRuns, owned_runs
+from .spec import MemberSpec, OwnedRuns, owned_runs
 
 __all__ = ["TIED", "UNOWNED", "Claims", "resolve_claims"]
 
@@ -42,12 +42,16 @@ class Claims:
 
     ``owner[q]`` is a member index, :data:`UNOWNED` or :data:`TIED`; ``hints`` maps a partition
     to the member index of its best losing claimant; ``owned[m]`` lists the partitions member
-    ``m`` validly owns, ascending.
+    ``m`` validly owns, ascending; ``claimed[m]`` lists member ``m``'s valid claims before the
+    policy decided between claimants, ascending (``owned[m]`` is the part it won, the same
+    list when it won them all); ``ignored`` counts the invalid claims, over every member.
     """
 
     owner: list[int]
     hints: dict[int, int] = field(default_factory=dict)
     owned: list[list[int]] = field(default_factory=list)
+    claimed: list[list[int]] = field(default_factory=list)
+    ignored: int = 0
     #: ``m -> (claimed list, topic index per run, run lengths or None)`` for members whose
     #: claims were read from canonical runs, all valid (see :meth:`owned_by_topic`)
     runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = field(
@@ -95,7 +99,8 @@ def resolve_claims(layout: Layout) -> Claims:
     runs = list(map(owned_runs, layout.specs))
     specs = layout.specs
     if not any(r[2] if r is not None else s.owned for r, s in zip(runs, specs, strict=True)):
-        return Claims(owner=owner, owned=[[] for _ in layout.specs])
+        nothing: list[list[int]] = [[] for _ in layout.specs]
+        return Claims(owner=owner, owned=nothing, claimed=nothing)
     offset_of = dict(zip(layout.topics, layout.offsets, strict=True))
     count_of = dict(zip(layout.topics, layout.counts, strict=True))
     min_count = min(layout.counts, default=0)
@@ -122,8 +127,9 @@ def resolve_claims(layout: Layout) -> Claims:
             claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
         else:
             claimed.append(_valid_run_indices(mine, names, columns))
+    ignored = sum(map(_claim_count, runs, specs)) - sum(map(len, claimed))
     if _claim_uncontested(owner, claimed):
-        return Claims(owner=owner, owned=claimed, runs=by_runs)
+        return Claims(owner=owner, owned=claimed, claimed=claimed, ignored=ignored, runs=by_runs)
     hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
     owned: list[list[int]] = []
     for m, qs in enumerate(claimed):
@@ -132,7 +138,19 @@ def resolve_claims(layout: Layout) -> Claims:
     # a loser of a partition later tied above it is still only a hint; a hint that names the
     # final owner carries no information.
     final_hints = {q: m for q, (_, m) in hints.items() if owner[q] != m}
-    return Claims(owner=owner, hints=final_hints, owned=owned, runs=by_runs)
+    return Claims(
+        owner=owner,
+        hints=final_hints,
+        owned=owned,
+        claimed=claimed,
+        ignored=ignored,
+        runs=by_runs,
+    )
+
+
+def _claim_count(runs: OwnedRuns | None, spec: MemberSpec) -> int:
+    """How many partitions ``spec`` claims, valid or not (``runs``: its runs, if built so)."""
+    return len(runs[2]) if runs is not None else len(spec.owned)
 
 
 class _RunColumns:

@@ -1,10 +1,11 @@
-"""What one leader assignment did, computed from the leader's own input and plan (pure).
+"""What one leader assignment did, read from the engine's own results (pure).
 
 Only the leader sees every member's claims and the whole plan, so only it can say how many
-partitions moved and why a claim was not honoured. :func:`leader_round` reads the decoded
-members (:class:`~kafka_sticky_plugin.core.MemberSpec`: owned partitions, generation, rack)
-and the plan ``{member_id: [(topic, partition), ...]}`` and classifies every claim by the
-claims policy of :mod:`kafka_sticky_plugin.core.claims`:
+partitions moved and why a claim was not honoured. :func:`leader_round` reads the engine's
+:class:`~kafka_sticky_plugin.core.api.DensePlan`: its validated claims
+(:class:`~kafka_sticky_plugin.core.claims.Claims`: each member's valid claims, the claims
+owner of every partition, the invalid claims counted) and the plan, both on dense partition
+indices. Every claim is one of:
 
 - **invalid**: an unknown topic, a topic the claimant does not subscribe to, or a partition
   out of range (ignored by the engine);
@@ -14,21 +15,29 @@ claims policy of :mod:`kafka_sticky_plugin.core.claims`:
 - otherwise the owner loses it to balance: that partition **moved** (under cooperative-sticky
   it is withheld this round and revoked by its owner; under sticky it goes to another member).
 
-So ``honoured + moved + stale + contested + invalid == claims`` (a unit test checks it).
-Partitions of members that left are claimed by nobody and are not counted as moved.
+So ``honoured + moved + stale + contested + invalid == claims``. Partitions of members that
+left are claimed by nobody and are not counted as moved.
 
 Rack locality counts the plan's partitions that have replica racks and whose member reports
 a rack: ``rack_local`` of those ``rack_eligible`` have a replica in the member's rack.
+
+Cost: linear in partitions and claims, nothing rebuilt as ``(topic, partition)`` tuples
+except to look up replica racks (keyed so by the caller): the counts of the healthy case
+(no partition claimed twice) are a C-level pass over each member's plan; only the claims a
+member lost to another claimant are visited one by one, as the engine visited them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import itemgetter
+from operator import add, itemgetter, lt, setitem
 
-from ..core import MemberSpec
+from ..core.api import DensePlan
+from ..core.claims import TIED, Claims
+from ..core.layout import Layout
 
 __all__ = ["LeaderRound", "leader_round"]
 
@@ -37,7 +46,10 @@ Partition = tuple[str, int]
 
 @dataclass(frozen=True)
 class LeaderRound:
-    """One leader assignment: timings (seconds) and counts (see the module docstring)."""
+    """One leader assignment: timings (seconds) and counts (see the module docstring).
+
+    ``describe_s`` is the time spent computing this description, part of the leader's
+    latency as the other three steps are."""
 
     decode_s: float
     engine_s: float
@@ -53,139 +65,146 @@ class LeaderRound:
     invalid: int
     rack_local: int
     rack_eligible: int
+    describe_s: float = 0.0
 
 
 def leader_round(
-    specs: Sequence[MemberSpec],
+    plan: DensePlan,
+    readable: int,
     unreadable: int,
-    partitions_per_topic: Mapping[str, int],
-    plan: Mapping[str, Iterable[Partition]],
     partition_racks: Mapping[Partition, Iterable[str]] | None,
     *,
     decode_s: float,
     engine_s: float,
     encode_s: float,
 ) -> LeaderRound:
-    """Classify every claim of ``specs`` against ``plan`` (see the module docstring).
-
-    Speed (a leader may read a million claims): each member's valid claims are one C-level
-    set intersection with its topics' partitions, and when no partition is claimed twice (a
-    healthy group) honoured claims are one intersection with the member's plan; only a
-    group with duplicate claims walks them one by one."""
-    universe: dict[str, frozenset[Partition]] = {}
-    valid: list[tuple[MemberSpec, Collection[Partition]]] = []
-    invalid = 0
-    for spec in specs:
-        owned = spec.owned
-        if not owned:
-            continue
-        if _all_valid(owned, spec.topics, partitions_per_topic):
-            valid.append((spec, owned))
-            continue
-        mine: set[Partition] = set()
-        for topic in set(map(itemgetter(0), owned)) & set(spec.topics):
-            if topic not in universe:
-                count = partitions_per_topic.get(topic, 0)
-                universe[topic] = frozenset(zip(repeat(topic), range(count)))
-            mine |= universe[topic].intersection(owned)  # iterates ``owned`` only
-        invalid += len(owned) - len(mine)
-        valid.append((spec, mine))
-    total_valid = sum(len(mine) for _, mine in valid)
-    if len(set().union(*(mine for _, mine in valid))) == total_valid:  # no partition claimed twice
-        honoured = sum(_kept(mine, plan.get(spec.member_id, ())) for spec, mine in valid)
-        counts = (honoured, total_valid - honoured, 0, 0)
-    else:
-        counts = _contested(valid, plan)
-    local, eligible = _rack_locality(specs, plan, partition_racks)
-    honoured, moved, stale, contested = counts
+    """Classify every claim the engine read against its ``plan`` (see the module docstring);
+    ``readable`` and ``unreadable``: how many members the leader could and could not read."""
+    claims = plan.claims
+    members = range(len(plan.layout.member_ids))
+    valid = sum(map(len, claims.claimed))
+    won = sum(map(len, claims.owned))  # partitions with a single valid owner
+    honoured = partitions = 0
+    for m in members:
+        planned = plan.indices(m)
+        partitions += len(planned)
+        if claims.owned[m]:
+            honoured += _kept(claims, m, planned)
+    contested = _contested(claims, [spec.generation for spec in plan.layout.specs])
+    local, eligible = _rack_locality(plan, partition_racks)
     return LeaderRound(
         decode_s=decode_s,
         engine_s=engine_s,
         encode_s=encode_s,
-        members=len(specs) + unreadable,
+        members=readable + unreadable,
         unreadable=unreadable,
-        partitions=sum(len(list(partitions)) for partitions in plan.values()),
-        claims=sum(len(spec.owned) for spec in specs),
+        partitions=partitions,
+        claims=valid + claims.ignored,
         honoured=honoured,
-        moved=moved,
-        stale=stale,
+        moved=won - honoured,
+        stale=valid - won - contested,
         contested=contested,
-        invalid=invalid,
+        invalid=claims.ignored,
         rack_local=local,
         rack_eligible=eligible,
     )
 
 
-def _all_valid(
-    owned: tuple[Partition, ...], topics: Iterable[str], partitions_per_topic: Mapping[str, int]
-) -> bool:
-    """Whether every claim of a canonical ``owned`` (sorted, one topic) is a partition of a
-    subscribed topic: its first and last claims bound the rest. Claims of several topics
-    answer ``False`` (the caller then checks them one set at a time)."""
-    topic = owned[0][0]
-    if owned[-1][0] != topic or topic not in topics:
-        return False
-    return owned[0][1] >= 0 and owned[-1][1] < partitions_per_topic.get(topic, 0)
+def _kept(claims: Claims, m: int, planned: Sequence[int]) -> int:
+    """How many of member ``m``'s ``planned`` partitions (ascending) it validly owns: all of
+    them when they are the partitions it owns (most members of a rebalance, one C-level
+    compare), else one C-level pass over their owners."""
+    if planned == claims.owned[m]:
+        return len(planned)
+    return list(map(claims.owner.__getitem__, planned)).count(m)
 
 
-def _kept(mine: Collection[Partition], planned: Iterable[Partition]) -> int:
-    """How many of ``mine`` are in ``planned`` (a member's plan, canonical)."""
-    if not isinstance(planned, (list, tuple)):
-        planned = list(planned)
-    if len(planned) == len(mine) and list(planned) == list(mine):
-        return len(mine)  # the member keeps exactly what it claimed (C-level compare)
-    return len(set(planned).intersection(mine))
-
-
-def _contested(
-    valid: Sequence[tuple[MemberSpec, Collection[Partition]]],
-    plan: Mapping[str, Iterable[Partition]],
-) -> tuple[int, int, int, int]:
-    """(honoured, moved, stale, contested) when some partitions have several claimants."""
-    owner_of: dict[Partition, str] = {}
-    for member_id, partitions in plan.items():
-        for tp in partitions:
-            owner_of[tp] = member_id
-    # partition -> (highest generation, claimants at it, claims below it)
-    best: dict[Partition, tuple[int, list[str], int]] = {}
-    for spec, mine in valid:
-        for tp in mine:
-            seen = best.get(tp)
-            if seen is None or spec.generation > seen[0]:
-                below = 0 if seen is None else seen[2] + len(seen[1])
-                best[tp] = (spec.generation, [spec.member_id], below)
-            elif spec.generation == seen[0]:
-                seen[1].append(spec.member_id)
-            else:
-                best[tp] = (seen[0], seen[1], seen[2] + 1)
-    honoured = moved = stale = contested = 0
-    for tp, (_, claimants, below) in best.items():
-        stale += below
-        if len(claimants) > 1:
-            contested += len(claimants)
-        elif owner_of.get(tp) == claimants[0]:
-            honoured += 1
-        else:
-            moved += 1
-    return honoured, moved, stale, contested
+def _contested(claims: Claims, generations: list[int]) -> int:
+    """How many valid claims are at the highest generation of a tied partition (the policy
+    gives it to nobody). Only a member that lost some of its valid claims can hold one."""
+    owner = claims.owner
+    tied = [
+        (q, generations[m])
+        for m, (mine, won) in enumerate(zip(claims.claimed, claims.owned, strict=True))
+        if len(won) < len(mine)
+        for q in mine
+        if owner[q] == TIED
+    ]
+    highest: dict[int, int] = {}
+    for q, generation in tied:
+        highest[q] = max(generation, highest.get(q, generation))
+    return sum(generation == highest[q] for q, generation in tied)
 
 
 def _rack_locality(
-    specs: Sequence[MemberSpec],
-    plan: Mapping[str, Iterable[Partition]],
-    partition_racks: Mapping[Partition, Iterable[str]] | None,
+    plan: DensePlan, partition_racks: Mapping[Partition, Iterable[str]] | None
 ) -> tuple[int, int]:
-    if not partition_racks:
+    """``(rack_local, rack_eligible)`` over the racked members' planned partitions, read from
+    the engine's rack view (replica racks per partition index). Without one, every replica
+    rack list names every member's rack: each listed partition is local."""
+    layout = plan.layout
+    racked = [m for m, spec in enumerate(layout.specs) if spec.rack]
+    if not partition_racks or not racked:
         return 0, 0
-    rack_of = {spec.member_id: spec.rack for spec in specs if spec.rack}
+    view = plan.racks
+    if view is None:
+        if _lists_every_partition(layout, partition_racks):
+            eligible = sum(len(plan.indices(m)) for m in racked)
+        else:
+            listed = _listed(layout, partition_racks)
+            eligible = sum(sum(map(listed.__getitem__, plan.indices(m))) for m in racked)
+        return eligible, eligible
     local = eligible = 0
-    for member_id, partitions in plan.items():
-        rack = rack_of.get(member_id)
-        if rack is None:
-            continue
-        for tp in partitions:
-            racks = partition_racks.get(tp)
-            if racks:
-                eligible += 1
-                local += rack in set(racks)
+    for m in racked:
+        held = list(map(view.partition_set.__getitem__, plan.indices(m)))  # replica rack sets
+        for racks in set(held) - {0}:  # set 0: no replica racks
+            eligible += held.count(racks)
+            if view.member_rack[m] in view.rack_sets[racks]:
+                local += held.count(racks)
     return local, eligible
+
+
+def _lists_every_partition(
+    layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]
+) -> bool:
+    """Whether the keys of ``partition_racks`` are exactly the layout's partitions, told in a
+    few C-level passes when it is plain (as many keys as partitions, every one a known topic
+    and an int partition below every topic's count: distinct keys, so all of them);
+    ``False`` when that is not so plain (then :func:`_listed` tells each partition)."""
+    if len(partition_racks) != layout.total or not layout.total:
+        return False
+    topics = set(map(itemgetter(0), partition_racks))
+    partitions = list(map(itemgetter(1), partition_racks))
+    return (
+        topics <= layout.topic_index.keys()
+        and set(map(type, partitions)) == {int}
+        and min(partitions) >= 0
+        and max(partitions) < min(layout.counts)
+    )
+
+
+def _listed(layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]) -> bytearray:
+    """``out[q]`` is 1 when partition ``q`` is a key of ``partition_racks`` (entries of unknown
+    topics or partitions out of range are ignored). When every key is a known topic and an
+    in-range int partition (what the adapters pass), a few C-level passes."""
+    out = bytearray(layout.total)
+    topics = list(map(itemgetter(0), partition_racks))
+    partitions = list(map(itemgetter(1), partition_racks))
+    try:
+        ts = list(map(layout.topic_index.__getitem__, topics))
+        bulk = (
+            set(map(type, partitions)) <= {int}
+            and min(partitions, default=0) >= 0
+            and all(map(lt, partitions, map(layout.counts.__getitem__, ts)))
+        )
+    except KeyError:
+        bulk = False
+    if bulk:
+        qs = map(add, map(layout.offsets.__getitem__, ts), partitions)
+        deque(map(setitem, repeat(out), qs, repeat(1)), maxlen=0)
+        return out
+    for topic, partition in partition_racks:
+        t = layout.topic_index.get(topic)
+        if t is not None and isinstance(partition, int) and 0 <= partition < layout.counts[t]:
+            out[layout.offsets[t] + partition] = 1
+    return out

@@ -287,7 +287,7 @@ METRICS: tuple[MetricInfo, ...] = (
         "gauge",
         prometheus="kafka_consumer_leader_assign_latency_max_seconds",
         otel="kafka.consumer.leader.assign.latency.max",
-        meaning="Longest leader assignment (decode + engine + encode) in the window",
+        meaning="Longest leader assignment (decode, engine, encode, these metrics) in the window",
         java=False,
         unit="ms",
         scale=0.001,

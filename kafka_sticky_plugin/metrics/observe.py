@@ -1,15 +1,18 @@
 """The leader's assignment, timed and described for :class:`~.recorder.RebalanceMetrics`.
 
-One call for every client's hooks: the engine's plan and its encoding are timed apart (the
-decode time is measured by the caller, who reads the members before asking its cluster about
-their topics), the round is described by :func:`~.leader_round.leader_round`, and the bytes
-are returned unchanged, so the assignment is exactly what ``DecodedGroup.assign`` returns.
+One call for every client's hooks: the engine's plan, its encoding and the round's
+description (:func:`~.leader_round.leader_round`, read from the engine's dense plan) are
+timed apart, the decode time is measured by the caller (who reads the members before asking
+its cluster about their topics), and the bytes are returned unchanged, so the assignment is
+exactly what ``DecodedGroup.assign`` returns. The cyclic garbage collector is paused over
+the three steps, as ``DecodedGroup.assign`` pauses it over its two.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from ..assignor.leader import DecodedGroup
 from ..core.gc_pause import cyclic_gc_paused
@@ -28,21 +31,21 @@ def assign_observed(
     decode_s: float,
 ) -> dict[str, bytes]:
     """``group.assign(...)``, recording the round on ``metrics`` (see the module docstring)."""
-    started = time.perf_counter()
-    dense = group.plan_dense(partitions_per_topic, partition_racks=partition_racks)
-    planned = time.perf_counter()
-    out = group.encode_dense(dense)
-    encoded = time.perf_counter()
-    with cyclic_gc_paused():  # as the leader's own steps: it builds a set per member
+    with cyclic_gc_paused():
+        started = time.perf_counter()
+        dense = group.plan_dense(partitions_per_topic, partition_racks=partition_racks)
+        planned = time.perf_counter()
+        out = group.encode_dense(dense)
+        encoded = time.perf_counter()
         round_ = leader_round(
-            group.specs,
+            dense,
+            len(group.specs),
             len(group.unreadable),
-            partitions_per_topic,
-            dense.all_partitions(),  # the plan as tuples, for the description only
             partition_racks,
             decode_s=decode_s,
             engine_s=planned - started,
             encode_s=encoded - planned,
         )
-    metrics.leader_assigned(round_)
+        del dense  # freed before the collector comes back (see gc_pause's docstring)
+        metrics.leader_assigned(replace(round_, describe_s=time.perf_counter() - encoded))
     return out
