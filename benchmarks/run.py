@@ -760,7 +760,7 @@ def print_tables(
     for shape, protocol, phase, source in keys:
         at = {p: index.get((shape, protocol, phase, source, p)) for p in ["engine", *peers]}
         at["ours-norack"] = index.get((shape, protocol, phase, source, "ours-norack"))
-        ours, norack = at["ours"], at["ours-norack"]
+        ours, norack = at.get("ours"), at["ours-norack"]
         label = source + ("=" if ours and ours.get("same_bytes") else "")
         line = (
             f"{shape:<16} {_short(protocol):<6} {phase:<6} {label:<5} "

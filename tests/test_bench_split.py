@@ -177,3 +177,20 @@ def test_members_view_in_bulk_counts_claims_that_do_not_exist(seed: int) -> None
     assignments = {m: encode_assignment(Assignment(3, tuple(v))) for m, v in plan.items()}
     expected = quality(partitions, members, plan_of(assignments, members))
     assert bulk_quality(partitions, members, assignments, None, view) == expected
+
+
+def test_tables_print_without_our_column(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--peers franz`` (no ``ours``): the tables print the peer's rows (the time table used
+    to look the ``ours`` row up unconditionally and stopped with a KeyError)."""
+    row: dict[str, object] = {
+        "shape": "NESTED-10k", "protocol": "sticky", "phase": "rejoin", "input": "ours",
+        "peer": "franz", "load_before": 1.0, "limit_s": 20.0, "calls": 4, "cold_s": 0.09,
+        "warm_s": 0.0295, "seconds": 0.0295, "decode_s": 0.008, "cold_decode_s": 0.001,
+        "assign_s": 0.0065, "cold_assign_s": 0.011, "encode_s": 0.0145, "cold_encode_s": 0.08,
+        "cpu_s": 0.0046, "cold_cpu_s": 0.0118, "gc_s": 0.0078, "cold_gc_s": 0.0154,
+        "done": True, "racks": False, "status": "ok", "peak_mb": 11.8, "load_after": 1.0,
+        "twice": 0, "invalid": 0, "unassigned": 0, "spread": 1, "moved": 99, "optimal": True,
+    }  # fmt: skip
+    run.print_tables([row], ["franz"], {"franz": 20.0})
+    out = capsys.readouterr().out
+    assert any(line.startswith("NESTED-10k") and " 0.029 " in line for line in out.splitlines())
