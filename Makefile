@@ -173,7 +173,7 @@ bench: venv bench-peers
 ## 10 minutes; not part of `make test`. ROLLING_ARGS="--peers java/uniform --members 8" etc.
 .PHONY: bench-rolling
 bench-rolling: venv kafka-broker
-	$(PY) -m kafka_sticky_plugin.demo.rolling_compare $(ROLLING_ARGS)
+	$(PY) -m testlab.rolling_compare $(ROLLING_ARGS)
 
 ## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
 ## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).
@@ -219,7 +219,7 @@ clean:
 ## The genuine Java consumer for the interop tests: kafka-clients jars of each pinned version
 ## (jvm/java-member/pom.xml, resolved by Maven) in build/jvm/kafka-clients-<v>/, and the
 ## member and wire-codec programs compiled against them in build/jvm/java-member-<v>/.
-## Keep JAVA_CLIENT_VERSIONS in step with kafka_sticky_plugin/testing/java_member.py.
+## Keep JAVA_CLIENT_VERSIONS in step with testlab/java_member.py.
 JAVA_CLIENT_VERSIONS := 4.4.0 3.9.2
 JAVA_MEMBER_SRC := $(wildcard jvm/java-member/src/kafkasticky/*.java)
 

@@ -24,7 +24,7 @@ from peer_files import read_input, write_output
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, read_group
 from kafka_sticky_plugin.core.gc_pause import cyclic_gc_paused
-from kafka_sticky_plugin.testing.assignor_names import assignor_class
+from kafka_sticky_plugin.groups.assignor_names import assignor_class
 
 
 def leader_split(

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kafka_sticky_plugin.demo.cli import main
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 
 MEMBERS = 2
 

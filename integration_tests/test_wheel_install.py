@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.groups.admin import unique_name
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -143,7 +143,7 @@ def _fresh_venv(wheel: Path, extra: str, where: Path) -> Path:
 def _ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:
     from kafka.errors import TopicAlreadyExistsError
 
-    from kafka_sticky_plugin.testing.admin import create_topic
+    from kafka_sticky_plugin.groups.admin import create_topic
 
     with contextlib.suppress(TopicAlreadyExistsError):
         create_topic(bootstrap, topic, partitions)
@@ -234,7 +234,7 @@ def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
     for wanted in ("LICENSE", "README.md", "CHANGELOG.md", "DESIGN.md", "setup.cfg"):
         assert wanted in names, wanted
     assert "examples/consumer_kafka_python3.py" in names
-    assert "kafka_sticky_plugin/testing/embedded_broker.py" in names
+    assert "kafka_sticky_plugin/brokers/embedded.py" in names
     shipped_tests = sorted(n for n in names if n.startswith(("tests/", "integration_tests/")))
     assert shipped_tests == []
     # Every data file an example names (relative to the example, or to the checkout) is there.

@@ -7,7 +7,7 @@ A :class:`ClientSecurity` names the listener's protocol (``SASL_PLAINTEXT``: SCR
 the keyword arguments (or the configuration entries) of kafka-python, aiokafka and
 librdkafka for it. The commands that read a user's cluster build one from their options
 (:mod:`.cli_security`); a test member's
-:class:`~kafka_sticky_plugin.testing.member_config.MemberConfig` carries it as a plain dict
+:class:`~kafka_sticky_plugin.groups.member_config.MemberConfig` carries it as a plain dict
 (:meth:`ClientSecurity.as_dict`), so it crosses to a child process as JSON. It lives outside
 ``testing/`` because the commands use it; it imports nothing of the package.
 

@@ -46,7 +46,7 @@ from .migration_advice import (
     advise,
     render,
 )
-from .testing.brokers import parse_bootstrap
+from .brokers.choose import parse_bootstrap
 
 __all__ = ["main", "parse_args"]
 

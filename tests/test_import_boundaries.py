@@ -159,7 +159,7 @@ def _circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_package_has_no_import_circle() -> None:
     """No module imports, even lazily, a module that imports it back (the test harness's
-    member loops, for one, are picked in ``testing/member_process.py`` and never import
+    member loops, for one, are picked in ``kafka_sticky_plugin/groups/member_process.py`` and never import
     one another)."""
     assert _circle(_import_graph()) is None
 

@@ -1,5 +1,5 @@
 """The suite's own check that a session leaves no broker or client process behind
-(:mod:`kafka_sticky_plugin.testing.leftover_plugin`), run on a small session of its own."""
+(:mod:`testlab.leftover_plugin`), run on a small session of its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from kafka_sticky_plugin.testing.lifetime import process_alive
+from kafka_sticky_plugin.lifetime import process_alive
 
 LEAKING_TEST = textwrap.dedent(
     """
@@ -20,7 +20,7 @@ LEAKING_TEST = textwrap.dedent(
         # A command line that looks like one of ours, left running on purpose.
         child = subprocess.Popen(
             [sys.executable, "-c", "import time; time.sleep(120)",
-             "kafka_sticky_plugin.testing.member_process"]
+             "kafka_sticky_plugin.groups.member_process"]
         )
         with open(os.environ["LEAKED_PID_FILE"], "w") as out:
             out.write(str(child.pid))
@@ -49,7 +49,7 @@ def _session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
             "-p",
             "no:cacheprovider",
             "-p",
-            "kafka_sticky_plugin.testing.leftover_plugin",
+            "testlab.leftover_plugin",
             "-c",
             str(tmp_path / "pytest.ini"),
             "--rootdir",

@@ -18,7 +18,7 @@ from kafka_sticky_plugin.simulate.strategies import (
     get_strategy,
     is_baseline,
 )
-from kafka_sticky_plugin.testing.assignor_names import ASSIGNOR_NAMES, assignor_class
+from kafka_sticky_plugin.groups.assignor_names import ASSIGNOR_NAMES, assignor_class
 
 
 @pytest.mark.parametrize("client", sorted(ASSIGNOR_NAMES))

@@ -17,7 +17,7 @@ Exit status: 0 when every guarantee held (nothing lost, no unjustified re-delive
 owners of a partition at once), 1 otherwise, 2 for bad arguments. Ctrl-C, SIGTERM and SIGHUP
 stop the members and the broker the demo started, print one line and exit with the shell's
 status for that signal (130, 143, 129); on Linux the broker dies with the demo even on SIGKILL
-(see :mod:`kafka_sticky_plugin.testing.lifetime`).
+(see :mod:`kafka_sticky_plugin.lifetime`).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from pathlib import Path
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
 from ..errors import ConfigurationError, StickyPluginError
 from ..extras import require
-from ..testing.brokers import open_broker, require_loopback_bootstrap
-from ..testing.embedded_broker import RunningBroker
-from ..testing.lifetime import Terminated, exit_status, signals_end_cleanly
+from ..brokers.choose import open_broker, require_loopback_bootstrap
+from ..brokers.embedded import RunningBroker
+from ..lifetime import Terminated, exit_status, signals_end_cleanly
 from .live import LiveView
 from .metrics_table import METRICS_LEGEND, aggregate, format_metrics_table
 from .report import LEGEND, format_table, problems

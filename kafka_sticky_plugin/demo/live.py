@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from ..testing.analysis import current_ownership
-from ..testing.group import ConsumerGroupRunner
+from ..groups.analysis import current_ownership
+from ..groups.runner import ConsumerGroupRunner
 
 __all__ = ["LiveView", "compact_ranges"]
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from ..assignor.strategies import COOPERATIVE_STICKY
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
-from ..testing.admin import create_topic, unique_name
-from ..testing.analysis import (
+from ..groups.admin import create_topic, unique_name
+from ..groups.analysis import (
     DeliveryReport,
     Interval,
     PauseReport,
@@ -33,10 +33,10 @@ from ..testing.analysis import (
     rebalance_rounds,
     revoked_partitions,
 )
-from ..testing.events import Delivery, EventLog, Partition, member_key
-from ..testing.group import ConsumerGroupRunner, StableGroup
-from ..testing.metrics_events import MetricsSample, metrics_samples
-from ..testing.producer import KeyedProducer
+from ..groups.events import Delivery, EventLog, Partition, member_key
+from ..groups.runner import ConsumerGroupRunner, StableGroup
+from ..groups.metrics_events import MetricsSample, metrics_samples
+from ..groups.producer import KeyedProducer
 
 __all__ = ["STRATEGIES", "RestartRecord", "Strategy", "StrategyResult", "run_rolling_restart"]
 

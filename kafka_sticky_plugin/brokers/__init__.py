@@ -13,8 +13,8 @@ these modules in.
 
 from __future__ import annotations
 
-from .brokers import open_broker, require_loopback_bootstrap
-from .embedded_broker import RunningBroker, embedded_broker
+from .choose import open_broker, require_loopback_bootstrap
+from .embedded import RunningBroker, embedded_broker
 from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE, BrokerProfile
 
 __all__ = [

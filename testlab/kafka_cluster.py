@@ -32,9 +32,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigurationError
-from .embedded_broker import LOOPBACK, BrokerStartError, free_loopback_port, stop_process
-from .kafka_broker import (
+from kafka_sticky_plugin.errors import ConfigurationError
+from kafka_sticky_plugin.brokers.embedded import LOOPBACK, BrokerStartError, free_loopback_port, stop_process
+from testlab.kafka_broker import (
     KafkaRuntime,
     _cluster_id,
     _format,
@@ -45,7 +45,7 @@ from .kafka_broker import (
     _wait_ready,
     find_kafka_runtime,
 )
-from .lifetime import start_tied
+from kafka_sticky_plugin.lifetime import start_tied
 
 __all__ = ["REPLICATED_SETTINGS", "KafkaCluster", "kafka_cluster"]
 

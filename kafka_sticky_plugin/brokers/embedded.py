@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .lifetime import start_tied
+from ..lifetime import start_tied
 from .profile import TANSU_PROFILE, BrokerProfile
 from .wire_probe import metadata_brokers
 

@@ -33,15 +33,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvariantViolation
-from .admin import create_topic, unique_name
-from .analysis import DeliveryReport, Overlap, analyse_deliveries
-from .checks import check_deliveries, check_exclusive_ownership
-from .events import Delivery, Partition, member_key
-from .group import ConsumerGroupRunner
-from .kafka_cluster import KafkaCluster
-from .member_process import ProcessMember
-from .producer import KeyedProducer
+from kafka_sticky_plugin.errors import InvariantViolation
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.analysis import DeliveryReport, Overlap, analyse_deliveries
+from testlab.checks import check_deliveries, check_exclusive_ownership
+from kafka_sticky_plugin.groups.events import Delivery, Partition, member_key
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.kafka_cluster import KafkaCluster
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.producer import KeyedProducer
 
 __all__ = [
     "FaultFigures",

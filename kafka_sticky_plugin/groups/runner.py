@@ -104,7 +104,7 @@ class ConsumerGroupRunner:
 
     def _handle(self, config: MemberConfig, process: bool) -> MemberHandle:
         if config.client.startswith("java-"):
-            from .java_member import JavaProcessMember
+            from testlab.java_member import JavaProcessMember
 
             if self._java_log_dir is None:
                 self._java_log_dir = Path(tempfile.mkdtemp(prefix="java-members-"))

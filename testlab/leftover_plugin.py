@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any
 
-from .lifetime import RUN_MARKER_ENV, end_leftovers, new_run_marker
+from kafka_sticky_plugin.lifetime import RUN_MARKER_ENV, end_leftovers, new_run_marker
 
 __all__ = ["pytest_configure", "pytest_sessionfinish"]
 

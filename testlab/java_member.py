@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .events import EventLog
-from .lifetime import start_tied
-from .member_config import MemberConfig
-from .member_process import ProcessMember
+from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.lifetime import start_tied
+from kafka_sticky_plugin.groups.member_config import MemberConfig
+from kafka_sticky_plugin.groups.member_process import ProcessMember
 
 __all__ = [
     "ASSIGNOR_LOGGERS",

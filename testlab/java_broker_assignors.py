@@ -15,8 +15,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..core.spec import TopicPartitionTuple
-from .java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing, make_locked
+from kafka_sticky_plugin.core.spec import TopicPartitionTuple
+from testlab.java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing, make_locked
 
 __all__ = ["JavaBrokerAssignors", "broker_assignors_classpath"]
 

@@ -10,7 +10,7 @@ JSON lines on its stdout; the parent can then freeze it exactly like a debugger 
 (:attr:`~.member_config.MemberConfig.client`: kafka-python, aiokafka or confluent); the loops
 share :mod:`.member_config` and never import one another.
 
-Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
+Run as ``python -m kafka_sticky_plugin.groups.member_process CONFIG_JSON`` it is the child:
 SIGTERM asks it to stop cleanly (close the consumer, leave the group). The child's WARNING and
 ERROR records of this package's loggers go to the parent too, which logs them again under the
 same logger name and level with ``[member NAME-INCARNATION, child process]`` appended, so a
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .events import Delivery, EventLog, OwnershipEvent
-from .lifetime import start_tied
+from ..lifetime import start_tied
 from .member_config import DEBUG_LOGGERS, EventSink, MemberConfig, SubscriptionChange
 
 __all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
@@ -66,11 +66,11 @@ def member_loop(client: str) -> MemberLoop:
     """The member loop of Python client ``client`` (its module is imported only now, so a
     client that is not installed costs nothing until a member asks for it)."""
     if client == "kafka-python":
-        from .member import consume_loop
+        from .kafka_python_member import consume_loop
 
         return consume_loop
     if client == "aiokafka":
-        from .aio_member import aio_consume_loop
+        from .aiokafka_member import aio_consume_loop
 
         return aio_consume_loop
     if client == "confluent":
@@ -208,7 +208,7 @@ class ProcessMember(MemberHandle):
         return [
             self.config.python or sys.executable,
             "-m",
-            "kafka_sticky_plugin.testing.member_process",
+            "kafka_sticky_plugin.groups.member_process",
             replace(self.config, security=None).to_json(),
         ]
 

@@ -1,7 +1,7 @@
 """The same rolling restart, classic protocol against KIP-848, one row per client and strategy.
 
-``python -m kafka_sticky_plugin.demo.rolling_compare`` (``make bench-rolling``) starts Apache
-Kafka on loopback (the jars ``make kafka-broker`` resolved, :mod:`..testing.kafka_broker`, whose
+``python -m testlab.rolling_compare`` (``make bench-rolling``) starts Apache
+Kafka on loopback (the jars ``make kafka-broker`` resolved, :mod:`testlab.kafka_broker`, whose
 settings give KIP-848 groups the same 6 s session / 1 s heartbeat the classic members use) and
 runs the demo's rolling restart (:func:`.scenario.run_rolling_restart`) once per *peer*: a fresh
 topic and group, a burst then a steady keyed producer (the same :class:`~..testing.producer.
@@ -44,12 +44,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..assignor.prompt_heartbeats import TALLY
-from ..errors import ConfigurationError, StickyPluginError
-from ..testing.brokers import open_broker
-from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
-from .report import broken_guarantees, markdown_table
-from .scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
+from kafka_sticky_plugin.assignor.prompt_heartbeats import TALLY
+from kafka_sticky_plugin.errors import ConfigurationError, StickyPluginError
+from testlab.brokers import open_broker
+from kafka_sticky_plugin.demo.bounce_metrics import BounceFigures, bounce_figures, bounce_windows
+from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
+from kafka_sticky_plugin.demo.scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
 
 __all__ = [
     "PEERS",
@@ -83,7 +83,7 @@ class Peer:
     def unavailable(self) -> str | None:
         """Why this peer cannot run here, or ``None``."""
         if self.client.startswith("java-"):
-            from ..testing.java_member import java_tools_missing
+            from testlab.java_member import java_tools_missing
 
             return java_tools_missing()
         module = {"kafka-python": "kafka", "aiokafka": "aiokafka", "confluent": "confluent_kafka"}
@@ -376,7 +376,7 @@ inside a prompt-heartbeat window), n/a where the client is not ours."""
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin.demo.rolling_compare",
+        prog="python -m testlab.rolling_compare",
         description="One rolling restart per client and strategy, classic and KIP-848, on"
         " Apache Kafka (loopback).",
     )

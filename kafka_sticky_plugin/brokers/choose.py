@@ -30,14 +30,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .embedded_broker import (
+from .embedded import (
     LOOPBACK,
     RunningBroker,
     embedded_broker,
     free_loopback_port,
     wait_until_ready,
 )
-from .kafka_broker import FAST_GROUP_SETTINGS, kafka_broker
+from testlab.kafka_broker import FAST_GROUP_SETTINGS, kafka_broker
 from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
 
 __all__ = [

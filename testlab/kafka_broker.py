@@ -40,17 +40,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConfigurationError
-from .embedded_broker import (
+from kafka_sticky_plugin.errors import ConfigurationError
+from kafka_sticky_plugin.brokers.embedded import (
     LOOPBACK,
     BrokerStartError,
     RunningBroker,
     free_loopback_port,
     stop_process,
 )
-from .lifetime import start_tied
-from .profile import APACHE_KAFKA_PROFILE
-from .wire_probe import metadata_brokers
+from kafka_sticky_plugin.lifetime import start_tied
+from kafka_sticky_plugin.brokers.profile import APACHE_KAFKA_PROFILE
+from kafka_sticky_plugin.brokers.wire_probe import metadata_brokers
 
 __all__ = [
     "FAST_GROUP_SETTINGS",
