@@ -158,9 +158,11 @@ matrix: venv
 
 ## The main job: a demo on the embedded broker (BROKER=kafka: the same on Apache Kafka).
 BROKER ?= embedded
+# Apache Kafka from the checkout's jars is the lab's launcher: testlab/demo.py runs the same demo with it.
+DEMO_PROGRAM = $(if $(filter kafka,$(BROKER)),testlab.demo,kafka_sticky_plugin demo)
 demo: venv
 	@if [ "$(BROKER)" = kafka ]; then bash scripts/kafka_runtime.sh; fi
-	$(PY) -m kafka_sticky_plugin demo --broker $(BROKER) $(DEMO_ARGS)
+	$(PY) -m $(DEMO_PROGRAM) --broker $(BROKER) $(DEMO_ARGS)
 
 ## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes: our members'
 ## and Java members' metadata, Java warm beside cold, CPU/GC and load (docs/benchmarks.md).

@@ -30,16 +30,17 @@ from typing import Any
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
-from kafka_sticky_plugin.groups.admin import create_topic, unique_name
-from testlab.brokers import open_broker
 from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
 from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.groups.producer import KeyedProducer
 from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab import java_member  # noqa: F401 (registers java-<version> group members)
+from testlab.brokers import open_broker
 from testlab.leftover_plugin import (  # noqa: F401 (the session ends with no
     pytest_configure,  # broker or client process left running: see the plugin)
     pytest_sessionfinish,
 )
-from kafka_sticky_plugin.groups.producer import KeyedProducer
 
 _BROKER_KEY = pytest.StashKey[RunningBroker]()
 

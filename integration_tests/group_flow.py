@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kafka_sticky_plugin.groups.analysis import DeliveryReport, analyse_deliveries
-from testlab.checks import check_deliveries, check_exclusive_ownership
-from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
 from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_deliveries, check_exclusive_ownership
 
 __all__ = ["DRAIN_TIMEOUT_S", "FlowingGroup", "FlowingGroupFactory"]
 

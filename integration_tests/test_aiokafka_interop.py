@@ -39,24 +39,24 @@ from collections.abc import Callable
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.groups.admin import create_topic, unique_name
 from kafka_sticky_plugin.groups.analysis import Overlap, analyse_deliveries
+from kafka_sticky_plugin.groups.events import Delivery, OwnershipEvent, Partition, member_key
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
 from testlab.checks import (
     check_deliveries,
     check_exclusive_ownership,
     check_stable_assignment,
 )
-from kafka_sticky_plugin.brokers.embedded import RunningBroker
-from kafka_sticky_plugin.groups.events import Delivery, OwnershipEvent, Partition, member_key
-from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
 from testlab.java_member import (
     ASSIGNOR_LOGGERS,
     JAVA_CLIENT_VERSIONS,
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.groups.member_process import ProcessMember
-from kafka_sticky_plugin.groups.producer import KeyedProducer
 
 PARTITIONS = 6
 RATE = 20.0

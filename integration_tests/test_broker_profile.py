@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from kafka_sticky_plugin.brokers import conformance
-from kafka_sticky_plugin.groups.admin import create_topic, partition_count
 from kafka_sticky_plugin.brokers.embedded import RunningBroker, embedded_broker
 from kafka_sticky_plugin.brokers.profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
+from kafka_sticky_plugin.groups.admin import create_topic, partition_count
 
 # (capability, timeout in seconds) for every measurement a running broker allows.
 _MEASURED = [

@@ -17,9 +17,9 @@ import pytest
 from group_flow import FlowingGroupFactory
 
 from kafka_sticky_plugin.groups.analysis import revoked_partitions
-from testlab.checks import check_stable_assignment
 from kafka_sticky_plugin.groups.events import Partition
 from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
 
 PARTITIONS = 12
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from kafka_sticky_plugin.groups.admin import admin_client, unique_name
-from testlab.checks import check_stable_assignment
 from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.admin import admin_client, unique_name
 from kafka_sticky_plugin.groups.events import Partition
 from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_stable_assignment
 from testlab.kafka_broker import kafka_broker
 
 RACKS = ("r1", "r2", "r3")

@@ -38,15 +38,16 @@ from collections.abc import Callable
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.groups.analysis import Overlap, analyse_deliveries
+from kafka_sticky_plugin.groups.events import Delivery, Partition
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
 from testlab.checks import (
     check_deliveries,
     check_exclusive_ownership,
     check_stable_assignment,
 )
-from kafka_sticky_plugin.brokers.embedded import RunningBroker
-from kafka_sticky_plugin.groups.events import Delivery, Partition
-from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
 from testlab.java_member import (
     ASSIGNOR_LOGGERS,
     JAVA_CLIENT_VERSIONS,
@@ -54,7 +55,6 @@ from testlab.java_member import (
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.groups.member_process import ProcessMember
 
 PARTITIONS = 6
 RATE = 20.0

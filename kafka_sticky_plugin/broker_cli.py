@@ -8,9 +8,9 @@ offsets and groups are gone when it stops. ``--port 0`` picks a free port.
 Invariants: the broker only ever listens on 127.0.0.1; the first line of output that starts
 with ``bootstrap.servers=`` carries the address (scripts and tests read it); the broker
 process is stopped whatever ends the command (signal, error, broker exit; on Linux even
-SIGKILL, see :mod:`kafka_sticky_plugin.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when
-the broker stops answering, 2 for bad arguments or a broker that cannot start (port in use,
-binary missing).
+SIGKILL, see :mod:`.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when the
+broker stops answering, 2 for bad arguments or a broker that cannot start (port in use, binary
+missing).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ import sys
 from typing import Any
 
 from .authorization_advice import cluster_configs_unread_line, principal_text
+from .brokers.choose import parse_bootstrap
 from .cli_security import (
     add_security_arguments,
     bootstrap_servers,
@@ -46,7 +47,6 @@ from .migration_advice import (
     advise,
     render,
 )
-from .brokers.choose import parse_bootstrap
 
 __all__ = ["main", "parse_args"]
 

@@ -15,7 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from kafka_sticky_plugin.errors import InvariantViolation
-from kafka_sticky_plugin.groups.analysis import DeliveryReport, Overlap, find_overlaps, ownership_intervals
+from kafka_sticky_plugin.groups.analysis import (
+    DeliveryReport,
+    Overlap,
+    find_overlaps,
+    ownership_intervals,
+)
 from kafka_sticky_plugin.groups.events import OwnershipEvent, Partition
 from kafka_sticky_plugin.groups.runner import StableGroup
 

@@ -36,12 +36,12 @@ from typing import Any
 from kafka_sticky_plugin.errors import InvariantViolation
 from kafka_sticky_plugin.groups.admin import create_topic, unique_name
 from kafka_sticky_plugin.groups.analysis import DeliveryReport, Overlap, analyse_deliveries
-from testlab.checks import check_deliveries, check_exclusive_ownership
 from kafka_sticky_plugin.groups.events import Delivery, Partition, member_key
-from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
-from testlab.kafka_cluster import KafkaCluster
 from kafka_sticky_plugin.groups.member_process import ProcessMember
 from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_deliveries, check_exclusive_ownership
+from testlab.kafka_cluster import KafkaCluster
 
 __all__ = [
     "FaultFigures",

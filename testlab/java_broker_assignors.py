@@ -20,7 +20,7 @@ from testlab.java_member import JavaToolsMissing, JsonLineJvm, java_tools_missin
 
 __all__ = ["JavaBrokerAssignors", "broker_assignors_classpath"]
 
-_BUILD = Path(__file__).resolve().parents[2] / "build" / "jvm"
+_BUILD = Path(__file__).resolve().parents[1] / "build" / "jvm"
 _LOCK = threading.Lock()
 
 

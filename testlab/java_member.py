@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from kafka_sticky_plugin.groups.events import EventLog
-from kafka_sticky_plugin.lifetime import start_tied
 from kafka_sticky_plugin.groups.member_config import MemberConfig
 from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.runner import register_child_client
+from kafka_sticky_plugin.lifetime import start_tied
 
 __all__ = [
     "ASSIGNOR_LOGGERS",
@@ -55,7 +56,7 @@ __all__ = [
 #: with JAVA_CLIENT_VERSIONS in the Makefile.
 JAVA_CLIENT_VERSIONS: tuple[str, ...] = ("4.4.0", "3.9.2")
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+_REPO_ROOT = Path(__file__).resolve().parents[1]
 _BUILD = _REPO_ROOT / "build" / "jvm"
 _BUILD_LOCK = threading.Lock()
 _BUILT: set[str] = set()  # versions built (or found up to date) by this process
@@ -249,3 +250,8 @@ class JavaWireCodec(JsonLineJvm):
     def call(self, op: str, **fields: Any) -> dict[str, Any]:
         """One request (``op`` and its fields, bytes as hex) -> the decoded answer."""
         return self.request({"op": op, **fields})
+
+
+#: Every ConsumerGroupRunner starts ``java-<version>`` members as Java KafkaConsumers once this
+#: module is imported (the integration tests' conftest imports it).
+register_child_client("java-", JavaProcessMember)

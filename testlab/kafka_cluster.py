@@ -32,8 +32,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafka_sticky_plugin.brokers.embedded import (
+    LOOPBACK,
+    BrokerStartError,
+    free_loopback_port,
+    stop_process,
+)
 from kafka_sticky_plugin.errors import ConfigurationError
-from kafka_sticky_plugin.brokers.embedded import LOOPBACK, BrokerStartError, free_loopback_port, stop_process
+from kafka_sticky_plugin.lifetime import start_tied
 from testlab.kafka_broker import (
     KafkaRuntime,
     _cluster_id,
@@ -45,7 +51,6 @@ from testlab.kafka_broker import (
     _wait_ready,
     find_kafka_runtime,
 )
-from kafka_sticky_plugin.lifetime import start_tied
 
 __all__ = ["REPLICATED_SETTINGS", "KafkaCluster", "kafka_cluster"]
 

@@ -44,9 +44,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafka_sticky_plugin.brokers.embedded import (
+    LOOPBACK,
+    BrokerStartError,
+    RunningBroker,
+    free_loopback_port,
+)
 from kafka_sticky_plugin.client_security import ClientSecurity
 from kafka_sticky_plugin.groups.admin import admin_client
-from kafka_sticky_plugin.brokers.embedded import LOOPBACK, BrokerStartError, RunningBroker, free_loopback_port
 from testlab.kafka_broker import kafka_broker
 from testlab.kafka_certificates import BROKER_NAME, Certificates, make_certificates
 

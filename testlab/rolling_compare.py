@@ -45,11 +45,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kafka_sticky_plugin.assignor.prompt_heartbeats import TALLY
-from kafka_sticky_plugin.errors import ConfigurationError, StickyPluginError
-from testlab.brokers import open_broker
 from kafka_sticky_plugin.demo.bounce_metrics import BounceFigures, bounce_figures, bounce_windows
 from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
-from kafka_sticky_plugin.demo.scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
+from kafka_sticky_plugin.demo.scenario import (
+    RestartRecord,
+    Strategy,
+    StrategyResult,
+    run_rolling_restart,
+)
+from kafka_sticky_plugin.errors import ConfigurationError, StickyPluginError
+from testlab.brokers import open_broker
 
 __all__ = [
     "PEERS",

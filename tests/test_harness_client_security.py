@@ -15,8 +15,8 @@ from kafka_sticky_plugin.client_security import (
     confluent_settings,
     kafka_python_settings,
 )
-from testlab.kafka_certificates import make_certificates
 from kafka_sticky_plugin.groups.member_config import MemberConfig
+from testlab.kafka_certificates import make_certificates
 
 SCRAM = ClientSecurity("SASL_PLAINTEXT", username="alice", password="pw-1")
 TLS = ClientSecurity("SSL", cafile="/k/ca.pem", certfile="/k/a-cert.pem", keyfile="/k/a-key.pem")

@@ -1,4 +1,5 @@
-"""What every harness member loop shares (``kafka_sticky_plugin/groups/member_config.py``), without a broker."""
+"""What every group member loop shares (``kafka_sticky_plugin/groups/member_config.py``),
+without a broker."""
 
 from __future__ import annotations
 

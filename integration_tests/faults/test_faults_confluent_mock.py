@@ -21,12 +21,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from testlab import rdkafka_mock
 from kafka_sticky_plugin.groups.analysis import analyse_deliveries
-from testlab.checks import check_deliveries, check_exclusive_ownership
 from kafka_sticky_plugin.groups.events import Partition
-from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
 from kafka_sticky_plugin.groups.member_config import encode_sequence
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab import rdkafka_mock
+from testlab.checks import check_deliveries, check_exclusive_ownership
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 

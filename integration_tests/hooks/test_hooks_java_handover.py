@@ -25,6 +25,7 @@ import pytest
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
 from kafka_sticky_plugin.groups.analysis import current_ownership
 from kafka_sticky_plugin.groups.events import EventLog, Partition, member_key
+from kafka_sticky_plugin.groups.member_config import MemberConfig
 from testlab.java_member import (
     ASSIGNOR_LOGGERS,
     JAVA_CLIENT_VERSIONS,
@@ -32,7 +33,6 @@ from testlab.java_member import (
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.groups.member_config import MemberConfig
 
 pytestmark = [
     pytest.mark.skipif(

@@ -22,12 +22,12 @@ import pytest
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.groups.analysis import current_ownership
 from kafka_sticky_plugin.groups.events import EventLog, Partition, member_key
+from kafka_sticky_plugin.groups.member_config import MemberConfig
 from testlab.java_member import (
     JAVA_CLIENT_VERSIONS,
     JavaProcessMember,
     java_tools_missing,
 )
-from kafka_sticky_plugin.groups.member_config import MemberConfig
 
 pytestmark = [
     pytest.mark.skipif(

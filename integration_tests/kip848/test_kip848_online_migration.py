@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 from group_flow import FlowingGroupFactory
 
-from testlab.checks import check_stable_assignment
 from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
 from testlab.java_member import JAVA_CLIENT_VERSIONS
 
 PARTITIONS = 6

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from testlab.rolling_compare import PEERS, run_peers, write_report
 from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from testlab.rolling_compare import PEERS, run_peers, write_report
 
 SMOKE_PEERS = ("kafka-python/cooperative-sticky", "confluent/uniform", "java/uniform")
 

@@ -31,8 +31,8 @@ from kafka_sticky_plugin.client_security import (
     kafka_python_settings,
 )
 from kafka_sticky_plugin.groups.admin import create_topic, unique_name
-from testlab.kafka_security import SecuredKafka
 from kafka_sticky_plugin.groups.producer import KeyedProducer
+from testlab.kafka_security import SecuredKafka
 
 #: The fast-group settings every member uses (BROKER_NOTES.md).
 GROUP_TIMING = {

@@ -36,10 +36,10 @@ from group_flow import FlowingGroup
 
 from kafka_sticky_plugin.client_security import ClientSecurity
 from kafka_sticky_plugin.groups.admin import create_topic, unique_name
-from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
-from testlab.kafka_security import SecuredKafka, secured_kafka_broker
 from kafka_sticky_plugin.groups.member_config import DEBUG_LOGGERS, LIBRDKAFKA_LOGGER
 from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.kafka_security import SecuredKafka, secured_kafka_broker
 from testlab.secret_scan import SecretScan, scan_for_secrets
 
 __all__ = [

@@ -20,8 +20,8 @@ from secured_tier import EMBEDDED_SKIP, USERS, secured_kafka
 
 from kafka_sticky_plugin.client_security import aiokafka_settings
 from kafka_sticky_plugin.groups.admin import unique_name
-from testlab.kafka_security import SecuredKafka
 from kafka_sticky_plugin.groups.producer import KeyedProducer
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]

@@ -42,9 +42,9 @@ from secured_tier import (
 )
 
 from kafka_sticky_plugin import migration_check
+from kafka_sticky_plugin.brokers import conformance_cli
 from kafka_sticky_plugin.cli_security import PASSWORD_ENV
 from kafka_sticky_plugin.client_security import ClientSecurity
-from kafka_sticky_plugin.brokers import conformance_cli
 from testlab.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]

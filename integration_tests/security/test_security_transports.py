@@ -61,9 +61,9 @@ from kafka_sticky_plugin.client_security import (
     kafka_python_settings,
 )
 from kafka_sticky_plugin.groups.admin import create_topic, unique_name
-from testlab.checks import check_stable_assignment
 from kafka_sticky_plugin.groups.events import Partition
 from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
 from testlab.kafka_security import TRANSPORTS, SecuredKafka
 
 __all__ = ["log_lines", "secured_flow", "secured_kafka"]  # fixtures, imported for pytest

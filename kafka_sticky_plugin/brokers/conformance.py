@@ -36,9 +36,9 @@ from ..assignor.strategies import STRATEGIES
 from ..client_security import ClientSecurity, confluent_settings
 from ..groups.admin import create_topic, delete_topic, grow_topic, unique_name
 from ..groups.analysis import current_ownership
+from ..groups.member_process import ProcessMember
 from ..groups.runner import ConsumerGroupRunner, GroupNotStable
 from ..lifetime import start_tied
-from ..groups.member_process import ProcessMember
 
 __all__ = [
     "MEASUREMENTS",

@@ -34,9 +34,9 @@ from ..groups.analysis import (
     revoked_partitions,
 )
 from ..groups.events import Delivery, EventLog, Partition, member_key
-from ..groups.runner import ConsumerGroupRunner, StableGroup
 from ..groups.metrics_events import MetricsSample, metrics_samples
 from ..groups.producer import KeyedProducer
+from ..groups.runner import ConsumerGroupRunner, StableGroup
 
 __all__ = ["STRATEGIES", "RestartRecord", "Strategy", "StrategyResult", "run_rolling_restart"]
 

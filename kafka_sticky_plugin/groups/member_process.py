@@ -39,8 +39,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
-from .events import Delivery, EventLog, OwnershipEvent
 from ..lifetime import start_tied
+from .events import Delivery, EventLog, OwnershipEvent
 from .member_config import DEBUG_LOGGERS, EventSink, MemberConfig, SubscriptionChange
 
 __all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
