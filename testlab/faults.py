@@ -2,13 +2,14 @@
 killed, every broker bounced, consumers bounced (clean and SIGKILL, one by one and all at
 once), a static member bounced
 within its session, a member paused past its session, and a seeded churn playbook; all under
-steady keyed production with ``acks=all`` (:class:`~.producer.KeyedProducer`).
+steady keyed production with ``acks=all``
+(:class:`~kafka_sticky_plugin.groups.producer.KeyedProducer`).
 
 A :class:`FaultRun` owns one topic, one producer and one
-:class:`~.group.ConsumerGroupRunner`; each scenario function drives one fault and records
-a :class:`FaultMark` (when it happened). :meth:`FaultRun.finish` stops the producer, waits
-until every acknowledged record was delivered, waits for a stable group, closes the group
-and returns a :class:`FaultFigures`, which :func:`check_figures` turns into assertions:
+:class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner`; each scenario function drives one
+fault and records a :class:`FaultMark` (when it happened). :meth:`FaultRun.finish` stops the
+producer, waits until every acknowledged record was delivered, waits for a stable group, closes the
+group and returns a :class:`FaultFigures`, which :func:`check_figures` turns into assertions:
 
 - 0 acknowledged records lost, every duplicate a re-delivery of an uncommitted offset;
 - never two live owners of one partition (from the members' own callbacks);

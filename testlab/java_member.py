@@ -7,10 +7,11 @@ pinned ``kafka-clients`` version (:data:`JAVA_CLIENT_VERSIONS`) into
 ``mvn`` and ``javac`` are on the PATH.
 
 - :class:`JavaProcessMember` runs ``kafkasticky.JavaMember``: a child process that takes the
-  same :class:`~.member_config.MemberConfig` JSON and writes the same JSON lines as the Python
-  child members, so :class:`~.group.ConsumerGroupRunner` drives it like any other member
-  (freeze, thaw, crash, stop with SIGTERM). The Java client's own log (slf4j-simple, INFO
-  and up) goes to a file per incarnation; :func:`log_problems` reads WARN/ERROR lines back.
+  same :class:`~kafka_sticky_plugin.groups.member_config.MemberConfig` JSON and writes the same JSON
+  lines as the Python child members, so
+  :class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner` drives it like any other member
+  (freeze, thaw, crash, stop with SIGTERM). The Java client's own log (slf4j-simple, INFO and up)
+goes to a file per incarnation; :func:`log_problems` reads WARN/ERROR lines back.
 - :class:`JavaWireCodec` runs ``kafkasticky.WireCodec``: one persistent JVM answering
   encode/decode requests (one JSON line each way) with the Java client's own classes.
 

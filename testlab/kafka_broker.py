@@ -20,10 +20,10 @@ Invariants: every listener is on 127.0.0.1; each node writes stdout and stderr t
 that outlives it (``RunningBroker.log_path``; a cluster's nodes share one file, each line
 tagged with its node id) so a failed test can show it; every process is reaped, whatever
 happens inside the ``with`` block (SIGTERM, then SIGKILL after a grace period), and dies with
-this process even when nothing can run (``SIGKILL``: see :mod:`.lifetime`); the data
-directories are removed after a clean stop, the logs are kept. A failure to start raises
-:class:`~.embedded_broker.BrokerStartError` naming what is missing (``java``, the jars) or
-carrying the end of the log.
+this process even when nothing can run (``SIGKILL``: see :mod:`kafka_sticky_plugin.lifetime`); the
+data directories are removed after a clean stop, the logs are kept. A failure to start raises
+:class:`~kafka_sticky_plugin.brokers.embedded.BrokerStartError` naming what is missing (``java``,
+the jars) or carrying the end of the log.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ broker coordinates a group (FindCoordinator through kafka-python's admin client)
 
 Invariants: every listener is on 127.0.0.1; the controller never goes down (tests fault the
 brokers); every process is reaped when the block ends, a paused one included (SIGCONT before
-SIGTERM), and dies with this process (:mod:`.lifetime`); logs outlive the block (one file,
-lines tagged by node id), data directories are removed.
+SIGTERM), and dies with this process (:mod:`kafka_sticky_plugin.lifetime`); logs outlive the block
+(one file, lines tagged by node id), data directories are removed.
 """
 
 from __future__ import annotations

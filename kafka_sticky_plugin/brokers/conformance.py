@@ -1,9 +1,9 @@
 """Measure, on a running cluster, each behaviour a :class:`~.profile.BrokerProfile` records.
 
 One function per capability: it creates what it needs (topics and group ids with a random
-suffix, see :func:`~.admin.unique_name`), drives real kafka-python (or, for the librdkafka
-check, confluent-kafka) consumers against the cluster, deletes nothing it did not create, and
-returns an :class:`Observation`. The conformance tests
+suffix, see :func:`~kafka_sticky_plugin.groups.admin.unique_name`), drives real kafka-python (or,
+for the librdkafka check, confluent-kafka) consumers against the cluster, deletes nothing it did not
+create, and returns an :class:`Observation`. The conformance tests
 (``integration_tests/test_broker_profile.py``) compare each observation with the session
 broker's profile; ``python -m kafka_sticky_plugin conformance --bootstrap HOST:PORT`` runs them
 against a user's own cluster (any address) and prints which capabilities it has. Each takes

@@ -1,6 +1,6 @@
 """One consumer-group member on aiokafka: the same events and deliveries as
-:func:`~.member.consume_loop` (kafka-python), from a hooked ``AIOKafkaConsumer`` running in its
-own event loop (``MemberConfig.client == "aiokafka"``).
+:func:`~.kafka_python_member.consume_loop` (kafka-python), from a hooked ``AIOKafkaConsumer``
+running in its own event loop (``MemberConfig.client == "aiokafka"``).
 
 The member always installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
 is eager only and has no generations), commits on revoke (auto-commit off), commits its

@@ -1,4 +1,5 @@
-"""One consumer-group member on confluent-kafka (librdkafka), recording like :mod:`.member`.
+"""One consumer-group member on confluent-kafka (librdkafka), recording like
+:mod:`.kafka_python_member`.
 
 librdkafka runs its own C assignors, so a confluent member's ``assignors`` are librdkafka
 strategy names (``cooperative-sticky``, ``range``, ``roundrobin``; eager ``sticky`` does not
@@ -11,7 +12,7 @@ for lost partitions, like the kafka-python member.
 
 librdkafka does not expose the group generation id to Python: every event of a confluent
 member carries generation -1 and it reports no ``generation`` events
-(:meth:`~.group.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
+(:meth:`~.runner.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
 same-generation test and judges them by their assignment alone).
 
 Thread and child-process members run this loop through :mod:`.member_process` (the one place

@@ -1,7 +1,7 @@
 """What every member loop shares, whatever its client: its configuration, where it reports,
 subscription changes asked while it runs, and the sequence numbers that records carry.
 
-Each client's loop (:mod:`.member` on kafka-python, :mod:`.aio_member`,
+Each client's loop (:mod:`.kafka_python_member` on kafka-python, :mod:`.aiokafka_member`,
 :mod:`.confluent_member`) builds on this module and on no other loop;
 :func:`~.member_process.member_loop` picks the loop for a configuration, in one place.
 """
@@ -88,9 +88,9 @@ class MemberConfig:
     client_id: str = field(default="")
     #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
     client_rack: str | None = None
-    #: Which client runs this member: ``kafka-python`` (:mod:`.member`), ``confluent``
-    #: (:mod:`.confluent_member`), ``aiokafka`` (:mod:`.aio_member`, a hooked
-    #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`.java_member`, always a
+    #: Which client runs this member: ``kafka-python`` (:mod:`.kafka_python_member`), ``confluent``
+    #: (:mod:`.confluent_member`), ``aiokafka`` (:mod:`.aiokafka_member`, a hooked
+    #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`testlab.java_member`, always a
     #: child process).
     client: str = "kafka-python"
     #: ``group.protocol`` of a confluent or Java member: ``classic`` (JoinGroup/SyncGroup,

@@ -1,7 +1,7 @@
 """Members as threads or as child processes, with one interface.
 
-:class:`ThreadMember` runs :func:`~.member.consume_loop` in a thread of this process (cheap:
-use it by default). :class:`ProcessMember` runs it in a child Python process that reports
+:class:`ThreadMember` runs :func:`~.kafka_python_member.consume_loop` in a thread of this process
+(cheap: use it by default). :class:`ProcessMember` runs it in a child Python process that reports
 JSON lines on its stdout; the parent can then freeze it exactly like a debugger does
 (``SIGSTOP``: no poll, no heartbeat, sockets left open), thaw it (``SIGCONT``) or crash it
 (``SIGKILL``), which a thread cannot do.
@@ -57,8 +57,8 @@ MemberLoop = Callable[
     None,
 ]
 
-#: The Python clients a member can run on (a ``java-<version>`` client is a child JVM:
-#: :mod:`.java_member`).
+#: The Python clients a member can run on (other clients, such as the repository lab's
+#: ``java-<version>`` child JVM, join through :func:`.runner.register_child_client`).
 PYTHON_CLIENTS = ("kafka-python", "aiokafka", "confluent")
 
 
