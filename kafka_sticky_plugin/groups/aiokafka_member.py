@@ -14,9 +14,7 @@ and ``stopped``.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from ..client_security import aiokafka_settings
@@ -24,8 +22,8 @@ from .assignor_names import assignor_class
 from .events import Partition
 from .member_config import (
     EventSink,
+    LoopControl,
     MemberConfig,
-    SubscriptionChange,
     consumer_settings,
     member_event,
     record_deliveries,
@@ -39,26 +37,13 @@ def _parts(tps: Any) -> tuple[Partition, ...]:
     return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
 
 
-def aio_consume_loop(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None = None,
-    changes: SubscriptionChange | None = None,
-) -> None:
-    """Run one aiokafka member until ``should_stop()`` (see the module docstring);
-    ``changes``: subscription changes asked while it runs (``subscribe`` again between two
-    ``getmany`` calls, reported as a ``subscribed`` event)."""
-    asyncio.run(_run(config, sink, should_stop, ready, changes))
+def aio_consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
+    """Run one aiokafka member as ``control`` says (see the module docstring; a subscription
+    change is a ``subscribe`` again between two ``getmany`` calls)."""
+    asyncio.run(_run(config, sink, control))
 
 
-async def _run(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None,
-    changes: SubscriptionChange | None,
-) -> None:
+async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
     from aiokafka import AIOKafkaConsumer
     from aiokafka.abc import ConsumerRebalanceListener
 
@@ -135,13 +120,12 @@ async def _run(
         else:
             consumer.subscribe(list(config.topics), listener=listener)
         event("started", detail=f"aiokafka, protocol {handle.protocol.name}")
-        if ready is not None:
-            ready.set()
+        control.subscribed()
         await consumer.start()
         last_generation = -1
         last_commit = time.monotonic()
-        while not should_stop():
-            wanted = changes.take() if changes is not None else None
+        while not control.should_stop():
+            wanted = control.new_topics()
             if wanted is not None:
                 consumer.subscribe(list(wanted), listener=listener)
                 event("subscribed", detail=",".join(wanted))

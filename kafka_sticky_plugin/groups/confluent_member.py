@@ -22,9 +22,8 @@ that picks a client's loop), like every other Python client.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from ..client_security import confluent_settings
@@ -33,8 +32,8 @@ from .member_config import (
     LIBRDKAFKA_DEBUG,
     LIBRDKAFKA_LOGGER,
     EventSink,
+    LoopControl,
     MemberConfig,
-    SubscriptionChange,
     decode_sequence,
     member_event,
     reporting,
@@ -86,17 +85,9 @@ def _log_settings(config: MemberConfig) -> dict[str, Any]:
     }
 
 
-def confluent_consume_loop(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None = None,
-    changes: SubscriptionChange | None = None,
-) -> None:
-    """Run one confluent member until ``should_stop()``; then close it (leaving the group).
-
-    ``changes`` carries subscription changes asked while it runs (each one reported as a
-    ``subscribed`` event naming the topics), as for the kafka-python member."""
+def confluent_consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
+    """Run one confluent member as ``control`` says (:class:`~.member_config.LoopControl`);
+    then close it (leaving the group)."""
     import confluent_kafka
 
     from ..confluent import create_consumer, subscribe
@@ -189,11 +180,10 @@ def confluent_consume_loop(
     with reporting(config, sink, consumer.close, metrics.final):
         metrics.attach(subscribe(consumer, list(config.topics), listener))
         event("started", detail=f"confluent-kafka {confluent_kafka.version()[0]}")
-        if ready is not None:
-            ready.set()
+        control.subscribed()
         last_commit = time.monotonic()
-        while not should_stop():
-            wanted = changes.take() if changes is not None else None
+        while not control.should_stop():
+            wanted = control.new_topics()
             if wanted is not None:
                 metrics.attach(subscribe(consumer, list(wanted), listener))
                 event("subscribed", detail=",".join(wanted))

@@ -23,6 +23,7 @@ __all__ = [
     "LIBRDKAFKA_DEBUG",
     "LIBRDKAFKA_LOGGER",
     "EventSink",
+    "LoopControl",
     "MemberConfig",
     "SubscriptionChange",
     "consumer_settings",
@@ -155,6 +156,26 @@ class SubscriptionChange:
         with self._lock:
             pending, self._pending = self._pending, None
         return pending
+
+
+@dataclass(frozen=True)
+class LoopControl:
+    """How a member loop is driven: it runs until ``should_stop()``, sets ``ready`` once its
+    consumer is subscribed, and between two polls takes the subscription asked of it through
+    ``changes`` (reported as a ``subscribed`` event naming the topics)."""
+
+    should_stop: Callable[[], bool]
+    ready: threading.Event | None = None
+    changes: SubscriptionChange | None = None
+
+    def subscribed(self) -> None:
+        """Tell the waiting test thread, if any, that the consumer is subscribed."""
+        if self.ready is not None:
+            self.ready.set()
+
+    def new_topics(self) -> tuple[str, ...] | None:
+        """The topics asked for since the last call, or ``None``."""
+        return self.changes.take() if self.changes is not None else None
 
 
 def encode_sequence(sequence: int) -> bytes:

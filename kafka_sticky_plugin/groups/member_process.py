@@ -41,21 +41,18 @@ from typing import IO, Any
 
 from ..lifetime import start_tied
 from .events import Delivery, EventLog, OwnershipEvent
-from .member_config import DEBUG_LOGGERS, EventSink, MemberConfig, SubscriptionChange
+from .member_config import (
+    DEBUG_LOGGERS,
+    EventSink,
+    LoopControl,
+    MemberConfig,
+    SubscriptionChange,
+)
 
 __all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
 
-#: ``loop(config, sink, should_stop, ready, changes)``: runs one member until ``should_stop()``
-MemberLoop = Callable[
-    [
-        MemberConfig,
-        EventSink,
-        Callable[[], bool],
-        threading.Event | None,
-        SubscriptionChange | None,
-    ],
-    None,
-]
+#: ``loop(config, sink, control)``: runs one member as ``control`` says
+MemberLoop = Callable[[MemberConfig, EventSink, LoopControl], None]
 
 #: The Python clients a member can run on (other clients, such as the repository lab's
 #: ``java-<version>`` child JVM, join through :func:`.runner.register_child_client`).
@@ -113,7 +110,7 @@ class ThreadMember(MemberHandle):
     def _run(self) -> None:
         try:
             loop = member_loop(self.config.client)
-            loop(self.config, self._log, self._stop.is_set, self._ready, self._changes)
+            loop(self.config, self._log, LoopControl(self._stop.is_set, self._ready, self._changes))
         except BaseException as exc:  # kept for stop() to re-raise in the test thread
             self._error = exc
             self._ready.set()
@@ -361,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
     sink = _JsonLinesSink(sys.stdout)
     forward_logs(sink, config.debug_logs)
-    member_loop(config.client)(config, sink, stop.is_set, None, None)
+    member_loop(config.client)(config, sink, LoopControl(stop.is_set))
     return 0
 
 
