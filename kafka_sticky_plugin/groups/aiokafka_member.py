@@ -27,6 +27,7 @@ from .member_config import (
     consumer_settings,
     member_event,
     record_deliveries,
+    subscribe_as_configured,
 )
 from .metrics_events import MetricsReporter
 
@@ -115,20 +116,14 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
 
     try:
         listener = Listener()
-        if config.topic_pattern is not None:
-            consumer.subscribe(pattern=config.topic_pattern, listener=listener)
-        else:
-            consumer.subscribe(list(config.topics), listener=listener)
+        subscribe_as_configured(consumer, config, listener)
         event("started", detail=f"aiokafka, protocol {handle.protocol.name}")
         control.subscribed()
         await consumer.start()
         last_generation = -1
         last_commit = time.monotonic()
         while not control.should_stop():
-            wanted = control.new_topics()
-            if wanted is not None:
-                consumer.subscribe(list(wanted), listener=listener)
-                event("subscribed", detail=",".join(wanted))
+            control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), event)
             batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, batches, positions, now)

@@ -183,10 +183,9 @@ def confluent_consume_loop(config: MemberConfig, sink: EventSink, control: LoopC
         control.subscribed()
         last_commit = time.monotonic()
         while not control.should_stop():
-            wanted = control.new_topics()
-            if wanted is not None:
-                metrics.attach(subscribe(consumer, list(wanted), listener))
-                event("subscribed", detail=",".join(wanted))
+            control.follow_changes(
+                lambda t: metrics.attach(subscribe(consumer, t, listener)), event
+            )
             messages = consumer.consume(num_messages=500, timeout=config.poll_timeout_ms / 1000)
             now = time.monotonic()
             batch: list[Delivery] = []

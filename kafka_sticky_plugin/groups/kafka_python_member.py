@@ -36,6 +36,7 @@ from .member_config import (
     member_event,
     record_deliveries,
     reporting,
+    subscribe_as_configured,
 )
 from .metrics_events import MetricsReporter
 
@@ -238,19 +239,13 @@ def consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) ->
             prompt = {} if config.prompt_heartbeats else {"prompt_heartbeats": None}
             metrics.attach(install_hooks(consumer, **prompt))
         listener = _make_listener(consumer, config, sink, positions, owned)
-        if config.topic_pattern is not None:
-            consumer.subscribe(pattern=config.topic_pattern, listener=listener)
-        else:
-            consumer.subscribe(list(config.topics), listener=listener)
+        subscribe_as_configured(consumer, config, listener)
         event("started")
         control.subscribed()
         last_generation = -1
         last_commit = time.monotonic()
         while not control.should_stop():
-            wanted = control.new_topics()
-            if wanted is not None:
-                consumer.subscribe(list(wanted), listener=listener)
-                event("subscribed", detail=",".join(wanted))
+            control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), event)
             records = consumer.poll(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, records, positions, now)

@@ -32,6 +32,7 @@ __all__ = [
     "member_event",
     "record_deliveries",
     "reporting",
+    "subscribe_as_configured",
 ]
 
 
@@ -176,6 +177,25 @@ class LoopControl:
     def new_topics(self) -> tuple[str, ...] | None:
         """The topics asked for since the last call, or ``None``."""
         return self.changes.take() if self.changes is not None else None
+
+    def follow_changes(
+        self, resubscribe: Callable[[list[str]], object], event: Callable[..., None]
+    ) -> None:
+        """Between two polls: ``resubscribe`` to the topics asked for, if any, and report a
+        ``subscribed`` event naming them."""
+        wanted = self.new_topics()
+        if wanted is not None:
+            resubscribe(list(wanted))
+            event("subscribed", detail=",".join(wanted))
+
+
+def subscribe_as_configured(consumer: Any, config: MemberConfig, listener: Any) -> None:
+    """``subscribe`` a kafka-python or aiokafka consumer (the same call in both) to the
+    configured topic pattern, else to the configured topics."""
+    if config.topic_pattern is not None:
+        consumer.subscribe(pattern=config.topic_pattern, listener=listener)
+    else:
+        consumer.subscribe(list(config.topics), listener=listener)
 
 
 def encode_sequence(sequence: int) -> bytes:
