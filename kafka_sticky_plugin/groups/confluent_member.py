@@ -156,24 +156,24 @@ def confluent_consume_loop(config: MemberConfig, sink: EventSink, control: LoopC
         def on_partitions_revoked(self, revoked: set[Any]) -> None:
             parts = {(tp.topic, tp.partition) for tp in revoked}
             commit({p: positions[p] for p in parts if p in positions})
-            for p in parts:
-                positions.pop(p, None)
-            owned.difference_update(parts)
-            event("revoked", parts, owned_after=tuple(sorted(owned)))
+            _changed("revoked", parts)
 
         def on_partitions_assigned(self, assigned: set[Any]) -> None:
-            parts = {(tp.topic, tp.partition) for tp in assigned}
-            for p in parts:
-                positions.pop(p, None)
-            owned.update(parts)
-            event("assigned", parts, owned_after=tuple(sorted(owned)))
+            _changed("assigned", {(tp.topic, tp.partition) for tp in assigned})
 
         def on_partitions_lost(self, lost: set[Any]) -> None:
-            parts = {(tp.topic, tp.partition) for tp in lost}
-            for p in parts:
-                positions.pop(p, None)
+            _changed("lost", {(tp.topic, tp.partition) for tp in lost})
+
+    def _changed(kind: str, parts: set[Partition]) -> None:
+        """Forget the positions of ``parts`` (a new owner starts from the committed offset),
+        update what this member owns and report the callback."""
+        for p in parts:
+            positions.pop(p, None)
+        if kind == "assigned":
+            owned.update(parts)
+        else:
             owned.difference_update(parts)
-            event("lost", parts, owned_after=tuple(sorted(owned)))
+        event(kind, parts, owned_after=tuple(sorted(owned)))
 
     listener = Listener()
     metrics = MetricsReporter(config, sink)
