@@ -1,18 +1,18 @@
 """The same rolling restart, classic protocol against KIP-848, one row per client and strategy.
 
-``python -m testlab.rolling_compare`` (``make bench-rolling``) starts Apache
-Kafka on loopback (the jars ``make kafka-broker`` resolved, :mod:`testlab.kafka_broker`, whose
-settings give KIP-848 groups the same 6 s session / 1 s heartbeat the classic members use) and
-runs the demo's rolling restart (:func:`kafka_sticky_plugin.demo.scenario.run_rolling_restart`) once
-per *peer*: a fresh topic and group, a burst then a steady keyed producer (the same
-:class:`~..testing.producer. KeyedProducer` at the same rate for every peer), every member started
-and the group stable (so a Java member's JIT has seen its first rebalance) before member ``m0``,
-then ``m1``, ... is restarted in turn: a clean close (commit on revoke, leave the group), a wait
-until the group is stable without it, then a new consumer under the same name (a new JVM for Java,
-so its JIT is cold again) and a wait until the group is stable again. The settle in the middle gives
-every client the same two rebalances per restart: a thread member would otherwise be back within
-the leave's rebalance and a JVM seconds later, which compares start-up times rather than
-protocols. Members commit their delivered positions every second and in
+``python -m testlab.rolling_compare`` (``make bench-rolling``) starts Apache Kafka on loopback (the
+jars ``make kafka-broker`` resolved, :mod:`testlab.kafka_broker`, whose settings give KIP-848 groups
+the same 6 s session / 1 s heartbeat the classic members use) and runs the demo's rolling restart
+(:func:`kafka_sticky_plugin.demo.scenario.run_rolling_restart`) once per *peer*: a fresh topic and
+group, a burst then a steady keyed producer (the same
+:class:`~kafka_sticky_plugin.groups.producer.KeyedProducer` at the same rate for every peer), every
+member started and the group stable (so a Java member's JIT has seen its first rebalance) before
+member ``m0``, then ``m1``, ... is restarted in turn: a clean close (commit on revoke, leave the
+group), a wait until the group is stable without it, then a new consumer under the same name (a new
+JVM for Java, so its JIT is cold again) and a wait until the group is stable again. The settle in
+the middle gives every client the same two rebalances per restart: a thread member would otherwise
+be back within the leave's rebalance and a JVM seconds later, which compares start-up times rather
+than protocols. Members commit their delivered positions every second and in
 ``on_partitions_revoked``.
 
 The peers (:data:`PEERS`): this package's ``sticky`` and ``cooperative-sticky`` on hooked

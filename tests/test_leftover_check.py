@@ -12,6 +12,8 @@ from pathlib import Path
 
 from kafka_sticky_plugin.lifetime import process_alive
 
+ROOT = Path(__file__).resolve().parents[1]
+
 LEAKING_TEST = textwrap.dedent(
     """
     import os, subprocess, sys
@@ -32,7 +34,7 @@ CLEAN_TEST = textwrap.dedent(
     import subprocess, sys
 
     def test_waits_for_its_child():
-        subprocess.run([sys.executable, "-c", "pass", "kafka_sticky_plugin.testing.x"], check=True)
+        subprocess.run([sys.executable, "-c", "pass", "kafka_sticky_plugin.groups.x"], check=True)
     """
 )
 
@@ -60,7 +62,9 @@ def _session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env=dict(os.environ, LEAKED_PID_FILE=str(tmp_path / "leaked.pid")),
+        # The plugin is the checkout's (testlab/), not the package's: the session runs in
+        # tmp_path, so the checkout's root goes on its path.
+        env=dict(os.environ, LEAKED_PID_FILE=str(tmp_path / "leaked.pid"), PYTHONPATH=str(ROOT)),
     )
 
 

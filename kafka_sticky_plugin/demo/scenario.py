@@ -149,8 +149,8 @@ def run_rolling_restart(
     ``watch(runner, label)`` is called once the group exists and may return a context
     manager (the live view) that is exited when the run ends. ``client`` is the members'
     client: ``kafka-python`` or ``aiokafka`` (hooked ``AIOKafkaConsumer`` members), or any
-    other :attr:`~..testing.member_config.MemberConfig.client`; ``member_settings`` are further
-    :class:`~..testing.member_config.MemberConfig` fields for every member (for example
+    other :attr:`~..groups.member_config.MemberConfig.client`; ``member_settings`` are further
+    :class:`~..groups.member_config.MemberConfig` fields for every member (for example
     ``group_protocol``). ``settle_between`` waits, in every restart, until the group is
     stable without the stopped member before its successor starts: every client then gets the
     same two rebalances per restart (a leave, then a join), whatever its process start costs
