@@ -78,7 +78,7 @@ lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-## mypy strict: the package, tests/ and benchmarks/ (setup.cfg's files), then integration_tests/
+## mypy strict: the package, testlab/, tests/ and benchmarks/ (setup.cfg's files), then integration_tests/
 ## one folder at a time: each of its folders has its own conftest.py, and pytest imports every
 ## test folder's helpers by bare name, so one mypy run would see three modules named conftest.
 typecheck: venv
