@@ -95,7 +95,7 @@ lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-## mypy strict: the package, tests/ and benchmarks/ (setup.cfg's files), then integration_tests/
+## mypy strict: the package, testlab/, tests/ and benchmarks/ (setup.cfg's files), then integration_tests/
 ## one folder at a time: each of its folders has its own conftest.py, and pytest imports every
 ## test folder's helpers by bare name, so one mypy run would see three modules named conftest.
 typecheck: venv
@@ -176,9 +176,11 @@ matrix: venv
 ## The main job: a demo on the embedded broker (BROKER=kafka: the same on Apache Kafka).
 ## It installs only requirements/demo.txt (no test, docs or Spark tools).
 BROKER ?= embedded
+# Apache Kafka from the checkout's jars is the lab's launcher: testlab/demo.py runs the same demo with it.
+DEMO_PROGRAM = $(if $(filter kafka,$(BROKER)),testlab.demo,kafka_sticky_plugin demo)
 demo: demo-venv
 	@if [ "$(BROKER)" = kafka ]; then bash scripts/kafka_runtime.sh; fi
-	$(PY) -m kafka_sticky_plugin demo --broker $(BROKER) $(DEMO_ARGS)
+	$(PY) -m $(DEMO_PROGRAM) --broker $(BROKER) $(DEMO_ARGS)
 
 ## The rebalance simulation pipeline (PySpark, Java 17) on a grid, report in build/simulate
 ## (docs/simulation.md; SIMULATE_ARGS="examples/grids/small.yaml --out DIR --no-spark" etc.).
@@ -197,7 +199,7 @@ bench: venv bench-peers
 ## 10 minutes; not part of `make test`. ROLLING_ARGS="--peers java/uniform --members 8" etc.
 .PHONY: bench-rolling
 bench-rolling: venv kafka-broker
-	$(PY) -m kafka_sticky_plugin.demo.rolling_compare $(ROLLING_ARGS)
+	$(PY) -m testlab.rolling_compare $(ROLLING_ARGS)
 
 ## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
 ## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).
@@ -243,7 +245,7 @@ clean:
 ## The genuine Java consumer for the interop tests: kafka-clients jars of each pinned version
 ## (jvm/java-member/pom.xml, resolved by Maven) in build/jvm/kafka-clients-<v>/, and the
 ## member and wire-codec programs compiled against them in build/jvm/java-member-<v>/.
-## Keep JAVA_CLIENT_VERSIONS in step with kafka_sticky_plugin/testing/java_member.py.
+## Keep JAVA_CLIENT_VERSIONS in step with testlab/java_member.py.
 JAVA_CLIENT_VERSIONS := 4.4.0 3.9.2
 JAVA_MEMBER_SRC := $(wildcard jvm/java-member/src/kafkasticky/*.java)
 

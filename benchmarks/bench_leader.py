@@ -45,7 +45,7 @@ from kafka_sticky_plugin.codec import (  # noqa: E402
     decode_assignment,
     decode_subscription,
 )
-from kafka_sticky_plugin.testing.assignor_names import assignor_class  # noqa: E402
+from kafka_sticky_plugin.groups.assignor_names import assignor_class  # noqa: E402
 
 PHASES = ("fresh", "rejoin")
 

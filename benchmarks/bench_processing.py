@@ -28,8 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.brokers import open_broker
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from testlab.brokers import open_broker
 
 
 def _fill(bootstrap: str, topic: str, records: int) -> None:

@@ -28,9 +28,9 @@ from peer_calls import call_args, emit, run_calls
 from peer_files import read_input, write_output
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, read_group
+from kafka_sticky_plugin.groups.assignor_names import assignor_class
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
-from kafka_sticky_plugin.testing.assignor_names import assignor_class
 
 
 class _Rounds(RebalanceMetrics):

@@ -88,7 +88,7 @@ def _metadata(
     """What each member sends: a fresh assignor instance with its rack, fed its previous
     assignment at generation 1."""
     from kafka_sticky_plugin.codec import Assignment
-    from kafka_sticky_plugin.testing.assignor_names import assignor_class
+    from kafka_sticky_plugin.groups.assignor_names import assignor_class
 
     cls = assignor_class(protocol)
     out: dict[str, bytes] = {}

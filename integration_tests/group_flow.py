@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from kafka_sticky_plugin.testing.analysis import DeliveryReport, analyse_deliveries
-from kafka_sticky_plugin.testing.checks import check_deliveries, check_exclusive_ownership
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
-from kafka_sticky_plugin.testing.producer import KeyedProducer
+from kafka_sticky_plugin.groups.analysis import DeliveryReport, analyse_deliveries
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_deliveries, check_exclusive_ownership
 
 __all__ = ["DRAIN_TIMEOUT_S", "FlowingGroup", "FlowingGroupFactory"]
 
@@ -93,6 +93,6 @@ class FlowingGroupFactory(Protocol):
         size, created after it), ``partitions * 10`` records sent to it and flushed, then
         ``rate_per_s`` records a second from a background thread; a group with the test's
         ``group_id``, these ``assignors`` and ``member_settings`` (extra
-        :class:`~kafka_sticky_plugin.testing.member_config.MemberConfig` fields), subscribed
+        :class:`~kafka_sticky_plugin.groups.member_config.MemberConfig` fields), subscribed
         to every one of those topics, no member started."""
         ...

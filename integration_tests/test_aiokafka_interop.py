@@ -1,6 +1,6 @@
 """Hooked aiokafka members in live groups with the other clients, on the session's broker.
 
-aiokafka members (:mod:`kafka_sticky_plugin.testing.aio_member`: an ``AIOKafkaConsumer`` with
+aiokafka members (:mod:`kafka_sticky_plugin.groups.aiokafka_member`: an ``AIOKafkaConsumer`` with
 this package's assignor and :func:`kafka_sticky_plugin.aiokafka.install_hooks`, commit on
 revoke) share groups with kafka-python members (this package's assignors, hooked),
 confluent-kafka members (librdkafka's ``cooperative-sticky``) and the genuine Java
@@ -39,24 +39,24 @@ from collections.abc import Callable
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.analysis import Overlap, analyse_deliveries
-from kafka_sticky_plugin.testing.checks import (
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.analysis import Overlap, analyse_deliveries
+from kafka_sticky_plugin.groups.events import Delivery, OwnershipEvent, Partition, member_key
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import (
     check_deliveries,
     check_exclusive_ownership,
     check_stable_assignment,
 )
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.events import Delivery, OwnershipEvent, Partition, member_key
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.java_member import (
+from testlab.java_member import (
     ASSIGNOR_LOGGERS,
     JAVA_CLIENT_VERSIONS,
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.testing.member_process import ProcessMember
-from kafka_sticky_plugin.testing.producer import KeyedProducer
 
 PARTITIONS = 6
 RATE = 20.0

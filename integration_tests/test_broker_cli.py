@@ -19,9 +19,9 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
+from kafka_sticky_plugin.brokers.wire_probe import metadata_brokers
+from kafka_sticky_plugin.groups.admin import create_topic, partition_count
 from kafka_sticky_plugin.hooks import install_hooks
-from kafka_sticky_plugin.testing.admin import create_topic, partition_count
-from kafka_sticky_plugin.testing.wire_probe import metadata_brokers
 
 RECORDS = 20
 

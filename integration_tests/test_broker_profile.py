@@ -1,9 +1,9 @@
 """Conformance of the session's broker to its profile: one test per known deviation.
 
 Each test *measures* one behaviour on the running broker (the measurement itself lives in
-:mod:`kafka_sticky_plugin.testing.conformance`, shared with the ``conformance`` command a user
+:mod:`kafka_sticky_plugin.brokers.conformance`, shared with the ``conformance`` command a user
 runs against their own cluster) and asserts that it matches the flag in
-:attr:`RunningBroker.profile` (:mod:`kafka_sticky_plugin.testing.profile`). On the embedded
+:attr:`RunningBroker.profile` (:mod:`kafka_sticky_plugin.brokers.profile`). On the embedded
 Tansu broker these pass because Tansu deviates exactly as written down; when a newer Tansu
 build fixes a deviation, the matching test fails and says which flag to flip, so tests gated on
 that capability start running. On Apache Kafka the same tests check the Kafka behaviour.
@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from kafka_sticky_plugin.testing import conformance
-from kafka_sticky_plugin.testing.admin import create_topic, partition_count
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker, embedded_broker
-from kafka_sticky_plugin.testing.profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
+from kafka_sticky_plugin.brokers import conformance
+from kafka_sticky_plugin.brokers.embedded import RunningBroker, embedded_broker
+from kafka_sticky_plugin.brokers.profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
+from kafka_sticky_plugin.groups.admin import create_topic, partition_count
 
 # (capability, timeout in seconds) for every measurement a running broker allows.
 _MEASURED = [
@@ -44,7 +44,7 @@ _NOT_RELIABLE = {"static_member_expiry"}
 def _mismatch(flag: str, observed: object, profile_value: object, what: str) -> str:
     return (
         f"{what}: observed {flag}={observed!r} but the profile says {profile_value!r};"
-        " update kafka_sticky_plugin/testing/profile.py (the broker changed)"
+        " update kafka_sticky_plugin/brokers/profile.py (the broker changed)"
     )
 
 

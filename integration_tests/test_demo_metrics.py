@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.demo.cli import main
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
 MEMBERS = 2
 

@@ -16,7 +16,7 @@ import kafka
 import pytest
 from example_runs import committed_offsets, finish, run_example, start_example, wait_for_line
 
-from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.groups.admin import unique_name
 
 RECORDS = 30
 IS_KAFKA_PYTHON_3 = int(kafka.__version__.split(".")[0]) >= 3

@@ -27,16 +27,16 @@ from dataclasses import dataclass
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import Overlap, analyse_deliveries
-from kafka_sticky_plugin.testing.checks import (
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.analysis import Overlap, analyse_deliveries
+from kafka_sticky_plugin.groups.events import Delivery, OwnershipEvent, Partition
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import (
     check_deliveries,
     check_exclusive_ownership,
     check_stable_assignment,
 )
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.events import Delivery, OwnershipEvent, Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.member_process import ProcessMember
 
 PARTITIONS = 6
 FROZEN = "frozen"

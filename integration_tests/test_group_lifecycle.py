@@ -16,10 +16,10 @@ import time
 import pytest
 from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import revoked_partitions
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.events import Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
+from kafka_sticky_plugin.groups.analysis import revoked_partitions
+from kafka_sticky_plugin.groups.events import Partition
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
 
 PARTITIONS = 12
 

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from kafka_sticky_plugin.testing.admin import admin_client, unique_name
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.events import Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
-from kafka_sticky_plugin.testing.kafka_broker import kafka_broker
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.admin import admin_client, unique_name
+from kafka_sticky_plugin.groups.events import Partition
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_stable_assignment
+from testlab.kafka_broker import kafka_broker
 
 RACKS = ("r1", "r2", "r3")
 PARTITIONS = 6

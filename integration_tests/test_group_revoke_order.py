@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import pytest
 
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_stable_assignment
 
 PARTITIONS = 6
 

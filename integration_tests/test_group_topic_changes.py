@@ -15,9 +15,9 @@ from __future__ import annotations
 import pytest
 from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.admin import delete_topic, grow_topic
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.admin import delete_topic, grow_topic
+from testlab.checks import check_stable_assignment
 
 PARTITIONS = 6
 

@@ -19,8 +19,8 @@ import time
 import pytest
 from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import revoked_partitions
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
+from kafka_sticky_plugin.groups.analysis import revoked_partitions
+from testlab.checks import check_stable_assignment
 
 PARTITIONS = 9
 MEMBERS = ("m0", "m1", "m2")

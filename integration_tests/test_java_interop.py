@@ -1,7 +1,7 @@
 """Live groups with the genuine Java ``KafkaConsumer`` next to ours, on the session's broker.
 
 Java members are real ``kafka-clients`` consumers (``StickyAssignor`` or
-``CooperativeStickyAssignor``) in child JVMs (:mod:`kafka_sticky_plugin.testing.java_member`);
+``CooperativeStickyAssignor``) in child JVMs (:mod:`testlab.java_member`);
 ours are kafka-python members running this package's assignors, plus confluent-kafka
 (librdkafka's ``cooperative-sticky``) in cooperative groups. The harness drives them all the
 same way, and every scenario ends with the same whole-run checks:
@@ -18,7 +18,7 @@ same way, and every scenario ends with the same whole-run checks:
 
 Leaders: on both brokers the first member to join an empty group leads it, so "Java leads"
 starts a Java member first and "ours leads" a kafka-python one. Both pinned Java versions
-(:data:`~kafka_sticky_plugin.testing.java_member.JAVA_CLIENT_VERSIONS`) sit in every group;
+(:data:`~testlab.java_member.JAVA_CLIENT_VERSIONS`) sit in every group;
 kafka-clients 4.4.0 cannot talk to the embedded Tansu 0.6.0 (its ApiVersions v5 names the
 expected cluster and node on every connection after the bootstrap one, and Tansu closes those
 connections), so on Tansu both Java seats run 3.9.2 (printed).
@@ -38,23 +38,23 @@ from collections.abc import Callable
 import pytest
 from group_flow import FlowingGroup, FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.analysis import Overlap, analyse_deliveries
-from kafka_sticky_plugin.testing.checks import (
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.analysis import Overlap, analyse_deliveries
+from kafka_sticky_plugin.groups.events import Delivery, Partition
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import (
     check_deliveries,
     check_exclusive_ownership,
     check_stable_assignment,
 )
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.events import Delivery, Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.java_member import (
+from testlab.java_member import (
     ASSIGNOR_LOGGERS,
     JAVA_CLIENT_VERSIONS,
     LogLine,
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.testing.member_process import ProcessMember
 
 PARTITIONS = 6
 RATE = 20.0

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.brokers import open_broker
-from kafka_sticky_plugin.testing.embedded_broker import LOOPBACK, BrokerStartError
-from kafka_sticky_plugin.testing.kafka_broker import find_kafka_runtime, kafka_broker
-from kafka_sticky_plugin.testing.wire_probe import metadata_brokers
+from kafka_sticky_plugin.brokers.embedded import LOOPBACK, BrokerStartError
+from kafka_sticky_plugin.brokers.wire_probe import metadata_brokers
+from testlab.brokers import open_broker
+from testlab.kafka_broker import find_kafka_runtime, kafka_broker
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("KAFKA_STICKY_BROKER") not in ("kafka", "apache-kafka"),

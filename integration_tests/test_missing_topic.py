@@ -16,8 +16,8 @@ import pytest
 from kafka import KafkaConsumer
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
+from kafka_sticky_plugin.groups.admin import admin_client, create_topic, unique_name
 from kafka_sticky_plugin.hooks import install_hooks
-from kafka_sticky_plugin.testing.admin import admin_client, create_topic, unique_name
 
 SAID = "do not exist on the cluster"
 

@@ -1,7 +1,7 @@
 """Whatever ends the ``broker`` or ``demo`` command, its Tansu broker ends with it.
 
 Each test starts the command as a user would (a subprocess carrying a fresh run marker, see
-:mod:`kafka_sticky_plugin.testing.lifetime`), waits until its broker answers, ends the command
+:mod:`kafka_sticky_plugin.lifetime`), waits until its broker answers, ends the command
 with one signal, then checks that no process of that run remains and the port is free again.
 These tests do not use the session broker: the command under test starts its own.
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from example_runs import wait_for_line
 
-from kafka_sticky_plugin.testing.embedded_broker import free_loopback_port, loopback_port_is_free
-from kafka_sticky_plugin.testing.lifetime import RUN_MARKER_ENV, leftover_processes
+from kafka_sticky_plugin.brokers.embedded import free_loopback_port, loopback_port_is_free
+from kafka_sticky_plugin.lifetime import RUN_MARKER_ENV, leftover_processes
 
 _started: list[subprocess.Popen[str]] = []
 

@@ -21,6 +21,7 @@ import pytest
 from kafka import KafkaConsumer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.kafka_python import (
     CooperativeStickyAssignor,
     RebalanceConsumer,
@@ -29,7 +30,6 @@ from kafka_sticky_plugin.kafka_python import (
     RebalanceListener,
     install_hooks,
 )
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.kafka_only()]
 

@@ -9,18 +9,20 @@ the package index with the pins of ``requirements/base.txt`` as constraints).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.groups.admin import unique_name
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -79,10 +81,25 @@ def test_every_readme_snippet_is_meant_for_one_client_or_none() -> None:
     assert len(snippets_for("aiokafka")) >= 2
 
 
+def _clean_copy(where: Path) -> Path:
+    """The checkout without its build products: a used checkout's ``build/lib`` would put
+    stale modules (moved or deleted ones) into the wheel, and its old egg-info's SOURCES.txt
+    stale files into the sdist."""
+    shutil.copytree(
+        ROOT,
+        where,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv*", "*.egg-info", "build", "dist", "out", "__pycache__", ".*_cache"
+        ),
+    )
+    return where
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's wheel, built from the checkout."""
+    """The project's wheel, built offline from a clean copy of the checkout."""
     out = tmp_path_factory.mktemp("wheelhouse")
+    source = _clean_copy(tmp_path_factory.mktemp("wheel-source") / "source")
     subprocess.run(
         [
             sys.executable,
@@ -95,13 +112,70 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--disable-pip-version-check",
             "-w",
             str(out),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         timeout=180,
     )
     (built,) = out.glob("kafka_sticky_plugin-*.whl")
     return built
+
+
+def _imported_modules(name: str, source: str) -> set[str]:
+    """Absolute names of the modules a wheel file (``kafka_sticky_plugin/x/y.py``) imports,
+    lazily or not (``from a import b`` gives ``a``; relative imports resolved)."""
+    parts = name.removesuffix(".py").split("/")
+    package = parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                found.add(".".join([*base, node.module] if node.module else base))
+            else:
+                found.add(node.module or "")
+    return found
+
+
+#: Imports no wheel module may make: the test runner and the checkout's laboratory.
+REPOSITORY_ONLY = ("pytest", "_pytest", "testlab")
+
+
+def test_the_wheel_carries_the_product_and_nothing_of_the_lab(wheel: Path) -> None:
+    """Every module of the wheel is read (syntax tree, lazy imports too): none imports pytest,
+    the laboratory or a module of the package the wheel lacks; the laboratory's modules and
+    the old ``testing`` package are absent; what the commands and the demo run is there."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        sources = {n: archive.read(n).decode("utf-8") for n in names if n.endswith(".py")}
+    tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert tops == {"kafka_sticky_plugin"}, tops
+    shipped = {n.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for n in sources}
+    for wanted in (
+        "kafka_sticky_plugin.lifetime",
+        "kafka_sticky_plugin.brokers.embedded",
+        "kafka_sticky_plugin.brokers.choose",
+        "kafka_sticky_plugin.brokers.conformance_cli",
+        "kafka_sticky_plugin.groups.runner",
+        "kafka_sticky_plugin.groups.member_process",
+        "kafka_sticky_plugin.demo.cli",
+    ):
+        assert wanted in shipped, wanted
+    assert not [n for n in names if n.startswith("kafka_sticky_plugin/testing/")]
+    lab = {p.read_text(encoding="utf-8"): p.name for p in (ROOT / "testlab").glob("*.py")}
+    assert len(lab) > 10, "the laboratory was not found in the checkout"
+    assert not sorted(f"{n} is {lab[s]}" for n, s in sources.items() if s in lab)
+    problems = []
+    for name, source in sorted(sources.items()):
+        for module in sorted(_imported_modules(name, source)):
+            top = module.split(".")[0]
+            if top in REPOSITORY_ONLY:
+                problems.append(f"{name} imports {module}")
+            elif top == "kafka_sticky_plugin" and module not in shipped:
+                problems.append(f"{name} imports {module}, which the wheel lacks")
+    assert problems == []
 
 
 def _run(python: Path, args: list[str], cwd: Path, timeout: float = 90) -> str:
@@ -143,7 +217,7 @@ def _fresh_venv(wheel: Path, extra: str, where: Path) -> Path:
 def _ensure_topic(bootstrap: str, topic: str, partitions: int) -> None:
     from kafka.errors import TopicAlreadyExistsError
 
-    from kafka_sticky_plugin.testing.admin import create_topic
+    from kafka_sticky_plugin.groups.admin import create_topic
 
     with contextlib.suppress(TopicAlreadyExistsError):
         create_topic(bootstrap, topic, partitions)
@@ -215,14 +289,7 @@ def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
 
     # From a copy without the checkout's egg-info: setuptools adds every file its old
     # SOURCES.txt lists, so a file MANIFEST.in misses would still ship from a used checkout.
-    source = tmp_path / "source"
-    shutil.copytree(
-        ROOT,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv*", "*.egg-info", "build", "dist", "out", "__pycache__", ".*_cache"
-        ),
-    )
+    source = _clean_copy(tmp_path / "source")
     code = (
         "import sys; from setuptools import build_meta as b; "
         f"print(b.build_sdist({str(tmp_path)!r}))"
@@ -234,7 +301,8 @@ def test_the_sdist_ships_the_package_documents_and_examples_but_no_test_suite(
     for wanted in ("LICENSE", "README.md", "CHANGELOG.md", "DESIGN.md", "setup.cfg"):
         assert wanted in names, wanted
     assert "examples/consumer_kafka_python3.py" in names
-    assert "kafka_sticky_plugin/testing/embedded_broker.py" in names
+    assert "kafka_sticky_plugin/brokers/embedded.py" in names
+    assert not [n for n in names if n.startswith(("testlab/", "kafka_sticky_plugin/testing/"))]
     shipped_tests = sorted(n for n in names if n.startswith(("tests/", "integration_tests/")))
     assert shipped_tests == []
     # Every data file an example names (relative to the example, or to the checkout) is there.

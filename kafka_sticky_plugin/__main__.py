@@ -27,7 +27,7 @@ _COMMANDS = {
     "simulate": ("kafka_sticky_plugin.simulate.cli", "the rebalance simulation pipeline (PySpark)"),
     "assign": ("kafka_sticky_plugin.example_assign", "assign an example group and print the plan"),
     "conformance": (
-        "kafka_sticky_plugin.testing.conformance_cli",
+        "kafka_sticky_plugin.brokers.conformance_cli",
         "measure which group behaviours your broker has (--bootstrap HOST:PORT)",
     ),
     "migration-check": (

@@ -8,9 +8,9 @@ offsets and groups are gone when it stops. ``--port 0`` picks a free port.
 Invariants: the broker only ever listens on 127.0.0.1; the first line of output that starts
 with ``bootstrap.servers=`` carries the address (scripts and tests read it); the broker
 process is stopped whatever ends the command (signal, error, broker exit; on Linux even
-SIGKILL, see :mod:`.testing.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when
-the broker stops answering, 2 for bad arguments or a broker that cannot start (port in use,
-binary missing), 4 without the ``broker`` extra.
+SIGKILL, see :mod:`.lifetime`). Exit status: 0 after Ctrl-C/SIGTERM/SIGHUP, 1 when the
+broker stops answering, 2 for bad arguments or a broker that cannot start (port in use, binary
+missing), 4 without the ``broker`` extra.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def settings_text(bootstrap: str) -> str:
 
 
 def _answers(bootstrap: str) -> bool:
-    from .testing.wire_probe import metadata_brokers
+    from .brokers.wire_probe import metadata_brokers
 
     host, port = bootstrap.rsplit(":", 1)
     try:
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     except StickyPluginError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_MISSING_EXTRA
-    from .testing.embedded_broker import embedded_broker, loopback_port_is_free
+    from .brokers.embedded import embedded_broker, loopback_port_is_free
 
     if args.port and not loopback_port_is_free(args.port):
         print(

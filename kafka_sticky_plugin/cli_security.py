@@ -181,7 +181,7 @@ def open_admin(
     shown: str,
 ) -> Any:
     """A connected kafka-python ``KafkaAdminClient`` (the caller closes it) of the cluster at
-    ``endpoints`` (from :func:`~.testing.brokers.parse_bootstrap`), which the user gave as
+    ``endpoints`` (from :func:`~.brokers.choose.parse_bootstrap`), which the user gave as
     ``shown``; raises
     :class:`ConfigurationError` "cannot reach SHOWN: ..." in one line, with the last
     connection failure kafka-python logged, when it cannot connect within ``timeout_s``."""

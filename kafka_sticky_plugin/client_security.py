@@ -7,7 +7,7 @@ A :class:`ClientSecurity` names the listener's protocol (``SASL_PLAINTEXT``: SCR
 the keyword arguments (or the configuration entries) of kafka-python, aiokafka and
 librdkafka for it. The commands that read a user's cluster build one from their options
 (:mod:`.cli_security`); a test member's
-:class:`~kafka_sticky_plugin.testing.member_config.MemberConfig` carries it as a plain dict
+:class:`~kafka_sticky_plugin.groups.member_config.MemberConfig` carries it as a plain dict
 (:meth:`ClientSecurity.as_dict`), so it crosses to a child process as JSON. It lives outside
 ``testing/`` because the commands use it; it imports nothing of the package.
 
@@ -17,7 +17,7 @@ configuration is exactly what it was before; the password never appears in a ``r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -67,8 +67,14 @@ class ClientSecurity:
 SecurityLike = ClientSecurity | Mapping[str, str] | None
 
 
-def _python_client_settings(sec: ClientSecurity) -> dict[str, Any]:
-    """The keywords kafka-python and aiokafka name alike: the protocol and SCRAM."""
+def _python_client_settings(
+    security: SecurityLike, tls: Callable[[ClientSecurity], dict[str, Any]]
+) -> dict[str, Any]:
+    """The keywords kafka-python and aiokafka name alike (the protocol and SCRAM), and on a
+    TLS protocol the client's own TLS keywords, ``tls(sec)``."""
+    sec = ClientSecurity.of(security)
+    if sec is None:
+        return {}
     settings: dict[str, Any] = {"security_protocol": sec.protocol}
     if sec.protocol in _SASL:
         settings.update(
@@ -76,35 +82,33 @@ def _python_client_settings(sec: ClientSecurity) -> dict[str, Any]:
             sasl_plain_username=sec.username,
             sasl_plain_password=sec.password,
         )
+    if sec.protocol in _TLS:
+        settings.update(tls(sec))
     return settings
+
+
+def _kafka_python_tls(sec: ClientSecurity) -> dict[str, Any]:
+    settings: dict[str, Any] = {"ssl_cafile": sec.cafile, "ssl_check_hostname": True}
+    if sec.certfile is not None:
+        settings.update(ssl_certfile=sec.certfile, ssl_keyfile=sec.keyfile)
+    return settings
+
+
+def _aiokafka_tls(sec: ClientSecurity) -> dict[str, Any]:
+    from aiokafka.helpers import create_ssl_context
+
+    context = create_ssl_context(cafile=sec.cafile, certfile=sec.certfile, keyfile=sec.keyfile)
+    return {"ssl_context": context}
 
 
 def kafka_python_settings(security: SecurityLike) -> dict[str, Any]:
     """kafka-python's ``KafkaConsumer``/``KafkaProducer``/``KafkaAdminClient`` keywords."""
-    sec = ClientSecurity.of(security)
-    if sec is None:
-        return {}
-    settings = _python_client_settings(sec)
-    if sec.protocol in _TLS:
-        settings.update(ssl_cafile=sec.cafile, ssl_check_hostname=True)
-        if sec.certfile is not None:
-            settings.update(ssl_certfile=sec.certfile, ssl_keyfile=sec.keyfile)
-    return settings
+    return _python_client_settings(security, _kafka_python_tls)
 
 
 def aiokafka_settings(security: SecurityLike) -> dict[str, Any]:
     """aiokafka's ``AIOKafkaConsumer`` keywords (TLS through an ``ssl.SSLContext``)."""
-    sec = ClientSecurity.of(security)
-    if sec is None:
-        return {}
-    settings = _python_client_settings(sec)
-    if sec.protocol in _TLS:
-        from aiokafka.helpers import create_ssl_context
-
-        settings["ssl_context"] = create_ssl_context(
-            cafile=sec.cafile, certfile=sec.certfile, keyfile=sec.keyfile
-        )
-    return settings
+    return _python_client_settings(security, _aiokafka_tls)
 
 
 def confluent_settings(security: SecurityLike) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 from .authorization_advice import cluster_configs_unread_line, principal_text
 from .broker_kind import broker_kind, unreachable
+from .brokers.choose import parse_bootstrap
 from .cli_security import (
     add_security_arguments,
     bootstrap_servers,
@@ -52,7 +53,6 @@ from .migration_advice import (
     advise,
     render,
 )
-from .testing.brokers import parse_bootstrap
 
 __all__ = ["main", "parse_args"]
 

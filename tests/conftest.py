@@ -9,7 +9,7 @@ import os
 from hypothesis import HealthCheck, settings
 
 # The session fails when it leaves a broker or client process running (and ends them).
-from kafka_sticky_plugin.testing.leftover_plugin import (  # noqa: F401
+from testlab.leftover_plugin import (  # noqa: F401
     pytest_configure,
     pytest_sessionfinish,
 )

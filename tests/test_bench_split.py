@@ -34,7 +34,7 @@ from run import _metadata, call_seconds, summarise  # noqa: E402
 from shapes import SHAPES, Shape  # noqa: E402
 
 from kafka_sticky_plugin.codec import Assignment, encode_assignment  # noqa: E402
-from kafka_sticky_plugin.testing.assignor_names import assignor_class  # noqa: E402
+from kafka_sticky_plugin.groups.assignor_names import assignor_class  # noqa: E402
 
 PROTOCOLS = ("sticky", "cooperative-sticky")
 

@@ -1,7 +1,7 @@
 """Our codec against the genuine Java client's own classes, in both directions.
 
 A persistent JVM per pinned kafka-clients version (``kafkasticky.WireCodec``, see
-:mod:`kafka_sticky_plugin.testing.java_member`) encodes and decodes with ``ConsumerProtocol``
+:mod:`testlab.java_member`) encodes and decodes with ``ConsumerProtocol``
 (subscriptions and assignments v0-v3), ``StickyAssignor`` (its user data, written by
 ``onAssignment`` + ``subscriptionUserData`` and read by its ``memberData``) and
 ``CooperativeStickyAssignor`` (likewise). For each case: Java's bytes decode with our codec
@@ -37,7 +37,7 @@ from kafka_sticky_plugin.codec import (
     encode_sticky_user_data,
     encode_subscription,
 )
-from kafka_sticky_plugin.testing.java_member import (
+from testlab.java_member import (
     JAVA_CLIENT_VERSIONS,
     JavaWireCodec,
     java_tools_missing,

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from kafka_sticky_plugin.brokers import conformance_cli
+from kafka_sticky_plugin.brokers.choose import parse_bootstrap
+from kafka_sticky_plugin.brokers.embedded import BrokerStartError
 from kafka_sticky_plugin.cli_security import PASSWORD_ENV
 from kafka_sticky_plugin.client_security import ClientSecurity
 from kafka_sticky_plugin.errors import ConfigurationError
-from kafka_sticky_plugin.testing import conformance_cli
-from kafka_sticky_plugin.testing.brokers import parse_bootstrap
-from kafka_sticky_plugin.testing.embedded_broker import BrokerStartError
 
 
 @pytest.fixture(autouse=True)

@@ -7,15 +7,15 @@ import io
 import math
 
 from kafka_sticky_plugin.demo.metrics_table import aggregate, format_metrics_table
-from kafka_sticky_plugin.metrics import RebalanceMetrics
-from kafka_sticky_plugin.testing.events import EventLog
-from kafka_sticky_plugin.testing.member_config import MemberConfig
-from kafka_sticky_plugin.testing.member_process import ProcessMember, _JsonLinesSink
-from kafka_sticky_plugin.testing.metrics_events import (
+from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.groups.member_config import MemberConfig
+from kafka_sticky_plugin.groups.member_process import ProcessMember, _JsonLinesSink
+from kafka_sticky_plugin.groups.metrics_events import (
     MetricsReporter,
     MetricsSample,
     metrics_samples,
 )
+from kafka_sticky_plugin.metrics import RebalanceMetrics
 
 CONFIG = MemberConfig(bootstrap="127.0.0.1:9", group_id="g", topics=("t",), member="m0")
 

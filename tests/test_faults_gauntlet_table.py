@@ -1,11 +1,11 @@
-"""The gauntlet's per-step verdicts and table (kafka_sticky_plugin.testing.gauntlet), without
+"""The gauntlet's per-step verdicts and table (testlab.gauntlet), without
 a broker: figures in, problems and lines out."""
 
 from __future__ import annotations
 
-from kafka_sticky_plugin.testing.analysis import DeliveryReport
-from kafka_sticky_plugin.testing.faults import FaultFigures
-from kafka_sticky_plugin.testing.gauntlet import STEPS, GauntletResult, StepFigures, step_table
+from kafka_sticky_plugin.groups.analysis import DeliveryReport
+from testlab.faults import FaultFigures
+from testlab.gauntlet import STEPS, GauntletResult, StepFigures, step_table
 
 
 def _step(step: str, **changes: int) -> StepFigures:

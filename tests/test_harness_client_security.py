@@ -1,5 +1,5 @@
 """The security tier's client settings and certificates (``client_security.py``,
-``testing/kafka_certificates.py``), without a broker."""
+``testlab/kafka_certificates.py``), without a broker."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from kafka_sticky_plugin.client_security import (
     confluent_settings,
     kafka_python_settings,
 )
-from kafka_sticky_plugin.testing.kafka_certificates import make_certificates
-from kafka_sticky_plugin.testing.member_config import MemberConfig
+from kafka_sticky_plugin.groups.member_config import MemberConfig
+from testlab.kafka_certificates import make_certificates
 
 SCRAM = ClientSecurity("SASL_PLAINTEXT", username="alice", password="pw-1")
 TLS = ClientSecurity("SSL", cafile="/k/ca.pem", certfile="/k/a-cert.pem", keyfile="/k/a-key.pem")
@@ -133,8 +133,8 @@ def test_certificates_verify_against_their_ca(tmp_path: Path) -> None:
 def test_a_child_member_gets_its_security_outside_its_command_line() -> None:
     """A process member's command line (process listings, the leftover-process report) never
     carries the password: the security settings go through the child's environment."""
-    from kafka_sticky_plugin.testing.events import EventLog
-    from kafka_sticky_plugin.testing.member_process import ProcessMember, _child_environment
+    from kafka_sticky_plugin.groups.events import EventLog
+    from kafka_sticky_plugin.groups.member_process import ProcessMember, _child_environment
 
     config = MemberConfig("127.0.0.1:9", "g", ("t",), "m", security=SCRAM.as_dict())
     command = ProcessMember(config, EventLog())._command()

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from kafka_sticky_plugin.client_security import ClientSecurity, confluent_settings
-from kafka_sticky_plugin.testing.confluent_member import _log_settings
-from kafka_sticky_plugin.testing.member_config import LIBRDKAFKA_LOGGER, MemberConfig
+from kafka_sticky_plugin.groups.confluent_member import _log_settings
+from kafka_sticky_plugin.groups.member_config import LIBRDKAFKA_LOGGER, MemberConfig
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 

@@ -1,11 +1,12 @@
-"""What every harness member loop shares (``testing/member_config.py``), without a broker."""
+"""What every group member loop shares (``kafka_sticky_plugin/groups/member_config.py``),
+without a broker."""
 
 from __future__ import annotations
 
 import pytest
 
-from kafka_sticky_plugin.testing.events import EventLog
-from kafka_sticky_plugin.testing.member_config import MemberConfig, consumer_settings, reporting
+from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.groups.member_config import MemberConfig, consumer_settings, reporting
 
 CONFIG = MemberConfig(bootstrap="127.0.0.1:9", group_id="g", topics=("t",), member="m")
 

@@ -1,4 +1,4 @@
-"""The security tier's secret scan (``testing/secret_scan.py``) finds a planted secret, says
+"""The security tier's secret scan (``testlab/secret_scan.py``) finds a planted secret, says
 where without repeating it, counts the known client leak apart, and refuses to scan blind."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import secrets as random_secrets
 
 import pytest
 
-from kafka_sticky_plugin.testing.secret_scan import MIN_SECRET_LENGTH, scan_for_secrets
+from testlab.secret_scan import MIN_SECRET_LENGTH, scan_for_secrets
 
 PASSWORD = random_secrets.token_hex(16)
 KEY_LINE = "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg" + random_secrets.token_hex(8)

@@ -12,10 +12,13 @@
   itself and ``errors``, and no Kafka client;
 - ``client_security`` (how a command or a test client authenticates) imports nothing of the
   package, and ``cli_security`` (the commands' security options) only it and ``errors``: the
-  commands' security takes nothing from the test harness (``testing``);
+  commands' security takes nothing from the group runner (``groups``);
 - an adapter (``adapters/<name>``) never imports another adapter;
 - nothing but the faces (``__init__``, ``kafka_python``, ``hooks``, ``aiokafka``,
-  ``confluent``) and ``testing``/``demo`` (which drive real clients) imports the adapters.
+  ``confluent``) and ``groups``/``demo`` (which drive real clients) imports the adapters;
+- no module imports the repository-only test laboratory (``testlab``) or ``pytest``: the wheel
+  carries the package alone (``integration_tests/test_wheel_install.py`` checks the built wheel
+  the same way).
 
 Imports are read from the syntax tree (top-level and function-level, relative ones resolved),
 so a lazy import inside a function counts too.
@@ -87,7 +90,7 @@ ADAPTER_IMPORTERS = {
     "kafka_python",
     "confluent",
     "aiokafka",
-    "testing",
+    "groups",
     "demo",
 }
 
@@ -114,6 +117,18 @@ def test_module_respects_its_floor(path: Path) -> None:
         assert adapters <= {area}, f"{area} imports another adapter: {sorted(adapters - {area})}"
     elif area.split(".")[0] not in ADAPTER_IMPORTERS:
         assert not adapters, f"{area} imports an adapter: {sorted(adapters)}"
+
+
+#: What no module of the package may import: the checkout's laboratory, the test runner.
+REPOSITORY_ONLY = ("testlab", "pytest", "_pytest")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_module_imports_nothing_repository_only(path: Path) -> None:
+    """The wheel carries the package alone: no module (lazily or not) imports ``testlab``
+    or ``pytest``."""
+    found = sorted(n for n in _imports(path) if n.split(".")[0] in REPOSITORY_ONLY)
+    assert not found, f"{_module_name(path)} imports {found}"
 
 
 def test_the_checker_sees_relative_imports() -> None:
@@ -161,19 +176,18 @@ def _circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_package_has_no_import_circle() -> None:
-    """No module imports, even lazily, a module that imports it back (the test harness's
-    member loops, for one, are picked in ``testing/member_process.py`` and never import
-    one another)."""
+    """No module imports, even lazily, a module that imports it back (the group members'
+    loops, for one, are picked in ``groups/member_process.py`` and never import one another)."""
     assert _circle(_import_graph()) is None
 
 
 def test_the_circle_finder_finds_a_circle() -> None:
     """Guard against a finder that never finds: a planted circle is reported."""
     graph = _import_graph()
-    graph[f"{PACKAGE}.testing.member_config"].add(f"{PACKAGE}.testing.member")
+    graph[f"{PACKAGE}.groups.member_config"].add(f"{PACKAGE}.groups.kafka_python_member")
     circle = _circle(graph)
     assert circle is not None and circle[0] == circle[-1]
-    assert f"{PACKAGE}.testing.member" in circle
+    assert f"{PACKAGE}.groups.kafka_python_member" in circle
 
 
 @pytest.mark.parametrize("face", ["kafka_python", "hooks", "aiokafka", "confluent"])

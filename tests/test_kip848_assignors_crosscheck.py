@@ -1,7 +1,7 @@
 """The simulator's models of the broker's KIP-848 assignors against the broker's own classes.
 
 One JVM (``kafkasticky.BrokerAssignors``, see
-:mod:`kafka_sticky_plugin.testing.java_broker_assignors`) runs Apache Kafka 4.4's
+:mod:`testlab.java_broker_assignors`) runs Apache Kafka 4.4's
 ``UniformAssignor`` and ``RangeAssignor`` from the pinned ``kafka-group-coordinator`` jar.
 Seeded random groups (homogeneous and heterogeneous subscriptions) go through a few target
 epochs each: members join and leave, subscriptions change, topics grow, and each epoch's
@@ -29,8 +29,8 @@ from kafka_sticky_plugin.simulate.kip848_assignors import (
     group_of,
     is_homogeneous,
 )
-from kafka_sticky_plugin.testing.java_broker_assignors import JavaBrokerAssignors
-from kafka_sticky_plugin.testing.java_member import java_tools_missing
+from testlab.java_broker_assignors import JavaBrokerAssignors
+from testlab.java_member import java_tools_missing
 
 SEED = int(os.environ.get("KIP848_CROSSCHECK_SEED", "848"))
 GROUPS = 200

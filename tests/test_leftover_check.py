@@ -1,5 +1,5 @@
 """The suite's own check that a session leaves no broker or client process behind
-(:mod:`kafka_sticky_plugin.testing.leftover_plugin`), run on a small session of its own."""
+(:mod:`testlab.leftover_plugin`), run on a small session of its own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from kafka_sticky_plugin.testing.lifetime import process_alive
+from kafka_sticky_plugin.lifetime import process_alive
+
+ROOT = Path(__file__).resolve().parents[1]
 
 LEAKING_TEST = textwrap.dedent(
     """
@@ -20,7 +22,7 @@ LEAKING_TEST = textwrap.dedent(
         # A command line that looks like one of ours, left running on purpose.
         child = subprocess.Popen(
             [sys.executable, "-c", "import time; time.sleep(120)",
-             "kafka_sticky_plugin.testing.member_process"]
+             "kafka_sticky_plugin.groups.member_process"]
         )
         with open(os.environ["LEAKED_PID_FILE"], "w") as out:
             out.write(str(child.pid))
@@ -32,7 +34,7 @@ CLEAN_TEST = textwrap.dedent(
     import subprocess, sys
 
     def test_waits_for_its_child():
-        subprocess.run([sys.executable, "-c", "pass", "kafka_sticky_plugin.testing.x"], check=True)
+        subprocess.run([sys.executable, "-c", "pass", "kafka_sticky_plugin.groups.x"], check=True)
     """
 )
 
@@ -49,7 +51,7 @@ def _session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
             "-p",
             "no:cacheprovider",
             "-p",
-            "kafka_sticky_plugin.testing.leftover_plugin",
+            "testlab.leftover_plugin",
             "-c",
             str(tmp_path / "pytest.ini"),
             "--rootdir",
@@ -60,7 +62,9 @@ def _session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env=dict(os.environ, LEAKED_PID_FILE=str(tmp_path / "leaked.pid")),
+        # The plugin is the checkout's (testlab/), not the package's: the session runs in
+        # tmp_path, so the checkout's root goes on its path.
+        env=dict(os.environ, LEAKED_PID_FILE=str(tmp_path / "leaked.pid"), PYTHONPATH=str(ROOT)),
     )
 
 

@@ -1,4 +1,4 @@
-"""Children started with :func:`~kafka_sticky_plugin.testing.lifetime.start_tied` die with
+"""Children started with :func:`~kafka_sticky_plugin.lifetime.start_tied` die with
 their parent, whichever thread started them (real processes, no broker)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from kafka_sticky_plugin.testing.lifetime import process_alive, start_tied
+from kafka_sticky_plugin.lifetime import process_alive, start_tied
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 
@@ -45,7 +45,7 @@ def test_a_child_dies_when_its_parent_is_killed() -> None:
             sys.executable,
             "-c",
             "import sys, time\n"
-            "from kafka_sticky_plugin.testing.lifetime import start_tied\n"
+            "from kafka_sticky_plugin.lifetime import start_tied\n"
             f"child = start_tied({SLEEPER!r})\n"
             "print(child.pid, flush=True)\n"
             "time.sleep(60)\n",

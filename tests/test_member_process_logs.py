@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafka_sticky_plugin.testing.events import EventLog
-from kafka_sticky_plugin.testing.member_config import DEBUG_LOGGERS, MemberConfig
-from kafka_sticky_plugin.testing.member_process import (
+from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.groups.member_config import DEBUG_LOGGERS, MemberConfig
+from kafka_sticky_plugin.groups.member_process import (
     ProcessMember,
     _ForwardedLogs,
     _JsonLinesSink,

@@ -15,7 +15,10 @@ from kafka_sticky_plugin.demo.bounce_metrics import (
     gaps,
     handovers,
 )
-from kafka_sticky_plugin.demo.rolling_compare import (
+from kafka_sticky_plugin.errors import ConfigurationError
+from kafka_sticky_plugin.groups.analysis import Interval
+from kafka_sticky_plugin.groups.events import Delivery
+from testlab.rolling_compare import (
     PEERS,
     PeerRow,
     choose_peers,
@@ -24,9 +27,6 @@ from kafka_sticky_plugin.demo.rolling_compare import (
     targets,
     write_report,
 )
-from kafka_sticky_plugin.errors import ConfigurationError
-from kafka_sticky_plugin.testing.analysis import Interval
-from kafka_sticky_plugin.testing.events import Delivery
 
 P0, P1 = ("t", 0), ("t", 1)
 

@@ -11,6 +11,7 @@ from kafka_sticky_plugin.assignor.strategies import STRATEGIES
 from kafka_sticky_plugin.demo.cli import _CHOICES
 from kafka_sticky_plugin.demo.scenario import STRATEGIES as DEMO_STRATEGIES
 from kafka_sticky_plugin.errors import ConfigurationError, InvalidSpecError
+from kafka_sticky_plugin.groups.assignor_names import ASSIGNOR_NAMES, assignor_class
 from kafka_sticky_plugin.simulate.grid import load_grid
 from kafka_sticky_plugin.simulate.strategies import (
     STRATEGY_NAMES,
@@ -18,7 +19,6 @@ from kafka_sticky_plugin.simulate.strategies import (
     get_strategy,
     is_baseline,
 )
-from kafka_sticky_plugin.testing.assignor_names import ASSIGNOR_NAMES, assignor_class
 
 
 @pytest.mark.parametrize("client", sorted(ASSIGNOR_NAMES))

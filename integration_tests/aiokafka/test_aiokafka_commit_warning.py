@@ -24,7 +24,7 @@ from kafka_sticky_plugin.aiokafka import (
     guard_commits,
     install_hooks,
 )
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
 
 SAID_ONCE = "commits refused while the group rebalances"
 

@@ -1,6 +1,6 @@
 """The aiokafka hooks of this aiokafka version over SCRAM-SHA-512, as a user with a consumer's
 ACLs only, on a secured Apache Kafka 4.4 node (``StandardAuthorizer``, no ACL means no
-access; :mod:`kafka_sticky_plugin.testing.kafka_security`). The aiokafka counterpart of
+access; :mod:`testlab.kafka_security`). The aiokafka counterpart of
 ``integration_tests/hooks/test_hooks_scram.py``; the ACL scenarios are in the security tier
 (``integration_tests/security/test_security_acl_aiokafka.py``, newest aiokafka only).
 
@@ -19,7 +19,7 @@ from scram_scenario import SECURED_MARKS, join_leave_and_commit, secured
 
 from kafka_sticky_plugin.aiokafka import CooperativeStickyAssignor
 from kafka_sticky_plugin.client_security import aiokafka_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = SECURED_MARKS
 __all__ = ["secured"]

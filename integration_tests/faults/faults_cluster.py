@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.faults import FaultFigures, FaultRun, check_figures
-from kafka_sticky_plugin.testing.gauntlet import gauntlets, step_table
-from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster, kafka_cluster
+from kafka_sticky_plugin.groups.admin import unique_name
+from testlab.faults import FaultFigures, FaultRun, check_figures
+from testlab.gauntlet import gauntlets, step_table
+from testlab.kafka_cluster import KafkaCluster, kafka_cluster
 
 TABLE = Path("build") / "faults" / "figures.txt"
 
@@ -32,7 +32,7 @@ def cluster_or_skip(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaC
 
 def record_and_check(figures: FaultFigures) -> None:
     """Print the run's row, append it to build/faults/figures.txt (the tier's table), then
-    check it (:func:`~kafka_sticky_plugin.testing.faults.check_figures`)."""
+    check it (:func:`~testlab.faults.check_figures`)."""
     row = figures.row()
     print(row)
     for label, seconds in figures.recovery_s.items():
@@ -76,7 +76,7 @@ def colocated_group_ids(cluster: KafkaCluster, count: int, tries: int = 12) -> l
 
 def run_gauntlets(cluster: KafkaCluster, specs: list[GauntletSpec]) -> None:
     """Every spec's gauntlet together on ``cluster``
-    (:func:`kafka_sticky_plugin.testing.gauntlet.gauntlets`: the broker steps once for all
+    (:func:`testlab.gauntlet.gauntlets`: the broker steps once for all
     groups, the member steps per group): print each per-step table, append it to
     build/faults/gauntlet.txt, then check every step and every whole run."""
     seed = int(os.environ.get("KAFKA_STICKY_FAULTS_SEED", random.randrange(1 << 30)))

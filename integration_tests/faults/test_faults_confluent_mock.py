@@ -1,6 +1,6 @@
 """Protocol errors injected into confluent-kafka members (librdkafka, our listener bridge,
 cooperative-sticky) through librdkafka's mock cluster
-(:mod:`kafka_sticky_plugin.testing.rdkafka_mock`): ILLEGAL_GENERATION, NOT_COORDINATOR and
+(:mod:`testlab.rdkafka_mock`): ILLEGAL_GENERATION, NOT_COORDINATOR and
 REBALANCE_IN_PROGRESS on JoinGroup, SyncGroup, Heartbeat and OffsetCommit, as librdkafka's
 own 0113 test does. No Kafka needed (the mock brokers run inside this process, on loopback).
 
@@ -21,12 +21,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafka_sticky_plugin.testing import rdkafka_mock
-from kafka_sticky_plugin.testing.analysis import analyse_deliveries
-from kafka_sticky_plugin.testing.checks import check_deliveries, check_exclusive_ownership
-from kafka_sticky_plugin.testing.events import Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
-from kafka_sticky_plugin.testing.member_config import encode_sequence
+from kafka_sticky_plugin.groups.analysis import analyse_deliveries
+from kafka_sticky_plugin.groups.events import Partition
+from kafka_sticky_plugin.groups.member_config import encode_sequence
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab import rdkafka_mock
+from testlab.checks import check_deliveries, check_exclusive_ownership
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from faults_cluster import cluster_or_skip, record_and_check
 
-from kafka_sticky_plugin.testing.faults import (
+from testlab.faults import (
     FaultRun,
     broker_failover,
 )
-from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
+from testlab.kafka_cluster import KafkaCluster
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.faults_full]
 

@@ -1,9 +1,9 @@
 """The faults tier for hooked kafka-python 3.0.x members on a controller + 3 brokers.
 
-In ``make test``: one gauntlet per strategy (kafka_sticky_plugin.testing.gauntlet: the
+In ``make test``: one gauntlet per strategy (testlab.gauntlet: the
 coordinator SIGKILLed, every broker bounced, consumer bounces clean and SIGKILL, one by one and
 all at once, a static bounce, a pause past the session and a 25-step churn, checked after each
-step). ``make faults`` adds the separate scenarios (kafka_sticky_plugin.testing.faults), each
+step). ``make faults`` adds the separate scenarios (testlab.faults), each
 on a fresh group."""
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Iterator
 import pytest
 from faults_cluster import GauntletSpec, cluster_or_skip, record_and_check, run_gauntlets
 
-from kafka_sticky_plugin.testing.faults import (
+from testlab.faults import (
     FaultRun,
     broker_failover,
     churn,
     consumer_bounces,
     static_bounce,
 )
-from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
+from testlab.kafka_cluster import KafkaCluster
 
 pytestmark = pytest.mark.timeout(900)
 

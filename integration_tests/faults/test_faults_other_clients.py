@@ -4,7 +4,7 @@ the version matrix's ``.venvs/kafka-python-2.2`` as child processes) and the gen
 consumer 4.4.0 as the reference.
 
 In ``make test``: one gauntlet per client and strategy it has (librdkafka has no eager
-``sticky``), kafka_sticky_plugin.testing.gauntlet: the coordinator SIGKILLed, every broker
+``sticky``), testlab.gauntlet: the coordinator SIGKILLed, every broker
 bounced, consumer bounces clean and SIGKILL, one by one and all at once, a static bounce, a
 pause past the session and a 25-step churn, checked after each step; Java 4.4.0
 cooperative-sticky as the reference (its sticky gauntlet in ``make faults``). ``make faults``
@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 from faults_cluster import GauntletSpec, cluster_or_skip, record_and_check, run_gauntlets
 
-from kafka_sticky_plugin.testing.faults import (
+from testlab.faults import (
     FaultRun,
     broker_failover,
     consumer_bounces,
     coordinator_failover,
 )
-from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
+from testlab.kafka_cluster import KafkaCluster
 
 pytestmark = pytest.mark.timeout(1500)
 

@@ -28,13 +28,13 @@ from typing import Any
 
 import pytest
 
-from kafka_sticky_plugin.testing.admin import admin_client, unique_name
-from kafka_sticky_plugin.testing.analysis import rebalance_rounds
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.events import Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster, kafka_cluster
-from kafka_sticky_plugin.testing.producer import KeyedProducer
+from kafka_sticky_plugin.groups.admin import admin_client, unique_name
+from kafka_sticky_plugin.groups.analysis import rebalance_rounds
+from kafka_sticky_plugin.groups.events import Partition
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
+from testlab.kafka_cluster import KafkaCluster, kafka_cluster
 
 RACKS = ("r0", "r1", "r2")  # broker i is on RACKS[i - 1]
 SELECTOR = {"replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector"}

@@ -2,7 +2,7 @@
 bounces"): three hooked kafka-python 3.x members (cooperative-sticky), each running the
 :class:`~kafka_sticky_plugin.kafka_python.Processor` with
 :func:`~kafka_sticky_plugin.kafka_python.guard_commits` on, under steady keyed production
-with ``acks=all`` (the faults tier's :class:`~kafka_sticky_plugin.testing.faults.FaultRun`
+with ``acks=all`` (the faults tier's :class:`~testlab.faults.FaultRun`
 gives the topic, the producer and the scenarios; the members are this module's own threads,
 since FaultRun's members run a plain poll loop). Every record takes 50-200 ms of work (seeded),
 so work is in flight at every fault: a fourth member joins and a second later the group
@@ -38,8 +38,8 @@ from kafka_sticky_plugin.kafka_python import (
     guard_commits,
     install_hooks,
 )
-from kafka_sticky_plugin.testing.faults import FaultRun, kill_coordinator, rolling_bounce
-from kafka_sticky_plugin.testing.kafka_cluster import KafkaCluster
+from testlab.faults import FaultRun, kill_coordinator, rolling_bounce
+from testlab.kafka_cluster import KafkaCluster
 
 pytestmark = pytest.mark.timeout(600)
 

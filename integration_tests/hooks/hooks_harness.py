@@ -4,7 +4,7 @@ Each :class:`Member` is one hooked ``KafkaConsumer`` polling in its own thread a
 with a shared monotonic clock, every rebalance callback (``assigned``, ``revoked``, ``lost``)
 and every delivered record. Commands (pause, change subscription, stop) run *in* the poll
 thread, since a ``KafkaConsumer`` is not thread-safe. The shared project harness in
-``kafka_sticky_plugin.testing`` is built around kafka-python 3.x listeners and admin calls,
+``kafka_sticky_plugin.brokers`` is built around kafka-python 3.x listeners and admin calls,
 so the hooks' version matrix uses this one.
 
 :func:`consumed_by_two_live_members` is the ownership check of KIP-341's debug-pause

@@ -24,7 +24,7 @@ from hooks_harness import Partition, Producer, create_topics, unique, wait_stabl
 from kafka import KafkaConsumer, TopicPartition
 
 from kafka_sticky_plugin.client_security import kafka_python_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from testlab.kafka_security import SecuredKafka, secured_kafka_broker
 
 PARTITIONS = 4
 

@@ -1,6 +1,6 @@
 """A classic leader that may not describe a topic another member subscribes to (issue 27),
 with this client version's hooks, over SCRAM on a secured Apache Kafka 4.4 node
-(:mod:`kafka_sticky_plugin.testing.kafka_security`).
+(:mod:`testlab.kafka_security`).
 
 ``alice`` may read t1 only and subscribes to it; she joins first and leads. ``bob`` may read
 t1 and t2 and subscribes to both. alice steps aside once (one line), bob leads: every
@@ -33,7 +33,7 @@ from kafka import KafkaProducer
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.client_security import kafka_python_settings
 from kafka_sticky_plugin.hooks import install_hooks
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from testlab.kafka_security import SecuredKafka, secured_kafka_broker
 
 pytestmark = [
     pytest.mark.skipif(

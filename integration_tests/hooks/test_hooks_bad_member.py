@@ -2,7 +2,7 @@
 (each client family: this runs in every venv of the version matrix) gives it an empty
 assignment and one error line, and the rest of the group keeps consuming.
 
-The broken member is a :class:`~kafka_sticky_plugin.testing.raw_member.RawGroupMember` (no
+The broken member is a :class:`~testlab.raw_member.RawGroupMember` (no
 client: raw JoinGroup/SyncGroup/Heartbeat over a socket), offering the group's own protocol
 name with bytes no consumer-protocol decoder can read.
 """
@@ -18,7 +18,7 @@ from hooks_harness import Member, Producer, create_topics, unique, wait_stable
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
 from kafka_sticky_plugin.codec import decode_assignment
-from kafka_sticky_plugin.testing.raw_member import RawGroupMember
+from testlab.raw_member import RawGroupMember
 
 pytestmark = pytest.mark.timeout(150)
 

@@ -23,16 +23,16 @@ import kafka
 import pytest
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
-from kafka_sticky_plugin.testing.analysis import current_ownership
-from kafka_sticky_plugin.testing.events import EventLog, Partition, member_key
-from kafka_sticky_plugin.testing.java_member import (
+from kafka_sticky_plugin.groups.analysis import current_ownership
+from kafka_sticky_plugin.groups.events import EventLog, Partition, member_key
+from kafka_sticky_plugin.groups.member_config import MemberConfig
+from testlab.java_member import (
     ASSIGNOR_LOGGERS,
     JAVA_CLIENT_VERSIONS,
     JavaProcessMember,
     java_tools_missing,
     log_problems,
 )
-from kafka_sticky_plugin.testing.member_config import MemberConfig
 
 pytestmark = [
     pytest.mark.skipif(

@@ -1,6 +1,6 @@
 """The coordinator hooks of this client version over SCRAM-SHA-512, as a user with a
 consumer's ACLs only, on a secured Apache Kafka 4.4 node (``StandardAuthorizer``, no ACL
-means no access; :mod:`kafka_sticky_plugin.testing.kafka_security`).
+means no access; :mod:`testlab.kafka_security`).
 
 Two hooked ``CooperativeStickyAssignor`` members of ``alice`` (``READ`` on the group and the
 topic) share four partitions; one leaves and the other takes everything back without being
@@ -28,7 +28,7 @@ from scram_scenario import PARTITIONS, SECURED_MARKS, join_leave_and_commit, sec
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
 from kafka_sticky_plugin.client_security import kafka_python_settings
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = SECURED_MARKS
 __all__ = ["secured"]

@@ -25,9 +25,9 @@ import pytest
 from group_flow import FlowingGroupFactory
 from kip848_check_run import run_migration_check
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.confluent import create_consumer
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from testlab.checks import check_stable_assignment
 
 PARTITIONS = 6
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 from kip848_check_run import run_migration_check
 
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
 
 
 @pytest.mark.kafka_only("protocol_vote")

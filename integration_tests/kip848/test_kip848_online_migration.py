@@ -17,7 +17,7 @@ balanced; at the end, no partition ever had two live owners, nothing acknowledge
 Printed per step: partitions moved, and the generation each classic member reports (in a
 consumer group that is the member epoch the broker gives the classic member), asserted never
 to go down. A child-process member's warnings reach ``caplog`` through its pipe
-(:mod:`kafka_sticky_plugin.testing.member_process`).
+(:mod:`kafka_sticky_plugin.groups.member_process`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from pathlib import Path
 import pytest
 from group_flow import FlowingGroupFactory
 
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.java_member import JAVA_CLIENT_VERSIONS
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
+from testlab.java_member import JAVA_CLIENT_VERSIONS
 
 PARTITIONS = 6
 MEMBERS = ("m0", "m1")

@@ -29,12 +29,12 @@ from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.confluent import create_consumer
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
 from kafka_sticky_plugin.hooks import install_hooks
 from kafka_sticky_plugin.migration_check import main as migration_check
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
-from kafka_sticky_plugin.testing.kafka_broker import kafka_broker
+from testlab.kafka_broker import kafka_broker
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("KAFKA_STICKY_BROKER") == "embedded", reason="Apache Kafka behaviour"

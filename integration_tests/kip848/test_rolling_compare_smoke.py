@@ -1,7 +1,7 @@
 """``make bench-rolling`` in small, so it cannot rot: the same rolling restart, reduced to 3
 members and 6 partitions, for our classic cooperative-sticky (hooked kafka-python) and the two
 KIP-848 clients (confluent-kafka, and Java 4.4.0 where java/javac/mvn are installed), through
-the very functions the benchmark runs (:mod:`kafka_sticky_plugin.demo.rolling_compare`).
+the very functions the benchmark runs (:mod:`testlab.rolling_compare`).
 
 Apache Kafka only (the embedded Tansu broker has no KIP-848): skipped there in one line.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_sticky_plugin.demo.rolling_compare import PEERS, run_peers, write_report
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
+from testlab.rolling_compare import PEERS, run_peers, write_report
 
 SMOKE_PEERS = ("kafka-python/cooperative-sticky", "confluent/uniform", "java/uniform")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_sticky_plugin.testing.lifetime import start_tied
+from kafka_sticky_plugin.lifetime import start_tied
 
 
 def prometheus_binary() -> str:

@@ -16,7 +16,7 @@ import pytest
 from metrics_harness import apache_kafka_only  # noqa: F401 (the fixture)
 
 from kafka_sticky_plugin.confluent import TopicPartition, create_consumer, subscribe
-from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.groups.admin import unique_name
 
 pytestmark = [pytest.mark.usefixtures("apache_kafka_only"), pytest.mark.timeout(150)]
 

@@ -21,9 +21,9 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_server import prometheus_binary, prometheus_scraping, query
 
+from kafka_sticky_plugin.groups.admin import unique_name
 from kafka_sticky_plugin.metrics.opentelemetry import enable_opentelemetry
 from kafka_sticky_plugin.metrics.prometheus import enable_prometheus
-from kafka_sticky_plugin.testing.admin import unique_name
 
 pytestmark = [
     pytest.mark.usefixtures("apache_kafka_only"),

@@ -17,7 +17,7 @@ from metrics_harness import (
     wait_stable,
 )
 
-from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.groups.admin import unique_name
 
 pytestmark = [
     pytest.mark.usefixtures("apache_kafka_only"),

@@ -25,8 +25,8 @@ from guard_kafka_python_members import (
 )
 from kafka import KafkaConsumer, TopicPartition
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.errors import CommitRefusedError
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.kafka_only()]
 

@@ -13,7 +13,7 @@ from aiokafka import AIOKafkaConsumer
 from processing_runs import MemberThread, Recorder, WorkLog, long_work_run, revoke_run
 
 from kafka_sticky_plugin.aiokafka import CooperativeStickyAssignor, Processor, install_hooks
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 
 pytestmark = pytest.mark.kafka_only()
 

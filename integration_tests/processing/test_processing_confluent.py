@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from processing_runs import MemberThread, Recorder, WorkLog, long_work_run, revoke_run
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.confluent import Processor, create_consumer, subscribe
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
 pytestmark = pytest.mark.kafka_only()
 

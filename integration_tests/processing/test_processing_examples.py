@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from example_runs import committed_offsets, run_example
 
-from kafka_sticky_plugin.testing.admin import unique_name
+from kafka_sticky_plugin.groups.admin import unique_name
 
 pytestmark = pytest.mark.kafka_only()
 

@@ -24,9 +24,9 @@ from processing_runs import (
     revoke_run,
 )
 
+from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.kafka_python import CooperativeStickyAssignor, Processor, install_hooks
 from kafka_sticky_plugin.processing import ProcessingError
-from kafka_sticky_plugin.testing.embedded_broker import RunningBroker
 
 pytestmark = pytest.mark.kafka_only()
 

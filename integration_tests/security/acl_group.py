@@ -30,9 +30,9 @@ from kafka_sticky_plugin.client_security import (
     confluent_settings,
     kafka_python_settings,
 )
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
-from kafka_sticky_plugin.testing.producer import KeyedProducer
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from testlab.kafka_security import SecuredKafka
 
 #: The fast-group settings every member uses (BROKER_NOTES.md).
 GROUP_TIMING = {

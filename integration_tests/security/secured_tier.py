@@ -2,13 +2,13 @@
 non-super users over a chosen transport, and the scan of every log line for secrets.
 
 - ``secured_kafka`` (a module-scoped fixture; import it into a test module): a
-  :func:`~kafka_sticky_plugin.testing.kafka_security.secured_kafka_broker` with the users
+  :func:`~testlab.kafka_security.secured_kafka_broker` with the users
   :data:`USERS`, stopped after the module's last test.
 - ``secured_flow`` (a fixture: import it too): ``secured_flow(user, transport, assignors,
   partitions)`` gives a fresh topic (created by the super user over the transport), the ACLs
   a consumer needs (``READ`` on the group, ``READ``/``DESCRIBE`` on the topic) granted to
   ``user``, a keyed producer (the super user) filling it and then sending at a steady rate,
-  and a :class:`~kafka_sticky_plugin.testing.group.ConsumerGroupRunner` whose members
+  and a :class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner` whose members
   connect as ``user`` over the transport, logging at DEBUG (``debug_logs``: librdkafka's
   security, configuration, connection and protocol lines, and a child-process member's
   every line, reach this process's loggers): a :class:`~group_flow.FlowingGroup` (``finish``
@@ -35,12 +35,12 @@ import pytest
 from group_flow import FlowingGroup
 
 from kafka_sticky_plugin.client_security import ClientSecurity
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
-from kafka_sticky_plugin.testing.member_config import DEBUG_LOGGERS, LIBRDKAFKA_LOGGER
-from kafka_sticky_plugin.testing.producer import KeyedProducer
-from kafka_sticky_plugin.testing.secret_scan import SecretScan, scan_for_secrets
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.member_config import DEBUG_LOGGERS, LIBRDKAFKA_LOGGER
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.kafka_security import SecuredKafka, secured_kafka_broker
+from testlab.secret_scan import SecretScan, scan_for_secrets
 
 __all__ = [
     "EMBEDDED_SKIP",
@@ -66,7 +66,7 @@ EMBEDDED_SKIP = pytest.mark.skipif(
 #: The loggers a test listens to at DEBUG: ours, the Python clients' and librdkafka's.
 SCANNED_LOGGERS = DEBUG_LOGGERS
 #: What a child-process member's forwarded lines end with
-#: (:mod:`~kafka_sticky_plugin.testing.member_process`).
+#: (:mod:`~kafka_sticky_plugin.groups.member_process`).
 CHILD_MARK = ", child process]"
 
 
@@ -179,7 +179,7 @@ KNOWN_CLIENT_LEAKS = ("kafka.admin.client DEBUG Starting KafkaAdminClient with c
 def assert_no_secret(kafka: SecuredKafka, texts: Iterable[str]) -> SecretScan:
     """Fail naming the leaked lines (secrets masked) if any line contains a password or a
     private-key line of ``kafka``'s run, :data:`KNOWN_CLIENT_LEAKS` aside; scans ``texts``
-    and the node's log (:func:`~kafka_sticky_plugin.testing.secret_scan.scan_for_secrets`).
+    and the node's log (:func:`~testlab.secret_scan.scan_for_secrets`).
     Returns the scan (how many lines were read, so a caller can check it saw something, and
     how many were known client leaks)."""
     node_log = kafka.log_path.read_text(errors="replace") if kafka.log_path else ""

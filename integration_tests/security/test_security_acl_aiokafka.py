@@ -19,9 +19,9 @@ from acl_group import LogLines, PolledGroup, PolledMember, acl_topic, consumer_k
 from secured_tier import EMBEDDED_SKIP, USERS, secured_kafka
 
 from kafka_sticky_plugin.client_security import aiokafka_settings
-from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
-from kafka_sticky_plugin.testing.producer import KeyedProducer
+from kafka_sticky_plugin.groups.admin import unique_name
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]

@@ -15,8 +15,8 @@ from acl_group import LogLines, PolledGroup, PolledMember, acl_topic, confluent_
 from secured_tier import EMBEDDED_SKIP, secured_kafka
 
 from kafka_sticky_plugin.confluent import create_consumer
-from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from kafka_sticky_plugin.groups.admin import unique_name
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]

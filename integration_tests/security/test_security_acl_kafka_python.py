@@ -13,9 +13,9 @@ import pytest
 from acl_group import AclGroup, LogLines, acl_topic
 from secured_tier import EMBEDDED_SKIP, secured_kafka
 
-from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
-from kafka_sticky_plugin.testing.producer import KeyedProducer
+from kafka_sticky_plugin.groups.admin import unique_name
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["secured_kafka"]  # the fixture, imported for pytest

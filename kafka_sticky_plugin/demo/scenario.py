@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from ..assignor.strategies import COOPERATIVE_STICKY
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
-from ..testing.admin import create_topic, unique_name
-from ..testing.analysis import (
+from ..groups.admin import create_topic, unique_name
+from ..groups.analysis import (
     DeliveryReport,
     Interval,
     PauseReport,
@@ -33,10 +33,10 @@ from ..testing.analysis import (
     rebalance_rounds,
     revoked_partitions,
 )
-from ..testing.events import Delivery, EventLog, Partition, member_key
-from ..testing.group import ConsumerGroupRunner, StableGroup
-from ..testing.metrics_events import MetricsSample, metrics_samples
-from ..testing.producer import KeyedProducer
+from ..groups.events import Delivery, EventLog, Partition, member_key
+from ..groups.metrics_events import MetricsSample, metrics_samples
+from ..groups.producer import KeyedProducer
+from ..groups.runner import ConsumerGroupRunner, StableGroup
 
 __all__ = ["STRATEGIES", "RestartRecord", "Strategy", "StrategyResult", "run_rolling_restart"]
 
@@ -149,8 +149,8 @@ def run_rolling_restart(
     ``watch(runner, label)`` is called once the group exists and may return a context
     manager (the live view) that is exited when the run ends. ``client`` is the members'
     client: ``kafka-python`` or ``aiokafka`` (hooked ``AIOKafkaConsumer`` members), or any
-    other :attr:`~..testing.member_config.MemberConfig.client`; ``member_settings`` are further
-    :class:`~..testing.member_config.MemberConfig` fields for every member (for example
+    other :attr:`~..groups.member_config.MemberConfig.client`; ``member_settings`` are further
+    :class:`~..groups.member_config.MemberConfig` fields for every member (for example
     ``group_protocol``). ``settle_between`` waits, in every restart, until the group is
     stable without the stopped member before its successor starts: every client then gets the
     same two rebalances per restart (a leave, then a join), whatever its process start costs

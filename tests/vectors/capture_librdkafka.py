@@ -28,7 +28,7 @@ from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.consumer import ConsumerCoordinator
 
 from kafka_sticky_plugin import CooperativeStickyAssignor
-from kafka_sticky_plugin.testing.embedded_broker import embedded_broker
+from kafka_sticky_plugin.brokers.embedded import embedded_broker
 
 FAST = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000, "max_poll_interval_ms": 10000}
 RECORDS: list[dict[str, Any]] = []

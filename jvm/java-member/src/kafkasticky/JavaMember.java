@@ -25,7 +25,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One consumer-group member on the genuine Java {@code KafkaConsumer}, the Java twin of
- * {@code kafka_sticky_plugin/testing/member.py}: the same configuration (argv[0], the
+ * {@code kafka_sticky_plugin/groups/kafka_python_member.py}: the same configuration (argv[0], the
  * MemberConfig JSON) and the same JSON lines on stdout ({"type":"event",...} and
  * {"type":"deliveries",...}), so the Python harness reads it like its own child members.
  *

@@ -182,7 +182,7 @@ LEFTOVER_KINDS: dict[str, str] = {
     "tansu broker": "tansu",
     "Apache Kafka broker": "kafka.Kafka",
     "Java member / codec": "kafkasticky.",
-    "member process": "kafka_sticky_plugin.testing.",
+    "member process": "kafka_sticky_plugin.groups.",
     "broker command": "kafka_sticky_plugin broker",
     "demo command": "kafka_sticky_plugin demo",
     "conformance command": "kafka_sticky_plugin conformance",

@@ -25,35 +25,36 @@ __all__ = [
 
 @dataclass(frozen=True)
 class BrokerProfile:
-    """Behaviour flags of one broker implementation (see module docstring)."""
+    """Behaviour flags of one broker implementation (see module docstring); a flag left out
+    takes Apache Kafka's behaviour, the reference."""
 
     name: str
     #: JoinGroup picks the protocol by Kafka's vote over the protocols every member supports
     #: (False: the first member's first-listed protocol, fixed for the group id forever).
-    protocol_vote: bool
+    protocol_vote: bool = True
     #: CreatePartitions works, and a leader that sees more partitions triggers a rebalance.
-    partition_growth: bool
+    partition_growth: bool = True
     #: A static member (group.instance.id) that leaves or crashes is removed after the
     #: session timeout and its partitions are reassigned (False: orphaned).
-    static_member_expiry: bool
+    static_member_expiry: bool = True
     #: librdkafka (confluent-kafka) survives a subscribed topic being deleted.
-    topic_deletion_safe_for_librdkafka: bool
+    topic_deletion_safe_for_librdkafka: bool = True
     #: The generation id of a group's first stable generation.
-    generations_start_at: int
+    generations_start_at: int = 1
     #: A leader rejoining with unchanged metadata starts a new generation (so a subscribed
     #: topic deleted or grown leads to a rebalance).
-    leader_rejoin_rebalances: bool
+    leader_rejoin_rebalances: bool = True
     #: Each member's own session timeout applies (False: the first member's applies to all).
-    per_member_session_timeout: bool
+    per_member_session_timeout: bool = True
     #: Topics, offsets and groups survive a broker restart.
-    durable: bool
+    durable: bool = True
     #: A lone member's JoinGroup is answered at once (False: held in 1-second steps until
     #: half the session timeout, so every join takes seconds).
-    prompt_join_response: bool
+    prompt_join_response: bool = True
     #: A static member replaced by a newer JoinGroup under the same group.instance.id is
     #: fenced: its next heartbeat fails (False: it keeps heartbeating and owning its
     #: partitions next to the newcomer).
-    static_member_fencing: bool
+    static_member_fencing: bool = True
 
     def missing(self, capability: str) -> str | None:
         """Why this broker cannot run a test that needs ``capability`` (None: it can)."""
@@ -112,16 +113,4 @@ TANSU_PROFILE = BrokerProfile(
 
 #: Apache Kafka (KRaft, 3.x/4.x) behaviour as documented in the KIPs, and measured on 4.4.0
 #: (``make integration-kafka`` runs every conformance test against it).
-APACHE_KAFKA_PROFILE = BrokerProfile(
-    name="apache-kafka",
-    protocol_vote=True,
-    partition_growth=True,
-    static_member_expiry=True,
-    topic_deletion_safe_for_librdkafka=True,
-    generations_start_at=1,
-    leader_rejoin_rebalances=True,
-    per_member_session_timeout=True,
-    durable=True,
-    prompt_join_response=True,
-    static_member_fencing=True,
-)
+APACHE_KAFKA_PROFILE = BrokerProfile(name="apache-kafka")

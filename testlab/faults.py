@@ -2,13 +2,14 @@
 killed, every broker bounced, consumers bounced (clean and SIGKILL, one by one and all at
 once), a static member bounced
 within its session, a member paused past its session, and a seeded churn playbook; all under
-steady keyed production with ``acks=all`` (:class:`~.producer.KeyedProducer`).
+steady keyed production with ``acks=all``
+(:class:`~kafka_sticky_plugin.groups.producer.KeyedProducer`).
 
 A :class:`FaultRun` owns one topic, one producer and one
-:class:`~.group.ConsumerGroupRunner`; each scenario function drives one fault and records
-a :class:`FaultMark` (when it happened). :meth:`FaultRun.finish` stops the producer, waits
-until every acknowledged record was delivered, waits for a stable group, closes the group
-and returns a :class:`FaultFigures`, which :func:`check_figures` turns into assertions:
+:class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner`; each scenario function drives one
+fault and records a :class:`FaultMark` (when it happened). :meth:`FaultRun.finish` stops the
+producer, waits until every acknowledged record was delivered, waits for a stable group, closes the
+group and returns a :class:`FaultFigures`, which :func:`check_figures` turns into assertions:
 
 - 0 acknowledged records lost, every duplicate a re-delivery of an uncommitted offset;
 - never two live owners of one partition (from the members' own callbacks);
@@ -33,15 +34,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvariantViolation
-from .admin import create_topic, unique_name
-from .analysis import DeliveryReport, Overlap, analyse_deliveries
-from .checks import check_deliveries, check_exclusive_ownership
-from .events import Delivery, Partition, member_key
-from .group import ConsumerGroupRunner
-from .kafka_cluster import KafkaCluster
-from .member_process import ProcessMember
-from .producer import KeyedProducer
+from kafka_sticky_plugin.errors import InvariantViolation
+from kafka_sticky_plugin.groups.admin import create_topic, unique_name
+from kafka_sticky_plugin.groups.analysis import DeliveryReport, Overlap, analyse_deliveries
+from kafka_sticky_plugin.groups.events import Delivery, Partition, member_key
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.producer import KeyedProducer
+from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner
+from testlab.checks import check_deliveries, check_exclusive_ownership
+from testlab.kafka_cluster import KafkaCluster
 
 __all__ = [
     "FaultFigures",

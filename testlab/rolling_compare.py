@@ -1,18 +1,18 @@
 """The same rolling restart, classic protocol against KIP-848, one row per client and strategy.
 
-``python -m kafka_sticky_plugin.demo.rolling_compare`` (``make bench-rolling``) starts Apache
-Kafka on loopback (the jars ``make kafka-broker`` resolved, :mod:`..testing.kafka_broker`, whose
-settings give KIP-848 groups the same 6 s session / 1 s heartbeat the classic members use) and
-runs the demo's rolling restart (:func:`.scenario.run_rolling_restart`) once per *peer*: a fresh
-topic and group, a burst then a steady keyed producer (the same :class:`~..testing.producer.
-KeyedProducer` at the same rate for every peer), every member started and the group stable
-(so a Java member's JIT has seen its first rebalance) before member ``m0``, then ``m1``, ...
-is restarted in turn: a clean close (commit on revoke, leave the group), a wait until the group
-is stable without it, then a new consumer under the same name (a new JVM for Java, so its JIT is
-cold again) and a wait until the group is stable again. The settle in the middle gives every
-client the same two rebalances per restart: a thread member would otherwise be back within
-the leave's rebalance and a JVM seconds later, which compares start-up times rather than
-protocols. Members commit their delivered positions every second and in
+``python -m testlab.rolling_compare`` (``make bench-rolling``) starts Apache Kafka on loopback (the
+jars ``make kafka-broker`` resolved, :mod:`testlab.kafka_broker`, whose settings give KIP-848 groups
+the same 6 s session / 1 s heartbeat the classic members use) and runs the demo's rolling restart
+(:func:`kafka_sticky_plugin.demo.scenario.run_rolling_restart`) once per *peer*: a fresh topic and
+group, a burst then a steady keyed producer (the same
+:class:`~kafka_sticky_plugin.groups.producer.KeyedProducer` at the same rate for every peer), every
+member started and the group stable (so a Java member's JIT has seen its first rebalance) before
+member ``m0``, then ``m1``, ... is restarted in turn: a clean close (commit on revoke, leave the
+group), a wait until the group is stable without it, then a new consumer under the same name (a new
+JVM for Java, so its JIT is cold again) and a wait until the group is stable again. The settle in
+the middle gives every client the same two rebalances per restart: a thread member would otherwise
+be back within the leave's rebalance and a JVM seconds later, which compares start-up times rather
+than protocols. Members commit their delivered positions every second and in
 ``on_partitions_revoked``.
 
 The peers (:data:`PEERS`): this package's ``sticky`` and ``cooperative-sticky`` on hooked
@@ -22,10 +22,10 @@ classic ``CooperativeStickyAssignor``, and confluent-kafka and Java with
 ``group.protocol=consumer`` and the broker's ``uniform`` assignor. A peer whose client is not
 installed (Java tools, confluent-kafka) is skipped with one line saying why.
 
-Figures (:mod:`.bounce_metrics` defines them): paused partition-seconds per bounce, the mean
-and worst time until every paused partition delivered a record again, rebalance rounds per
-bounce (generation ids, or KIP-848 member epochs, first seen; librdkafka exposes neither, so
-"n/a" for confluent), partitions handed to another consumer per bounce, duplicate deliveries
+Figures (:mod:`kafka_sticky_plugin.demo.bounce_metrics` defines them): paused partition-seconds per
+bounce, the mean and worst time until every paused partition delivered a record again, rebalance
+rounds per bounce (generation ids, or KIP-848 member epochs, first seen; librdkafka exposes neither,
+so "n/a" for confluent), partitions handed to another consumer per bounce, duplicate deliveries
 and lost records (acknowledged, never delivered: must be 0). The table is printed and written
 as Markdown and JSON under ``--out`` (default ``build/rolling-compare``). Exit status 0 when
 every run kept its guarantees (nothing lost, never two owners), 1 otherwise, 2 for bad
@@ -44,12 +44,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..assignor.prompt_heartbeats import TALLY
-from ..errors import ConfigurationError, StickyPluginError
-from ..testing.brokers import open_broker
-from .bounce_metrics import BounceFigures, bounce_figures, bounce_windows
-from .report import broken_guarantees, markdown_table
-from .scenario import RestartRecord, Strategy, StrategyResult, run_rolling_restart
+from kafka_sticky_plugin.assignor.prompt_heartbeats import TALLY
+from kafka_sticky_plugin.demo.bounce_metrics import BounceFigures, bounce_figures, bounce_windows
+from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
+from kafka_sticky_plugin.demo.scenario import (
+    RestartRecord,
+    Strategy,
+    StrategyResult,
+    run_rolling_restart,
+)
+from kafka_sticky_plugin.errors import ConfigurationError, StickyPluginError
+from testlab.brokers import open_broker
 
 __all__ = [
     "PEERS",
@@ -83,7 +88,7 @@ class Peer:
     def unavailable(self) -> str | None:
         """Why this peer cannot run here, or ``None``."""
         if self.client.startswith("java-"):
-            from ..testing.java_member import java_tools_missing
+            from testlab.java_member import java_tools_missing
 
             return java_tools_missing()
         module = {"kafka-python": "kafka", "aiokafka": "aiokafka", "confluent": "confluent_kafka"}
@@ -185,8 +190,8 @@ def _worst(values: Sequence[float | None]) -> float | None:
 def measure(
     peer: Peer, result: StrategyResult, heartbeats: tuple[int, int, float] | None = None
 ) -> PeerRow:
-    """Turn one run into its row (:mod:`.bounce_metrics` for the definitions);
-    ``heartbeats``: (sent, sent promptly, member-seconds) of hooked Python members."""
+    """Turn one run into its row (:mod:`kafka_sticky_plugin.demo.bounce_metrics` for the
+    definitions); ``heartbeats``: (sent, sent promptly, member-seconds) of hooked Python members."""
     windows = bounce_windows([r.t_start for r in result.restarts], result.window[1])
     costs = [
         _restart_cost(result, restart, t0, t1)
@@ -376,7 +381,7 @@ inside a prompt-heartbeat window), n/a where the client is not ours."""
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin.demo.rolling_compare",
+        prog="python -m testlab.rolling_compare",
         description="One rolling restart per client and strategy, classic and KIP-848, on"
         " Apache Kafka (loopback).",
     )

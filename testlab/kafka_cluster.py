@@ -16,8 +16,8 @@ broker coordinates a group (FindCoordinator through kafka-python's admin client)
 
 Invariants: every listener is on 127.0.0.1; the controller never goes down (tests fault the
 brokers); every process is reaped when the block ends, a paused one included (SIGCONT before
-SIGTERM), and dies with this process (:mod:`.lifetime`); logs outlive the block (one file,
-lines tagged by node id), data directories are removed.
+SIGTERM), and dies with this process (:mod:`kafka_sticky_plugin.lifetime`); logs outlive the block
+(one file, lines tagged by node id), data directories are removed.
 """
 
 from __future__ import annotations
@@ -32,9 +32,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigurationError
-from .embedded_broker import LOOPBACK, BrokerStartError, free_loopback_port, stop_process
-from .kafka_broker import (
+from kafka_sticky_plugin.brokers.embedded import (
+    LOOPBACK,
+    BrokerStartError,
+    free_loopback_port,
+    stop_process,
+)
+from kafka_sticky_plugin.errors import ConfigurationError
+from kafka_sticky_plugin.lifetime import start_tied
+from testlab.kafka_broker import (
     KafkaRuntime,
     _cluster_id,
     _format,
@@ -45,7 +51,6 @@ from .kafka_broker import (
     _wait_ready,
     find_kafka_runtime,
 )
-from .lifetime import start_tied
 
 __all__ = ["REPLICATED_SETTINGS", "KafkaCluster", "kafka_cluster"]
 

@@ -1,11 +1,11 @@
 """A pytest plugin: a test session fails when it leaves a broker or client process running.
 
 At the start of a session every later child gets a fresh run marker in its environment
-(:func:`~.lifetime.new_run_marker`); at its end, every broker or client process that carries
-the marker or descends from the pytest process (:func:`~.lifetime.leftover_processes`) is
-killed, listed with its command line, and the session's exit status becomes 1 (pytest's
-"tests failed"). Session fixtures are torn down before this runs, so a session broker that
-stopped as it should is never reported.
+(:func:`~kafka_sticky_plugin.lifetime.new_run_marker`); at its end, every broker or client process
+that carries the marker or descends from the pytest process
+(:func:`~kafka_sticky_plugin.lifetime.leftover_processes`) is killed, listed with its command line,
+and the session's exit status becomes 1 (pytest's "tests failed"). Session fixtures are torn down
+before this runs, so a session broker that stopped as it should is never reported.
 
 The test tiers load it from their ``conftest.py`` (``tests/``, ``integration_tests/``) by
 importing the two hooks. It does not import pytest (the hooks are duck-typed), so it costs an
@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any
 
-from .lifetime import RUN_MARKER_ENV, end_leftovers, new_run_marker
+from kafka_sticky_plugin.lifetime import RUN_MARKER_ENV, end_leftovers, new_run_marker
 
 __all__ = ["pytest_configure", "pytest_sessionfinish"]
 

@@ -15,12 +15,12 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..core.spec import TopicPartitionTuple
-from .java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing, make_locked
+from kafka_sticky_plugin.core.spec import TopicPartitionTuple
+from testlab.java_member import JavaToolsMissing, JsonLineJvm, java_tools_missing, make_locked
 
 __all__ = ["JavaBrokerAssignors", "broker_assignors_classpath"]
 
-_BUILD = Path(__file__).resolve().parents[2] / "build" / "jvm"
+_BUILD = Path(__file__).resolve().parents[1] / "build" / "jvm"
 _LOCK = threading.Lock()
 
 

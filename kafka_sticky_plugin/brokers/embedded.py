@@ -9,7 +9,7 @@ broker there, waits until it answers a real Metadata request advertising that ad
 Invariants: the broker only ever listens on 127.0.0.1; its stdout and stderr go to a log file
 that outlives the broker (``RunningBroker.log_path``) so a failed test can show it; the process
 is always reaped, whatever happens inside the ``with`` block, and dies with this process even
-when nothing can run (``SIGKILL``: see :mod:`.lifetime`).
+when nothing can run (``SIGKILL``: see :mod:`kafka_sticky_plugin.lifetime`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .lifetime import start_tied
+from ..lifetime import start_tied
 from .profile import TANSU_PROFILE, BrokerProfile
 from .wire_probe import metadata_brokers
 

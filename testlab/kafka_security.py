@@ -44,11 +44,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..client_security import ClientSecurity
-from .admin import admin_client
-from .embedded_broker import LOOPBACK, BrokerStartError, RunningBroker, free_loopback_port
-from .kafka_broker import kafka_broker
-from .kafka_certificates import BROKER_NAME, Certificates, make_certificates
+from kafka_sticky_plugin.brokers.embedded import (
+    LOOPBACK,
+    BrokerStartError,
+    RunningBroker,
+    free_loopback_port,
+)
+from kafka_sticky_plugin.client_security import ClientSecurity
+from kafka_sticky_plugin.groups.admin import admin_client
+from testlab.kafka_broker import kafka_broker
+from testlab.kafka_certificates import BROKER_NAME, Certificates, make_certificates
 
 __all__ = [
     "ADMIN_USER",
@@ -82,7 +87,7 @@ class SecuredKafka:
 
     @property
     def log_path(self) -> Path | None:
-        """The node's log (see :class:`~.embedded_broker.RunningBroker`)."""
+        """The node's log (see :class:`~kafka_sticky_plugin.brokers.embedded.RunningBroker`)."""
         return self.broker.log_path
 
     def bootstrap(self, transport: str = "scram") -> str:

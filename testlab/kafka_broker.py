@@ -20,10 +20,10 @@ Invariants: every listener is on 127.0.0.1; each node writes stdout and stderr t
 that outlives it (``RunningBroker.log_path``; a cluster's nodes share one file, each line
 tagged with its node id) so a failed test can show it; every process is reaped, whatever
 happens inside the ``with`` block (SIGTERM, then SIGKILL after a grace period), and dies with
-this process even when nothing can run (``SIGKILL``: see :mod:`.lifetime`); the data
-directories are removed after a clean stop, the logs are kept. A failure to start raises
-:class:`~.embedded_broker.BrokerStartError` naming what is missing (``java``, the jars) or
-carrying the end of the log.
+this process even when nothing can run (``SIGKILL``: see :mod:`kafka_sticky_plugin.lifetime`); the
+data directories are removed after a clean stop, the logs are kept. A failure to start raises
+:class:`~kafka_sticky_plugin.brokers.embedded.BrokerStartError` naming what is missing (``java``,
+the jars) or carrying the end of the log.
 """
 
 from __future__ import annotations
@@ -40,52 +40,24 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConfigurationError
-from .embedded_broker import (
+from kafka_sticky_plugin.brokers.choose import FAST_GROUP_SETTINGS
+from kafka_sticky_plugin.brokers.embedded import (
     LOOPBACK,
     BrokerStartError,
     RunningBroker,
     free_loopback_port,
     stop_process,
 )
-from .lifetime import start_tied
-from .profile import APACHE_KAFKA_PROFILE
-from .wire_probe import metadata_brokers
+from kafka_sticky_plugin.brokers.profile import APACHE_KAFKA_PROFILE
+from kafka_sticky_plugin.brokers.wire_probe import metadata_brokers
+from kafka_sticky_plugin.errors import ConfigurationError
+from kafka_sticky_plugin.lifetime import start_tied
 
 __all__ = [
-    "FAST_GROUP_SETTINGS",
     "KafkaRuntime",
     "find_kafka_runtime",
     "kafka_broker",
 ]
-
-#: Broker settings for quick, reliable groups on one machine (and nothing a client can see
-#: as different from a production cluster but timing and replication).
-FAST_GROUP_SETTINGS: dict[str, str] = {
-    "group.initial.rebalance.delay.ms": "0",
-    # KIP-848 (consumer-protocol) groups on the same clock as the test members' classic
-    # settings (session 6 s, heartbeat 1 s) instead of the broker's 45 s / 5 s, so the two
-    # protocols are compared at equal timing (docs/benchmarks.md, rolling restart).
-    "group.consumer.session.timeout.ms": "6000",
-    "group.consumer.min.session.timeout.ms": "6000",
-    "group.consumer.heartbeat.interval.ms": "1000",
-    "group.consumer.min.heartbeat.interval.ms": "1000",
-    "offsets.topic.replication.factor": "1",
-    "offsets.topic.num.partitions": "1",
-    "transaction.state.log.replication.factor": "1",
-    "transaction.state.log.min.isr": "1",
-    "transaction.state.log.num.partitions": "1",
-    "share.coordinator.state.topic.replication.factor": "1",
-    "share.coordinator.state.topic.num.partitions": "1",
-    "default.replication.factor": "1",
-    "num.partitions": "1",
-    # A consumer must not re-create a topic a test deleted by asking for its metadata.
-    "auto.create.topics.enable": "false",
-    "num.network.threads": "2",
-    "num.io.threads": "2",
-    "background.threads": "2",
-    "log.cleaner.enable": "false",
-}
 
 _JVM_OPTIONS = ("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-Djava.awt.headless=true")
 _LIBS_ENV = "KAFKA_STICKY_KAFKA_LIBS"

@@ -1,6 +1,6 @@
 """One consumer-group member on aiokafka: the same events and deliveries as
-:func:`~.member.consume_loop` (kafka-python), from a hooked ``AIOKafkaConsumer`` running in its
-own event loop (``MemberConfig.client == "aiokafka"``).
+:func:`~.kafka_python_member.consume_loop` (kafka-python), from a hooked ``AIOKafkaConsumer``
+running in its own event loop (``MemberConfig.client == "aiokafka"``).
 
 The member always installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
 is eager only and has no generations), commits on revoke (auto-commit off), commits its
@@ -14,9 +14,7 @@ and ``stopped``.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from ..client_security import aiokafka_settings
@@ -24,11 +22,12 @@ from .assignor_names import assignor_class
 from .events import Partition
 from .member_config import (
     EventSink,
+    LoopControl,
     MemberConfig,
-    SubscriptionChange,
     consumer_settings,
     member_event,
     record_deliveries,
+    subscribe_as_configured,
 )
 from .metrics_events import MetricsReporter
 
@@ -39,26 +38,13 @@ def _parts(tps: Any) -> tuple[Partition, ...]:
     return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
 
 
-def aio_consume_loop(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None = None,
-    changes: SubscriptionChange | None = None,
-) -> None:
-    """Run one aiokafka member until ``should_stop()`` (see the module docstring);
-    ``changes``: subscription changes asked while it runs (``subscribe`` again between two
-    ``getmany`` calls, reported as a ``subscribed`` event)."""
-    asyncio.run(_run(config, sink, should_stop, ready, changes))
+def aio_consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
+    """Run one aiokafka member as ``control`` says (see the module docstring; a subscription
+    change is a ``subscribe`` again between two ``getmany`` calls)."""
+    asyncio.run(_run(config, sink, control))
 
 
-async def _run(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None,
-    changes: SubscriptionChange | None,
-) -> None:
+async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
     from aiokafka import AIOKafkaConsumer
     from aiokafka.abc import ConsumerRebalanceListener
 
@@ -130,21 +116,14 @@ async def _run(
 
     try:
         listener = Listener()
-        if config.topic_pattern is not None:
-            consumer.subscribe(pattern=config.topic_pattern, listener=listener)
-        else:
-            consumer.subscribe(list(config.topics), listener=listener)
+        subscribe_as_configured(consumer, config, listener)
         event("started", detail=f"aiokafka, protocol {handle.protocol.name}")
-        if ready is not None:
-            ready.set()
+        control.subscribed()
         await consumer.start()
         last_generation = -1
         last_commit = time.monotonic()
-        while not should_stop():
-            wanted = changes.take() if changes is not None else None
-            if wanted is not None:
-                consumer.subscribe(list(wanted), listener=listener)
-                event("subscribed", detail=",".join(wanted))
+        while not control.should_stop():
+            control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), event)
             batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, batches, positions, now)

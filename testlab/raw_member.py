@@ -31,7 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..errors import CodecError
+from kafka_sticky_plugin.errors import CodecError
 
 __all__ = ["RawGroupMember", "SyncedGeneration"]
 

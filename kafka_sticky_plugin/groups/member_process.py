@@ -1,7 +1,7 @@
 """Members as threads or as child processes, with one interface.
 
-:class:`ThreadMember` runs :func:`~.member.consume_loop` in a thread of this process (cheap:
-use it by default). :class:`ProcessMember` runs it in a child Python process that reports
+:class:`ThreadMember` runs :func:`~.kafka_python_member.consume_loop` in a thread of this process
+(cheap: use it by default). :class:`ProcessMember` runs it in a child Python process that reports
 JSON lines on its stdout; the parent can then freeze it exactly like a debugger does
 (``SIGSTOP``: no poll, no heartbeat, sockets left open), thaw it (``SIGCONT``) or crash it
 (``SIGKILL``), which a thread cannot do.
@@ -10,7 +10,7 @@ JSON lines on its stdout; the parent can then freeze it exactly like a debugger 
 (:attr:`~.member_config.MemberConfig.client`: kafka-python, aiokafka or confluent); the loops
 share :mod:`.member_config` and never import one another.
 
-Run as ``python -m kafka_sticky_plugin.testing.member_process CONFIG_JSON`` it is the child:
+Run as ``python -m kafka_sticky_plugin.groups.member_process CONFIG_JSON`` it is the child:
 SIGTERM asks it to stop cleanly (close the consumer, leave the group). The child's WARNING and
 ERROR records of this package's loggers go to the parent too, which logs them again under the
 same logger name and level with ``[member NAME-INCARNATION, child process]`` appended, so a
@@ -39,26 +39,23 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
+from ..lifetime import start_tied
 from .events import Delivery, EventLog, OwnershipEvent
-from .lifetime import start_tied
-from .member_config import DEBUG_LOGGERS, EventSink, MemberConfig, SubscriptionChange
+from .member_config import (
+    DEBUG_LOGGERS,
+    EventSink,
+    LoopControl,
+    MemberConfig,
+    SubscriptionChange,
+)
 
 __all__ = ["PYTHON_CLIENTS", "MemberHandle", "ProcessMember", "ThreadMember", "main", "member_loop"]
 
-#: ``loop(config, sink, should_stop, ready, changes)``: runs one member until ``should_stop()``
-MemberLoop = Callable[
-    [
-        MemberConfig,
-        EventSink,
-        Callable[[], bool],
-        threading.Event | None,
-        SubscriptionChange | None,
-    ],
-    None,
-]
+#: ``loop(config, sink, control)``: runs one member as ``control`` says
+MemberLoop = Callable[[MemberConfig, EventSink, LoopControl], None]
 
-#: The Python clients a member can run on (a ``java-<version>`` client is a child JVM:
-#: :mod:`.java_member`).
+#: The Python clients a member can run on (other clients, such as the repository lab's
+#: ``java-<version>`` child JVM, join through :func:`.runner.register_child_client`).
 PYTHON_CLIENTS = ("kafka-python", "aiokafka", "confluent")
 
 
@@ -66,11 +63,11 @@ def member_loop(client: str) -> MemberLoop:
     """The member loop of Python client ``client`` (its module is imported only now, so a
     client that is not installed costs nothing until a member asks for it)."""
     if client == "kafka-python":
-        from .member import consume_loop
+        from .kafka_python_member import consume_loop
 
         return consume_loop
     if client == "aiokafka":
-        from .aio_member import aio_consume_loop
+        from .aiokafka_member import aio_consume_loop
 
         return aio_consume_loop
     if client == "confluent":
@@ -113,7 +110,7 @@ class ThreadMember(MemberHandle):
     def _run(self) -> None:
         try:
             loop = member_loop(self.config.client)
-            loop(self.config, self._log, self._stop.is_set, self._ready, self._changes)
+            loop(self.config, self._log, LoopControl(self._stop.is_set, self._ready, self._changes))
         except BaseException as exc:  # kept for stop() to re-raise in the test thread
             self._error = exc
             self._ready.set()
@@ -208,7 +205,7 @@ class ProcessMember(MemberHandle):
         return [
             self.config.python or sys.executable,
             "-m",
-            "kafka_sticky_plugin.testing.member_process",
+            "kafka_sticky_plugin.groups.member_process",
             replace(self.config, security=None).to_json(),
         ]
 
@@ -361,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stop.set())
     sink = _JsonLinesSink(sys.stdout)
     forward_logs(sink, config.debug_logs)
-    member_loop(config.client)(config, sink, stop.is_set, None, None)
+    member_loop(config.client)(config, sink, LoopControl(stop.is_set))
     return 0
 
 

@@ -7,10 +7,11 @@ pinned ``kafka-clients`` version (:data:`JAVA_CLIENT_VERSIONS`) into
 ``mvn`` and ``javac`` are on the PATH.
 
 - :class:`JavaProcessMember` runs ``kafkasticky.JavaMember``: a child process that takes the
-  same :class:`~.member_config.MemberConfig` JSON and writes the same JSON lines as the Python
-  child members, so :class:`~.group.ConsumerGroupRunner` drives it like any other member
-  (freeze, thaw, crash, stop with SIGTERM). The Java client's own log (slf4j-simple, INFO
-  and up) goes to a file per incarnation; :func:`log_problems` reads WARN/ERROR lines back.
+  same :class:`~kafka_sticky_plugin.groups.member_config.MemberConfig` JSON and writes the same JSON
+  lines as the Python child members, so
+  :class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner` drives it like any other member
+  (freeze, thaw, crash, stop with SIGTERM). The Java client's own log (slf4j-simple, INFO and up)
+goes to a file per incarnation; :func:`log_problems` reads WARN/ERROR lines back.
 - :class:`JavaWireCodec` runs ``kafkasticky.WireCodec``: one persistent JVM answering
   encode/decode requests (one JSON line each way) with the Java client's own classes.
 
@@ -31,10 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .events import EventLog
-from .lifetime import start_tied
-from .member_config import MemberConfig
-from .member_process import ProcessMember
+from kafka_sticky_plugin.groups.events import EventLog
+from kafka_sticky_plugin.groups.member_config import MemberConfig
+from kafka_sticky_plugin.groups.member_process import ProcessMember
+from kafka_sticky_plugin.groups.runner import register_child_client
+from kafka_sticky_plugin.lifetime import start_tied
 
 __all__ = [
     "ASSIGNOR_LOGGERS",
@@ -55,7 +57,7 @@ __all__ = [
 #: with JAVA_CLIENT_VERSIONS in the Makefile.
 JAVA_CLIENT_VERSIONS: tuple[str, ...] = ("4.4.0", "3.9.2")
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+_REPO_ROOT = Path(__file__).resolve().parents[1]
 _BUILD = _REPO_ROOT / "build" / "jvm"
 _BUILD_LOCK = threading.Lock()
 _BUILT: set[str] = set()  # versions built (or found up to date) by this process
@@ -249,3 +251,8 @@ class JavaWireCodec(JsonLineJvm):
     def call(self, op: str, **fields: Any) -> dict[str, Any]:
         """One request (``op`` and its fields, bytes as hex) -> the decoded answer."""
         return self.request({"op": op, **fields})
+
+
+#: Every ConsumerGroupRunner starts ``java-<version>`` members as Java KafkaConsumers once this
+#: module is imported (the integration tests' conftest imports it).
+register_child_client("java-", JavaProcessMember)

@@ -1,7 +1,7 @@
 """What every member loop shares, whatever its client: its configuration, where it reports,
 subscription changes asked while it runs, and the sequence numbers that records carry.
 
-Each client's loop (:mod:`.member` on kafka-python, :mod:`.aio_member`,
+Each client's loop (:mod:`.kafka_python_member` on kafka-python, :mod:`.aiokafka_member`,
 :mod:`.confluent_member`) builds on this module and on no other loop;
 :func:`~.member_process.member_loop` picks the loop for a configuration, in one place.
 """
@@ -23,6 +23,7 @@ __all__ = [
     "LIBRDKAFKA_DEBUG",
     "LIBRDKAFKA_LOGGER",
     "EventSink",
+    "LoopControl",
     "MemberConfig",
     "SubscriptionChange",
     "consumer_settings",
@@ -31,6 +32,7 @@ __all__ = [
     "member_event",
     "record_deliveries",
     "reporting",
+    "subscribe_as_configured",
 ]
 
 
@@ -88,9 +90,9 @@ class MemberConfig:
     client_id: str = field(default="")
     #: ``client_rack`` of the consumer (KIP-881); None: not set (kafka-python 2.0.2 has none).
     client_rack: str | None = None
-    #: Which client runs this member: ``kafka-python`` (:mod:`.member`), ``confluent``
-    #: (:mod:`.confluent_member`), ``aiokafka`` (:mod:`.aio_member`, a hooked
-    #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`.java_member`, always a
+    #: Which client runs this member: ``kafka-python`` (:mod:`.kafka_python_member`), ``confluent``
+    #: (:mod:`.confluent_member`), ``aiokafka`` (:mod:`.aiokafka_member`, a hooked
+    #: AIOKafkaConsumer) or ``java-<kafka-clients version>`` (:mod:`testlab.java_member`, always a
     #: child process).
     client: str = "kafka-python"
     #: ``group.protocol`` of a confluent or Java member: ``classic`` (JoinGroup/SyncGroup,
@@ -155,6 +157,45 @@ class SubscriptionChange:
         with self._lock:
             pending, self._pending = self._pending, None
         return pending
+
+
+@dataclass(frozen=True)
+class LoopControl:
+    """How a member loop is driven: it runs until ``should_stop()``, sets ``ready`` once its
+    consumer is subscribed, and between two polls takes the subscription asked of it through
+    ``changes`` (reported as a ``subscribed`` event naming the topics)."""
+
+    should_stop: Callable[[], bool]
+    ready: threading.Event | None = None
+    changes: SubscriptionChange | None = None
+
+    def subscribed(self) -> None:
+        """Tell the waiting test thread, if any, that the consumer is subscribed."""
+        if self.ready is not None:
+            self.ready.set()
+
+    def new_topics(self) -> tuple[str, ...] | None:
+        """The topics asked for since the last call, or ``None``."""
+        return self.changes.take() if self.changes is not None else None
+
+    def follow_changes(
+        self, resubscribe: Callable[[list[str]], object], event: Callable[..., None]
+    ) -> None:
+        """Between two polls: ``resubscribe`` to the topics asked for, if any, and report a
+        ``subscribed`` event naming them."""
+        wanted = self.new_topics()
+        if wanted is not None:
+            resubscribe(list(wanted))
+            event("subscribed", detail=",".join(wanted))
+
+
+def subscribe_as_configured(consumer: Any, config: MemberConfig, listener: Any) -> None:
+    """``subscribe`` a kafka-python or aiokafka consumer (the same call in both) to the
+    configured topic pattern, else to the configured topics."""
+    if config.topic_pattern is not None:
+        consumer.subscribe(pattern=config.topic_pattern, listener=listener)
+    else:
+        consumer.subscribe(list(config.topics), listener=listener)
 
 
 def encode_sequence(sequence: int) -> bytes:

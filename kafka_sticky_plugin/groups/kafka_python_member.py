@@ -21,9 +21,7 @@ revoked or lost (a partition that comes back starts from the committed offset); 
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from ..assignor.strategies import STRATEGIES
@@ -32,12 +30,13 @@ from .assignor_names import make_assignor
 from .events import Partition
 from .member_config import (
     EventSink,
+    LoopControl,
     MemberConfig,
-    SubscriptionChange,
     consumer_settings,
     member_event,
     record_deliveries,
     reporting,
+    subscribe_as_configured,
 )
 from .metrics_events import MetricsReporter
 
@@ -216,19 +215,10 @@ def _commit_positions(
     )
 
 
-def consume_loop(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None = None,
-    changes: SubscriptionChange | None = None,
-) -> None:
-    """Run one member until ``should_stop()``; then close the consumer (leaving the group).
-
-    ``ready`` is set once the consumer is subscribed; ``changes`` carries subscription changes
-    asked while it runs (each one reported as a ``subscribed`` event naming the topics).
-    Exceptions from the client are reported as an ``error`` event and re-raised.
-    """
+def consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
+    """Run one member as ``control`` says (:class:`~.member_config.LoopControl`); then close
+    the consumer (leaving the group). Exceptions from the client are reported as an
+    ``error`` event and re-raised."""
     from kafka import KafkaConsumer
 
     def event(kind: str, **extra: Any) -> None:
@@ -249,20 +239,13 @@ def consume_loop(
             prompt = {} if config.prompt_heartbeats else {"prompt_heartbeats": None}
             metrics.attach(install_hooks(consumer, **prompt))
         listener = _make_listener(consumer, config, sink, positions, owned)
-        if config.topic_pattern is not None:
-            consumer.subscribe(pattern=config.topic_pattern, listener=listener)
-        else:
-            consumer.subscribe(list(config.topics), listener=listener)
+        subscribe_as_configured(consumer, config, listener)
         event("started")
-        if ready is not None:
-            ready.set()
+        control.subscribed()
         last_generation = -1
         last_commit = time.monotonic()
-        while not should_stop():
-            wanted = changes.take() if changes is not None else None
-            if wanted is not None:
-                consumer.subscribe(list(wanted), listener=listener)
-                event("subscribed", detail=",".join(wanted))
+        while not control.should_stop():
+            control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), event)
             records = consumer.poll(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
             record_deliveries(config, sink, records, positions, now)

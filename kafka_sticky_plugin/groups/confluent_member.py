@@ -1,4 +1,5 @@
-"""One consumer-group member on confluent-kafka (librdkafka), recording like :mod:`.member`.
+"""One consumer-group member on confluent-kafka (librdkafka), recording like
+:mod:`.kafka_python_member`.
 
 librdkafka runs its own C assignors, so a confluent member's ``assignors`` are librdkafka
 strategy names (``cooperative-sticky``, ``range``, ``roundrobin``; eager ``sticky`` does not
@@ -11,7 +12,7 @@ for lost partitions, like the kafka-python member.
 
 librdkafka does not expose the group generation id to Python: every event of a confluent
 member carries generation -1 and it reports no ``generation`` events
-(:meth:`~.group.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
+(:meth:`~.runner.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
 same-generation test and judges them by their assignment alone).
 
 Thread and child-process members run this loop through :mod:`.member_process` (the one place
@@ -21,9 +22,8 @@ that picks a client's loop), like every other Python client.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from ..client_security import confluent_settings
@@ -32,8 +32,8 @@ from .member_config import (
     LIBRDKAFKA_DEBUG,
     LIBRDKAFKA_LOGGER,
     EventSink,
+    LoopControl,
     MemberConfig,
-    SubscriptionChange,
     decode_sequence,
     member_event,
     reporting,
@@ -85,17 +85,9 @@ def _log_settings(config: MemberConfig) -> dict[str, Any]:
     }
 
 
-def confluent_consume_loop(
-    config: MemberConfig,
-    sink: EventSink,
-    should_stop: Callable[[], bool],
-    ready: threading.Event | None = None,
-    changes: SubscriptionChange | None = None,
-) -> None:
-    """Run one confluent member until ``should_stop()``; then close it (leaving the group).
-
-    ``changes`` carries subscription changes asked while it runs (each one reported as a
-    ``subscribed`` event naming the topics), as for the kafka-python member."""
+def confluent_consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
+    """Run one confluent member as ``control`` says (:class:`~.member_config.LoopControl`);
+    then close it (leaving the group)."""
     import confluent_kafka
 
     from ..confluent import create_consumer, subscribe
@@ -164,38 +156,36 @@ def confluent_consume_loop(
         def on_partitions_revoked(self, revoked: set[Any]) -> None:
             parts = {(tp.topic, tp.partition) for tp in revoked}
             commit({p: positions[p] for p in parts if p in positions})
-            for p in parts:
-                positions.pop(p, None)
-            owned.difference_update(parts)
-            event("revoked", parts, owned_after=tuple(sorted(owned)))
+            _changed("revoked", parts)
 
         def on_partitions_assigned(self, assigned: set[Any]) -> None:
-            parts = {(tp.topic, tp.partition) for tp in assigned}
-            for p in parts:
-                positions.pop(p, None)
-            owned.update(parts)
-            event("assigned", parts, owned_after=tuple(sorted(owned)))
+            _changed("assigned", {(tp.topic, tp.partition) for tp in assigned})
 
         def on_partitions_lost(self, lost: set[Any]) -> None:
-            parts = {(tp.topic, tp.partition) for tp in lost}
-            for p in parts:
-                positions.pop(p, None)
+            _changed("lost", {(tp.topic, tp.partition) for tp in lost})
+
+    def _changed(kind: str, parts: set[Partition]) -> None:
+        """Forget the positions of ``parts`` (a new owner starts from the committed offset),
+        update what this member owns and report the callback."""
+        for p in parts:
+            positions.pop(p, None)
+        if kind == "assigned":
+            owned.update(parts)
+        else:
             owned.difference_update(parts)
-            event("lost", parts, owned_after=tuple(sorted(owned)))
+        event(kind, parts, owned_after=tuple(sorted(owned)))
 
     listener = Listener()
     metrics = MetricsReporter(config, sink)
     with reporting(config, sink, consumer.close, metrics.final):
         metrics.attach(subscribe(consumer, list(config.topics), listener))
         event("started", detail=f"confluent-kafka {confluent_kafka.version()[0]}")
-        if ready is not None:
-            ready.set()
+        control.subscribed()
         last_commit = time.monotonic()
-        while not should_stop():
-            wanted = changes.take() if changes is not None else None
-            if wanted is not None:
-                metrics.attach(subscribe(consumer, list(wanted), listener))
-                event("subscribed", detail=",".join(wanted))
+        while not control.should_stop():
+            control.follow_changes(
+                lambda t: metrics.attach(subscribe(consumer, t, listener)), event
+            )
             messages = consumer.consume(num_messages=500, timeout=config.poll_timeout_ms / 1000)
             now = time.monotonic()
             batch: list[Delivery] = []

@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from .analysis import find_overlaps, ownership_intervals
-from .events import member_key
-from .faults import (
+from kafka_sticky_plugin.groups.analysis import find_overlaps, ownership_intervals
+from kafka_sticky_plugin.groups.events import member_key
+from testlab.faults import (
     FaultFigures,
     FaultRun,
     bounce_all,

@@ -37,9 +37,9 @@ from ..broker_kind import broker_kind, unreachable, unserved_request
 from ..cli_security import add_security_arguments, open_admin, security_from_args
 from ..client_security import ClientSecurity
 from ..errors import ConfigurationError
-from .brokers import parse_bootstrap
+from .choose import parse_bootstrap
 from .conformance import MEASUREMENTS, UNSERVED, Observation, measure
-from .embedded_broker import BrokerStartError, wait_until_ready
+from .embedded import BrokerStartError, wait_until_ready
 from .profile import APACHE_KAFKA_PROFILE, TANSU_PROFILE
 
 __all__ = ["main"]

@@ -1,9 +1,9 @@
 """Measure, on a running cluster, each behaviour a :class:`~.profile.BrokerProfile` records.
 
 One function per capability: it creates what it needs (topics and group ids with a random
-suffix, see :func:`~.admin.unique_name`), drives real kafka-python (or, for the librdkafka
-check, confluent-kafka) consumers against the cluster, deletes nothing it did not create, and
-returns an :class:`Observation`. The conformance tests
+suffix, see :func:`~kafka_sticky_plugin.groups.admin.unique_name`), drives real kafka-python (or,
+for the librdkafka check, confluent-kafka) consumers against the cluster, deletes nothing it did not
+create, and returns an :class:`Observation`. The conformance tests
 (``integration_tests/test_broker_profile.py``) compare each observation with the session
 broker's profile; ``python -m kafka_sticky_plugin conformance --bootstrap HOST:PORT`` runs them
 against a user's own cluster (any address) and prints which capabilities it has. Each takes
@@ -35,11 +35,11 @@ from typing import IO, Protocol
 from ..assignor.strategies import STRATEGIES
 from ..broker_kind import unserved_request
 from ..client_security import ClientSecurity, confluent_settings
-from .admin import create_topic, delete_topic, grow_topic, unique_name
-from .analysis import current_ownership
-from .group import ConsumerGroupRunner, GroupNotStable
-from .lifetime import start_tied
-from .member_process import ProcessMember
+from ..groups.admin import create_topic, delete_topic, grow_topic, unique_name
+from ..groups.analysis import current_ownership
+from ..groups.member_process import ProcessMember
+from ..groups.runner import ConsumerGroupRunner, GroupNotStable
+from ..lifetime import start_tied
 
 __all__ = [
     "MEASUREMENTS",
