@@ -63,7 +63,9 @@ def read_topic_partitions(
         partitions = reader.int32_array(partitions_field)
         pairs.extend(zip(repeat(topic), partitions))
         if canonical and not (
-            partitions and (previous is None or previous < topic) and _increasing(partitions)
+            partitions
+            and (previous is None or previous < topic)
+            and (len(partitions) == 1 or _increasing(partitions))
         ):
             canonical = False
         previous = topic
