@@ -1,0 +1,169 @@
+//! The `[topic [partition]]` array shared by every message of the consumer protocol: the twin
+//! of the reference's reader and writer of that array.
+//!
+//! Reading: the pairs in wire order as runs (one per topic element), without de-duplicating,
+//! with the reference's verdict on whether the bytes were *canonical* (topics strictly
+//! increasing, partitions strictly increasing within each topic, no empty topic). A null
+//! partition array (count -1) reads as an empty run, as in the reference.
+//!
+//! Writing: always the canonical form (topics sorted, each once, its distinct partitions
+//! sorted), so equal sets give equal bytes. Rust's `str` order is byte order of UTF-8, which
+//! is code point order: the order of Python's `sorted` on `str`.
+
+use crate::wire::{Put, Reader, Sure, Unsure, MIN_INT32_SIZE, MIN_STRING_SIZE};
+
+/// One array as read: run `i` is topic `topics[i]` with `partitions[starts[i]..starts[i + 1]]`
+/// (`starts` has one more entry than `topics`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Runs<'a> {
+    /// Topic names as raw UTF-8 bytes (checked), in wire order.
+    pub topics: Vec<&'a [u8]>,
+    /// Where each run starts in `partitions`, and the total at the end.
+    pub starts: Vec<usize>,
+    /// Every partition, in wire order.
+    pub partitions: Vec<i32>,
+    /// The reference's canonical verdict.
+    pub canonical: bool,
+}
+
+impl<'a> Runs<'a> {
+    /// The runs of an empty array.
+    pub fn empty() -> Self {
+        Runs {
+            topics: Vec::new(),
+            starts: vec![0],
+            partitions: Vec::new(),
+            canonical: true,
+        }
+    }
+
+    /// Run `i`'s partitions.
+    pub fn run(&self, i: usize) -> &[i32] {
+        &self.partitions[self.starts[i]..self.starts[i + 1]]
+    }
+
+    /// How many pairs the array holds.
+    pub fn len(&self) -> usize {
+        self.partitions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.partitions.is_empty()
+    }
+}
+
+/// Reads one array at `reader` (count included).
+pub fn read<'a>(reader: &mut Reader<'a>) -> Sure<Runs<'a>> {
+    let count = reader.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE)?;
+    let mut topics = Vec::with_capacity(count);
+    let mut starts = Vec::with_capacity(count + 1);
+    let mut partitions = Vec::with_capacity(count);
+    let mut canonical = true;
+    starts.push(0);
+    let mut previous: Option<&[u8]> = None;
+    for _ in 0..count {
+        let topic = reader.string()?;
+        let n = reader.int32()?;
+        let n = match n {
+            -1 => 0,
+            n if n < 0 => return Err(Unsure),
+            n => n as usize,
+        };
+        let raw = reader.take(n.checked_mul(4).ok_or(Unsure)?)?;
+        let first = partitions.len();
+        partitions.extend(
+            raw.chunks_exact(4)
+                .map(|w| i32::from_be_bytes([w[0], w[1], w[2], w[3]])),
+        );
+        if canonical {
+            let run = &partitions[first..];
+            canonical = !run.is_empty()
+                && previous.is_none_or(|p| p < topic)
+                && run.windows(2).all(|w| w[0] < w[1]);
+        }
+        previous = Some(topic);
+        topics.push(topic);
+        starts.push(partitions.len());
+    }
+    Ok(Runs {
+        topics,
+        starts,
+        partitions,
+        canonical,
+    })
+}
+
+/// Groups `(topic, partition)` pairs canonically: topics sorted and distinct, each with its
+/// distinct partitions sorted.
+pub fn canonical_groups(mut pairs: Vec<(&str, i32)>) -> Vec<(&str, Vec<i32>)> {
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut groups: Vec<(&str, Vec<i32>)> = Vec::new();
+    for (topic, partition) in pairs {
+        match groups.last_mut() {
+            Some((last, partitions)) if *last == topic => partitions.push(partition),
+            _ => groups.push((topic, vec![partition])),
+        }
+    }
+    groups
+}
+
+/// Writes canonical `groups` (from [`canonical_groups`], or already canonical) with their
+/// count; `Unsure` when a topic name is longer than 32,767 bytes.
+pub fn write(out: &mut Vec<u8>, groups: &[(&str, Vec<i32>)]) -> Sure<()> {
+    out.int32(i32::try_from(groups.len()).map_err(|_| Unsure)?);
+    for (topic, partitions) in groups {
+        out.string(topic)?;
+        out.int32(i32::try_from(partitions.len()).map_err(|_| Unsure)?);
+        for &partition in partitions {
+            out.int32(partition);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(groups: &[(&str, &[i32])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.int32(groups.len() as i32);
+        for (topic, partitions) in groups {
+            out.string(topic).unwrap();
+            out.int32(partitions.len() as i32);
+            for &p in *partitions {
+                out.int32(p);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn reads_runs_and_the_canonical_verdict() {
+        let bytes = array(&[("a", &[0, 2]), ("b", &[1])]);
+        let runs = read(&mut Reader::new(&bytes)).unwrap();
+        assert_eq!(runs.topics, vec![b"a".as_slice(), b"b".as_slice()]);
+        assert_eq!(runs.run(0), &[0, 2]);
+        assert!(runs.canonical);
+        let unsorted = array(&[("b", &[1]), ("a", &[0])]);
+        assert!(!read(&mut Reader::new(&unsorted)).unwrap().canonical);
+        let empty_run = array(&[("a", &[])]);
+        assert!(!read(&mut Reader::new(&empty_run)).unwrap().canonical);
+    }
+
+    #[test]
+    fn writes_canonically() {
+        let groups = canonical_groups(vec![("b", 1), ("a", 2), ("a", 0), ("a", 2)]);
+        let mut out = Vec::new();
+        write(&mut out, &groups).unwrap();
+        assert_eq!(out, array(&[("a", &[0, 2]), ("b", &[1])]));
+    }
+
+    #[test]
+    fn refuses_truncated_arrays() {
+        let mut bytes = array(&[("a", &[0, 2])]);
+        bytes.pop();
+        assert_eq!(read(&mut Reader::new(&bytes)), Err(Unsure));
+    }
+}
