@@ -6,7 +6,9 @@ offset) on malformed input and never a bare ``struct``/``Index``/``Unicode`` err
 encoder writes topics and partitions sorted so equal values give equal bytes.
 
 Modules: :mod:`.consumer_protocol` (subscription and assignment v0-v3) and
-:mod:`.sticky_user_data` (sticky v0/v1, cooperative v0); each states its version history.
+:mod:`.sticky_user_data` (sticky v0/v1, cooperative v0), the reference, each stating its
+version history; :mod:`.implementation` runs the compiled twin of their functions where it is
+installed (the same values, bytes and errors) and is what the names below come from.
 """
 
 from __future__ import annotations
@@ -20,17 +22,19 @@ from .consumer_protocol import (
     DenseTopics,
     Subscription,
     SubscriptionDecoder,
+    subscription_of,
+)
+from .implementation import (
     decode_assignment,
+    decode_sticky_user_data,
     decode_subscription,
     encode_assignment,
+    encode_sticky_user_data,
     encode_subscription,
-    subscription_of,
 )
 from .sticky_user_data import (
     decode_cooperative_user_data,
-    decode_sticky_user_data,
     encode_cooperative_user_data,
-    encode_sticky_user_data,
     read_user_data_claim,
 )
 

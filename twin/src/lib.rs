@@ -12,6 +12,7 @@
 //! half-used).
 
 pub mod consumer_protocol;
+pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
 pub mod wire;
@@ -25,13 +26,14 @@ use pyo3::prelude::*;
 #[pymodule]
 mod kafka_sticky_plugin_twin {
     use pyo3::prelude::*;
-    use pyo3::types::PyBytes;
+    use pyo3::types::{PyBool, PyBytes, PyList, PyTuple};
 
     use crate::consumer_protocol::{self, SubscriptionFields};
     use crate::py_values::{
-        bytes_arg, generation_arg, int32_arg, nullable_bytes_arg, nullable_str_arg, pairs_arg,
-        runs_to_pairs, strs_arg, version_arg, Names,
+        bytes_arg, generation_arg, int32_arg, ints_arg, items, nullable_bytes_arg,
+        nullable_str_arg, pairs_arg, runs_to_list, runs_to_tuple, strs_arg, version_arg, Names,
     };
+    use crate::seam::{self, DenseSpace};
     use crate::sticky_user_data;
 
     /// The seam's contract version (see the crate's doc).
@@ -61,8 +63,8 @@ mod kafka_sticky_plugin_twin {
         let mut names = Names::new(py);
         let topics = names.tuple(&decoded.topics)?;
         let owned = match &decoded.owned {
-            Some(runs) => runs_to_pairs(&mut names, runs)?.into_any(),
-            None => pyo3::types::PyTuple::empty(py).into_any(),
+            Some(runs) => runs_to_tuple(&mut names, runs)?.into_any(),
+            None => PyTuple::empty(py).into_any(),
         };
         let values = (
             decoded.version,
@@ -91,7 +93,7 @@ mod kafka_sticky_plugin_twin {
         let mut names = Names::new(py);
         let values = (
             decoded.version,
-            runs_to_pairs(&mut names, &decoded.partitions)?,
+            runs_to_list(&mut names, &decoded.partitions)?,
             decoded.user_data.map(|u| PyBytes::new(py, u)),
         );
         Ok(Some(values.into_pyobject(py)?.into_any()))
@@ -110,7 +112,7 @@ mod kafka_sticky_plugin_twin {
             return Ok(None);
         };
         let mut names = Names::new(py);
-        let pairs = runs_to_pairs(&mut names, &runs)?;
+        let pairs = runs_to_list(&mut names, &runs)?;
         Ok(Some((pairs, generation).into_pyobject(py)?.into_any()))
     }
 
@@ -168,5 +170,100 @@ mod kafka_sticky_plugin_twin {
         let out = sticky_user_data::encode_sticky(table.pairs(&pairs), generation_arg(generation)?)
             .ok()?;
         Some(PyBytes::new(py, &out))
+    }
+
+    /// `seam.read_subscriptions`: per payload, in order, a tuple `(version, topics,
+    /// user_data, owned pairs, generation_id, rack_id, owned_array)` or `None` (that payload
+    /// is the reference's to read); `None` for anything but a list or tuple of payloads.
+    /// Topic names and partition numbers are built once for the whole batch.
+    #[pyfunction]
+    fn read_subscriptions<'py>(
+        py: Python<'py>,
+        payloads: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let Some(payloads) = items(payloads) else {
+            return Ok(None);
+        };
+        let mut names = Names::new(py);
+        let mut out = Vec::with_capacity(payloads.len());
+        for payload in &payloads {
+            let read = bytes_arg(payload).and_then(|raw| seam::read_subscription(raw).ok());
+            let Some((decoded, owned_array)) = read else {
+                out.push(py.None().into_bound(py));
+                continue;
+            };
+            let owned = match &decoded.owned {
+                Some(runs) => runs_to_tuple(&mut names, runs)?,
+                None => PyTuple::empty(py),
+            };
+            let values = (
+                decoded.version,
+                names.tuple(&decoded.topics)?,
+                decoded.user_data.map(|u| PyBytes::new(py, u)),
+                owned,
+                decoded.generation_id,
+                decoded.rack_id.map(|r| names.get(r)),
+                owned_array.map(|a| PyBytes::new(py, a)),
+            );
+            out.push(values.into_pyobject(py)?.into_any());
+        }
+        Ok(Some(PyList::new(py, out)?))
+    }
+
+    /// `seam.read_user_data_claim`: `(previous pairs as a tuple, generation or -1)`, or `None`.
+    #[pyfunction]
+    fn read_user_data_claim<'py>(
+        py: Python<'py>,
+        user_data: &Bound<'py, PyAny>,
+        cooperative: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let (Some(user_data), Ok(cooperative)) = (
+            nullable_bytes_arg(user_data),
+            cooperative.cast_exact::<PyBool>(),
+        ) else {
+            return Ok(None);
+        };
+        let Ok((runs, generation)) = seam::read_user_data_claim(user_data, cooperative.is_true())
+        else {
+            return Ok(None);
+        };
+        let mut names = Names::new(py);
+        let pairs = runs_to_tuple(&mut names, &runs)?;
+        Ok(Some((pairs, generation).into_pyobject(py)?.into_any()))
+    }
+
+    /// `seam.write_assignments`: every plan's assignment bytes, or `None` (the reference
+    /// then writes them all, or raises).
+    #[pyfunction]
+    fn write_assignments<'py>(
+        py: Python<'py>,
+        version: &Bound<'py, PyAny>,
+        topics: &Bound<'py, PyAny>,
+        counts: &Bound<'py, PyAny>,
+        plans: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let (Some(version), Some(topics), Some(counts), Some(plans)) = (
+            version_arg(version),
+            strs_arg(topics),
+            ints_arg(counts),
+            items(plans),
+        ) else {
+            return Ok(None);
+        };
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        let Ok(space) = DenseSpace::new(&names, &counts) else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(plans.len());
+        for plan in &plans {
+            let Some(indices) = ints_arg(plan) else {
+                return Ok(None);
+            };
+            let Ok(written) = space.write_assignment(version, &indices) else {
+                return Ok(None);
+            };
+            out.push(PyBytes::new(py, &written));
+        }
+        Ok(Some(PyList::new(py, out)?))
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyInt, PyList, PyRange, PyRangeMethods, PyString, PyTuple};
 
 use crate::topic_partitions::Runs;
 use crate::wire::utf8;
@@ -56,7 +56,7 @@ pub fn nullable_str_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>
 }
 
 /// The items of an exact list or tuple, in order.
-fn items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
+pub fn items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
     if let Ok(list) = obj.cast_exact::<PyList>() {
         return Some(list.iter().collect());
     }
@@ -137,10 +137,38 @@ pub fn pairs_arg(obj: &Bound<'_, PyAny>) -> Option<(TopicTable, Vec<(u32, i32)>)
     Some((table, pairs))
 }
 
-/// Topic names built once per call, by their raw (checked UTF-8) bytes.
+/// Exact ints (not `bool`) of a list, a tuple or a `range`, as i64; `None` for anything
+/// else (a value beyond i64 included).
+pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
+    if let Ok(range) = obj.cast_exact::<PyRange>() {
+        let (start, stop, step) = (range.start().ok()?, range.stop().ok()?, range.step().ok()?);
+        if step <= 0 {
+            return None;
+        }
+        let (start, stop, step) = (start as i64, stop as i64, step as usize);
+        return Some((start..stop.max(start)).step_by(step).collect());
+    }
+    items(obj)?
+        .iter()
+        .map(|item| {
+            if item.is_exact_instance_of::<PyInt>() {
+                item.extract::<i64>().ok()
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Partition numbers below this are built once per call and shared.
+const SHARED_INTS: usize = 1 << 16;
+
+/// Topic names and partition numbers built once per call: names by their raw (checked
+/// UTF-8) bytes, numbers below [`SHARED_INTS`] by value.
 pub struct Names<'a, 'py> {
     py: Python<'py>,
     known: HashMap<&'a [u8], Bound<'py, PyString>>,
+    ints: Vec<Option<Bound<'py, PyAny>>>,
 }
 
 impl<'a, 'py> Names<'a, 'py> {
@@ -148,7 +176,27 @@ impl<'a, 'py> Names<'a, 'py> {
         Names {
             py,
             known: HashMap::new(),
+            ints: Vec::new(),
         }
+    }
+
+    /// The `int` of `value`.
+    pub fn int(&mut self, value: i32) -> PyResult<Bound<'py, PyAny>> {
+        let Ok(slot) = usize::try_from(value) else {
+            return Ok(value.into_pyobject(self.py)?.into_any());
+        };
+        if slot >= SHARED_INTS {
+            return Ok(value.into_pyobject(self.py)?.into_any());
+        }
+        if slot >= self.ints.len() {
+            self.ints.resize(slot + 1, None);
+        }
+        if let Some(known) = &self.ints[slot] {
+            return Ok(known.clone());
+        }
+        let made = value.into_pyobject(self.py)?.into_any();
+        self.ints[slot] = Some(made.clone());
+        Ok(made)
     }
 
     /// The `str` of `raw` (already checked as UTF-8 by the reader).
@@ -167,24 +215,36 @@ impl<'a, 'py> Names<'a, 'py> {
     }
 }
 
-/// The flat `(topic, partition)` tuples of `runs`, in wire order, as a list.
+/// The flat `(topic, partition)` tuples of `runs`, in wire order.
 pub fn runs_to_pairs<'a, 'py>(
     names: &mut Names<'a, 'py>,
     runs: &Runs<'a>,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let py = names.py;
     let mut pairs = Vec::with_capacity(runs.len());
     for (i, &topic) in runs.topics.iter().enumerate() {
-        let name = names.get(topic);
+        let name = names.get(topic).into_any();
         for &partition in runs.run(i) {
-            pairs.push(PyTuple::new(
-                py,
-                [
-                    name.clone().into_any(),
-                    partition.into_pyobject(py)?.into_any(),
-                ],
-            )?);
+            pairs.push(PyTuple::new(py, [name.clone(), names.int(partition)?])?);
         }
     }
-    PyList::new(py, pairs)
+    Ok(pairs)
+}
+
+/// [`runs_to_pairs`] as a list.
+pub fn runs_to_list<'a, 'py>(
+    names: &mut Names<'a, 'py>,
+    runs: &Runs<'a>,
+) -> PyResult<Bound<'py, PyList>> {
+    let pairs = runs_to_pairs(names, runs)?;
+    PyList::new(names.py, pairs)
+}
+
+/// [`runs_to_pairs`] as a tuple.
+pub fn runs_to_tuple<'a, 'py>(
+    names: &mut Names<'a, 'py>,
+    runs: &Runs<'a>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let pairs = runs_to_pairs(names, runs)?;
+    PyTuple::new(names.py, pairs)
 }

@@ -3,8 +3,9 @@
 //!
 //! Reading: the pairs in wire order as runs (one per topic element), without de-duplicating,
 //! with the reference's verdict on whether the bytes were *canonical* (topics strictly
-//! increasing, partitions strictly increasing within each topic, no empty topic). A null
-//! partition array (count -1) reads as an empty run, as in the reference.
+//! increasing, partitions strictly increasing within each topic, no empty topic, and not a
+//! null array). A null array (count -1), of topics or of one topic's partitions, reads as no
+//! elements, as in the reference, and is never canonical.
 //!
 //! Writing: always the canonical form (topics sorted, each once, its distinct partitions
 //! sorted), so equal sets give equal bytes. Rust's `str` order is byte order of UTF-8, which
@@ -24,6 +25,8 @@ pub struct Runs<'a> {
     pub partitions: Vec<i32>,
     /// The reference's canonical verdict.
     pub canonical: bool,
+    /// The array's bytes as read (count included).
+    pub raw: &'a [u8],
 }
 
 impl<'a> Runs<'a> {
@@ -34,7 +37,14 @@ impl<'a> Runs<'a> {
             starts: vec![0],
             partitions: Vec::new(),
             canonical: true,
+            raw: &[],
         }
+    }
+
+    /// The array's bytes when they are canonical (the bytes the canonical writer writes for
+    /// these pairs), else `None`.
+    pub fn canonical_bytes(&self) -> Option<&'a [u8]> {
+        self.canonical.then_some(self.raw)
     }
 
     /// Run `i`'s partitions.
@@ -54,22 +64,19 @@ impl<'a> Runs<'a> {
 
 /// Reads one array at `reader` (count included).
 pub fn read<'a>(reader: &mut Reader<'a>) -> Sure<Runs<'a>> {
-    let count = reader.array_count(MIN_STRING_SIZE + MIN_INT32_SIZE)?;
+    let start = reader.offset();
+    let count = reader.nullable_count(MIN_STRING_SIZE + MIN_INT32_SIZE)?;
+    let mut canonical = count.is_some();
+    let count = count.unwrap_or(0);
     let mut topics = Vec::with_capacity(count);
     let mut starts = Vec::with_capacity(count + 1);
     let mut partitions = Vec::with_capacity(count);
-    let mut canonical = true;
     starts.push(0);
     let mut previous: Option<&[u8]> = None;
     for _ in 0..count {
         let topic = reader.string()?;
-        let n = reader.int32()?;
-        let n = match n {
-            -1 => 0,
-            n if n < 0 => return Err(Unsure),
-            n => n as usize,
-        };
-        let raw = reader.take(n.checked_mul(4).ok_or(Unsure)?)?;
+        let n = reader.array_count(MIN_INT32_SIZE)?;
+        let raw = reader.take(n * MIN_INT32_SIZE)?;
         let first = partitions.len();
         partitions.extend(
             raw.chunks_exact(4)
@@ -90,6 +97,7 @@ pub fn read<'a>(reader: &mut Reader<'a>) -> Sure<Runs<'a>> {
         starts,
         partitions,
         canonical,
+        raw: reader.since(start),
     })
 }
 
@@ -150,6 +158,14 @@ mod tests {
         assert!(!read(&mut Reader::new(&unsorted)).unwrap().canonical);
         let empty_run = array(&[("a", &[])]);
         assert!(!read(&mut Reader::new(&empty_run)).unwrap().canonical);
+        let null = [0xff, 0xff, 0xff, 0xff];
+        let runs = read(&mut Reader::new(&null)).unwrap();
+        assert!(runs.is_empty() && runs.canonical_bytes().is_none());
+        let mut null_run = array(&[("a", &[])]);
+        null_run.truncate(null_run.len() - 4);
+        null_run.extend([0xff, 0xff, 0xff, 0xff]);
+        let runs = read(&mut Reader::new(&null_run)).unwrap();
+        assert_eq!((runs.len(), runs.canonical), (0, false));
     }
 
     #[test]

@@ -103,12 +103,12 @@ impl<'a> Reader<'a> {
         Ok(Some(self.take(length as usize)?))
     }
 
-    /// An int32 array count bounded by what the remaining bytes can hold; a null array
-    /// (count -1) reads as 0, as in the reference.
-    pub fn array_count(&mut self, min_element_size: usize) -> Sure<usize> {
+    /// An int32 array count bounded by what the remaining bytes can hold; `None` for a null
+    /// array (count -1).
+    pub fn nullable_count(&mut self, min_element_size: usize) -> Sure<Option<usize>> {
         let count = self.int32()?;
         if count == -1 {
-            return Ok(0);
+            return Ok(None);
         }
         if count < 0 {
             return Err(Unsure);
@@ -117,7 +117,17 @@ impl<'a> Reader<'a> {
         if count.saturating_mul(min_element_size) > self.remaining() {
             return Err(Unsure);
         }
-        Ok(count)
+        Ok(Some(count))
+    }
+
+    /// [`Reader::nullable_count`] with a null array read as no elements, as in the reference.
+    pub fn array_count(&mut self, min_element_size: usize) -> Sure<usize> {
+        Ok(self.nullable_count(min_element_size)?.unwrap_or(0))
+    }
+
+    /// The bytes from offset `start` up to the current offset.
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        &self.data[start..self.pos]
     }
 }
 
