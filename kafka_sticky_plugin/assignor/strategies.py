@@ -15,12 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..codec import (
-    ArrayMemos,
-    encode_cooperative_user_data,
-    encode_sticky_user_data,
-    read_user_data_claim,
-)
+from ..codec import encode_cooperative_user_data, encode_sticky_user_data
+from ..codec.implementation import read_user_data_claim
 from ..core import MemberSpec, cooperative_assign, sticky_assign
 from ..core.api import DensePlan, cooperative_plan, sticky_plan
 from ..core.spec import TopicPartitionTuple
@@ -93,18 +89,12 @@ class Strategy:
         """:meth:`assign`'s plan before its conversion to tuples (member by member)."""
         return self.dense_engine(partitions_per_topic, members, partition_racks=partition_racks)
 
-    def read_claim(
-        self,
-        user_data: bytes | None,
-        owned_block: bytes | None = None,
-        arrays: ArrayMemos | None = None,
-    ) -> tuple[list[TopicPartitionTuple] | None, int]:
-        """``(previous partitions, generation or -1)`` claimed by a member's user data under
-        this strategy (:func:`~kafka_sticky_plugin.codec.read_user_data_claim`; 4 bytes are a
+    def read_claim(self, user_data: bytes | None) -> tuple[tuple[TopicPartitionTuple, ...], int]:
+        """``(previous partitions in wire order, generation or -1)`` claimed by a member's
+        user data under this strategy (the wire seam's
+        :func:`~kafka_sticky_plugin.codec.seam.read_user_data_claim`; 4 bytes are a
         generation only under a cooperative strategy). Raises ``CodecError`` when unreadable."""
-        return read_user_data_claim(
-            user_data, cooperative=self.cooperative, owned_block=owned_block, arrays=arrays
-        )
+        return read_user_data_claim(user_data, self.cooperative)
 
 
 def _sticky_user_data(

@@ -1,0 +1,154 @@
+"""The ``[topic [partition]]`` array shared by every message of the consumer protocol.
+
+Wire layout: an int32 count of topics, then per topic an int16-length UTF-8 name, an int32
+count of partitions and that many int32 partitions.
+
+Invariants: the writers emit the *canonical* form, topics in sorted order, each once, with
+its distinct partitions sorted and no empty topic, so two equal sets always encode to the
+same bytes (a reordering alone must never look like a change). The reader returns the pairs
+in wire order, flattened, without de-duplicating (that is the reader's policy, not the
+wire's), and tells whether the bytes it read were canonical. A null array (count -1, see
+:class:`~._wire.Reader`) reads as empty and is never canonical: the writers write count 0.
+
+One reader (:func:`read_topic_partitions`) and two writers of the same bytes: from pairs
+(:func:`encode_topic_partitions`) and from a plan's dense global indices
+(:func:`write_dense_topic_partitions`).
+"""
+
+from __future__ import annotations
+
+import operator
+import struct
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import islice, repeat
+
+from ..errors import CodecError
+from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
+
+__all__ = [
+    "TopicPartitionPair",
+    "encode_topic_partitions",
+    "read_topic_partitions",
+    "write_dense_topic_partitions",
+    "write_topic_partitions",
+]
+
+TopicPartitionPair = tuple[str, int]
+
+_COUNT = struct.Struct(">i")
+
+
+def _increasing(items: Sequence[object]) -> bool:
+    """Whether ``items`` are strictly increasing."""
+    return all(map(operator.lt, items, islice(items, 1, None)))  # type: ignore[arg-type]
+
+
+def read_topic_partitions(
+    reader: Reader, expected: str
+) -> tuple[list[TopicPartitionPair], bytes | None]:
+    """Read a ``[topic [partition]]`` array at ``reader``: its flat ``(topic, partition)``
+    pairs in wire order, and the array's bytes (count included) when they are canonical
+    (see the module invariants), else ``None``. Errors name ``expected`` and the offset of
+    the field that is wrong."""
+    start = reader.offset
+    count = reader.nullable_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
+    topic_field, partitions_field = f"{expected} topic", f"{expected} partitions"
+    pairs: list[TopicPartitionPair] = []
+    canonical = count is not None
+    previous: str | None = None
+    for _ in range(count or 0):
+        topic = reader.string(topic_field)
+        partitions = reader.int32_array(partitions_field)
+        pairs.extend(zip(repeat(topic), partitions))
+        if canonical and not (
+            partitions and (previous is None or previous < topic) and _increasing(partitions)
+        ):
+            canonical = False
+        previous = topic
+    return pairs, reader.bytes_since(start) if canonical else None
+
+
+def _grouped(
+    pairs: Iterable[TopicPartitionPair], what: str, expected: str
+) -> list[tuple[str, list[int]]]:
+    """The canonical grouping of any pairs: topics sorted, each with its distinct
+    partitions sorted; a :class:`CodecError` (offset 0) for anything but ``(str, int)``."""
+    by_topic: dict[str, set[int]] = {}
+    try:
+        for topic, partition in pairs:
+            if type(topic) is not str or type(partition) is not int:
+                raise TypeError(f"got ({topic!r}, {partition!r})")
+            by_topic.setdefault(topic, set()).add(partition)
+    except (TypeError, ValueError) as exc:
+        raise CodecError(what, f"{expected} as (str, int) pairs ({exc})", 0) from None
+    return [(topic, sorted(by_topic[topic])) for topic in sorted(by_topic)]
+
+
+def _group_bytes(topic: str, partitions: Sequence[int], what: str, expected: str) -> bytes:
+    """One ``topic, [partitions]`` element (errors at offset 0)."""
+    return (
+        string_bytes(topic, what, f"{expected} topic", 0)
+        + _COUNT.pack(len(partitions))
+        + int32s_bytes(partitions, what, f"{expected} partitions of {topic!r}", 0)
+    )
+
+
+def encode_topic_partitions(pairs: Iterable[TopicPartitionPair], what: str, expected: str) -> bytes:
+    """The canonical bytes of ``pairs`` (count included). Errors report offset 0 (the start
+    of these bytes)."""
+    grouped = _grouped(pairs, what, expected)
+    chunks = [_COUNT.pack(len(grouped))]
+    chunks.extend(_group_bytes(topic, partitions, what, expected) for topic, partitions in grouped)
+    return b"".join(chunks)
+
+
+def write_topic_partitions(
+    writer: Writer, pairs: Iterable[TopicPartitionPair], expected: str
+) -> None:
+    """Write ``pairs`` in the canonical form; an unencodable value raises
+    :class:`CodecError` at the offset where the array starts."""
+    try:
+        chunk = encode_topic_partitions(pairs, writer.what, expected)
+    except CodecError as exc:
+        raise CodecError(exc.what, exc.expected, writer.size) from None
+    writer.raw(chunk)
+
+
+def write_dense_topic_partitions(
+    topics: Sequence[str],
+    offsets: Sequence[int],
+    counts: Sequence[int],
+    indices: Sequence[int],
+    at: int,
+) -> bytes:
+    """The canonical array (count included) of the partitions at ``indices``: strictly
+    increasing global indices, topic ``t``'s partitions being ``offsets[t] ..
+    offsets[t] + counts[t] - 1`` (``topics`` strictly increasing). The bytes of
+    :func:`encode_topic_partitions` of their ``(topic, partition)`` pairs.
+
+    A :class:`CodecError` at offset ``at`` for a topic name that cannot be written; a
+    ``ValueError`` when ``indices`` are not strictly increasing indices of the space.
+    """
+    what, expected = "consumer protocol assignment", "assigned partitions"
+    total = offsets[-1] + counts[-1] if counts else 0
+    if indices and (indices[0] < 0 or indices[-1] >= total or not _increasing(indices)):
+        raise ValueError("plan indices must be strictly increasing indices of the topics")
+    chunks = [b""]
+    i, n, groups = 0, len(indices), 0
+    while i < n:
+        # the last topic starting at or before the index (an empty topic shares its offset
+        # with the next one, so it is never the last)
+        t = bisect_right(offsets, indices[i]) - 1
+        base = offsets[t]
+        end = bisect_left(indices, base + counts[t], i)
+        try:
+            chunks.append(
+                _group_bytes(topics[t], [q - base for q in indices[i:end]], what, expected)
+            )
+        except CodecError as exc:
+            raise CodecError(exc.what, exc.expected, at) from None
+        groups += 1
+        i = end
+    chunks[0] = _COUNT.pack(groups)
+    return b"".join(chunks)
