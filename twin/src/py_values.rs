@@ -1,9 +1,9 @@
 //! Python values in and out of the twin.
 //!
-//! In: every `*_arg` returns `None` ("ask the reference") for anything but the exact types the
-//! reference's fast, well-formed case takes (`bytes`, `int` but not `bool`, `str`, lists or
-//! tuples of them): a subclass, a generator or a value out of range is the reference's to
-//! judge. Out: topic names are built once per call (`Names`) and shared by every pair.
+//! In: every `*_arg` returns `None` ("ask the reference") for anything but the exact types of
+//! the seam's well-formed input (`bytes`, `int` but not `bool`, `str`, lists or tuples of
+//! them, a `range` of ints): a subclass, a generator or a value out of range is the
+//! reference's to judge. Out: topic names are built once per call (`Names`) and shared by every pair.
 
 use std::collections::HashMap;
 
@@ -31,14 +31,6 @@ pub fn version_arg(obj: &Bound<'_, PyAny>) -> Option<i16> {
     i16::try_from(int32_arg(obj)?).ok().filter(|v| *v >= 0)
 }
 
-/// A sticky generation: `None`, or an exact `int` in `[-1, 2**31 - 1]`.
-pub fn generation_arg(obj: &Bound<'_, PyAny>) -> Option<Option<i32>> {
-    if obj.is_none() {
-        return Some(None);
-    }
-    int32_arg(obj).filter(|g| *g >= -1).map(Some)
-}
-
 /// `None` or an exact `bytes`.
 pub fn nullable_bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Option<&'a [u8]>> {
     if obj.is_none() {
@@ -47,61 +39,12 @@ pub fn nullable_bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Option<&'a [u
     bytes_arg(obj).map(Some)
 }
 
-/// `None` or an exact `str` that UTF-8 can encode.
-pub fn nullable_str_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>> {
-    if obj.is_none() {
-        return Some(None);
-    }
-    Some(Some(obj.cast_exact::<PyString>().ok()?.to_str().ok()?))
-}
-
 /// The items of an exact list or tuple, in order.
 pub fn items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
     if let Ok(list) = obj.cast_exact::<PyList>() {
         return Some(list.iter().collect());
     }
     Some(obj.cast_exact::<PyTuple>().ok()?.iter().collect())
-}
-
-/// Topic names met in an argument, each copied once: equal `str` objects (the same object,
-/// as a client's interned names are) are looked up by identity before their text.
-#[derive(Default)]
-pub struct TopicTable {
-    pub names: Vec<String>,
-    by_text: HashMap<String, u32>,
-    by_object: HashMap<usize, u32>,
-}
-
-impl TopicTable {
-    /// The index of `obj` (an exact `str` that UTF-8 can encode).
-    fn index(&mut self, obj: &Bound<'_, PyAny>) -> Option<u32> {
-        // The argument keeps every object alive for the whole call, and no Python code runs
-        // meanwhile, so an address cannot be reused by another string during the call.
-        let address = obj.as_ptr() as usize;
-        if let Some(&i) = self.by_object.get(&address) {
-            return Some(i);
-        }
-        let text = obj.cast_exact::<PyString>().ok()?.to_str().ok()?;
-        let i = match self.by_text.get(text) {
-            Some(&i) => i,
-            None => {
-                let i = u32::try_from(self.names.len()).ok()?;
-                self.names.push(text.to_owned());
-                self.by_text.insert(text.to_owned(), i);
-                i
-            }
-        };
-        self.by_object.insert(address, i);
-        Some(i)
-    }
-
-    /// `(name, partition)` pairs of `(index, partition)` pairs.
-    pub fn pairs<'s>(&'s self, indexed: &[(u32, i32)]) -> Vec<(&'s str, i32)> {
-        indexed
-            .iter()
-            .map(|&(t, p)| (self.names[t as usize].as_str(), p))
-            .collect()
-    }
 }
 
 /// A list or tuple of exact `str`, copied.
@@ -118,23 +61,6 @@ pub fn strs_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<String>> {
             )
         })
         .collect()
-}
-
-/// A list or tuple of `(str, int)` tuples (exact types, partitions in int32): the topic
-/// table and the pairs by topic index.
-pub fn pairs_arg(obj: &Bound<'_, PyAny>) -> Option<(TopicTable, Vec<(u32, i32)>)> {
-    let mut table = TopicTable::default();
-    let mut pairs = Vec::new();
-    for item in items(obj)? {
-        let pair = item.cast_exact::<PyTuple>().ok()?;
-        if pair.len() != 2 {
-            return None;
-        }
-        let topic = table.index(&pair.get_item(0).ok()?)?;
-        let partition = int32_arg(&pair.get_item(1).ok()?)?;
-        pairs.push((topic, partition));
-    }
-    Some((table, pairs))
 }
 
 /// Exact ints (not `bool`) of a list, a tuple or a `range`, as i64; `None` for anything
@@ -229,15 +155,6 @@ pub fn runs_to_pairs<'a, 'py>(
         }
     }
     Ok(pairs)
-}
-
-/// [`runs_to_pairs`] as a list.
-pub fn runs_to_list<'a, 'py>(
-    names: &mut Names<'a, 'py>,
-    runs: &Runs<'a>,
-) -> PyResult<Bound<'py, PyList>> {
-    let pairs = runs_to_pairs(names, runs)?;
-    PyList::new(names.py, pairs)
 }
 
 /// [`runs_to_pairs`] as a tuple.

@@ -7,7 +7,7 @@
 //! (trailing bytes ignored).
 
 use crate::topic_partitions::{self, Runs};
-use crate::wire::{Put, Reader, Sure, Unsure};
+use crate::wire::{Reader, Sure, Unsure};
 
 /// `(previous assignment in wire order, generation or None)`.
 pub fn decode_sticky(data: &[u8]) -> Sure<(Runs<'_>, Option<i32>)> {
@@ -26,20 +26,6 @@ pub fn decode_sticky(data: &[u8]) -> Sure<(Runs<'_>, Option<i32>)> {
     }
 }
 
-/// Sticky user data: v1 with `generation`, v0 when it is `None` or -1; a generation below
-/// -1 is [`Unsure`] (the reference refuses it).
-pub fn encode_sticky(partitions: Vec<(&str, i32)>, generation: Option<i32>) -> Sure<Vec<u8>> {
-    if generation.is_some_and(|g| g < -1) {
-        return Err(Unsure);
-    }
-    let mut out = Vec::new();
-    topic_partitions::write(&mut out, &topic_partitions::canonical_groups(partitions))?;
-    if let Some(generation) = generation.filter(|g| *g >= 0) {
-        out.int32(generation);
-    }
-    Ok(out)
-}
-
 /// Cooperative user data: the leading int32 generation (negative: `None`).
 pub fn decode_cooperative(data: &[u8]) -> Sure<Option<i32>> {
     let generation = Reader::new(data).int32()?;
@@ -49,12 +35,13 @@ pub fn decode_cooperative(data: &[u8]) -> Sure<Option<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::topic_partitions::testing::array;
 
     #[test]
     fn v1_then_v0_by_length() {
-        let v0 = encode_sticky(vec![("t", 0)], None).unwrap();
-        let v1 = encode_sticky(vec![("t", 0)], Some(4)).unwrap();
-        assert_eq!(v1.len(), v0.len() + 4);
+        let v0 = array(&[("t", &[0])]);
+        let mut v1 = v0.clone();
+        v1.extend([0, 0, 0, 4]);
         assert_eq!(decode_sticky(&v0).unwrap().1, None);
         assert_eq!(decode_sticky(&v1).unwrap().1, Some(4));
         let mut odd = v0.clone();

@@ -7,11 +7,10 @@
 //! null array). A null array (count -1), of topics or of one topic's partitions, reads as no
 //! elements, as in the reference, and is never canonical.
 //!
-//! Writing: always the canonical form (topics sorted, each once, its distinct partitions
-//! sorted), so equal sets give equal bytes. Rust's `str` order is byte order of UTF-8, which
-//! is code point order: the order of Python's `sorted` on `str`.
+//! The canonical writer of dense plans is `seam::DenseSpace`. Rust's byte order of UTF-8 is
+//! code point order: the order of Python's `str` comparisons.
 
-use crate::wire::{Put, Reader, Sure, Unsure, MIN_INT32_SIZE, MIN_STRING_SIZE};
+use crate::wire::{Reader, Sure, MIN_INT32_SIZE, MIN_STRING_SIZE};
 
 /// One array as read: run `i` is topic `topics[i]` with `partitions[starts[i]..starts[i + 1]]`
 /// (`starts` has one more entry than `topics`).
@@ -101,40 +100,13 @@ pub fn read<'a>(reader: &mut Reader<'a>) -> Sure<Runs<'a>> {
     })
 }
 
-/// Groups `(topic, partition)` pairs canonically: topics sorted and distinct, each with its
-/// distinct partitions sorted.
-pub fn canonical_groups(mut pairs: Vec<(&str, i32)>) -> Vec<(&str, Vec<i32>)> {
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut groups: Vec<(&str, Vec<i32>)> = Vec::new();
-    for (topic, partition) in pairs {
-        match groups.last_mut() {
-            Some((last, partitions)) if *last == topic => partitions.push(partition),
-            _ => groups.push((topic, vec![partition])),
-        }
-    }
-    groups
-}
-
-/// Writes canonical `groups` (from [`canonical_groups`], or already canonical) with their
-/// count; `Unsure` when a topic name is longer than 32,767 bytes.
-pub fn write(out: &mut Vec<u8>, groups: &[(&str, Vec<i32>)]) -> Sure<()> {
-    out.int32(i32::try_from(groups.len()).map_err(|_| Unsure)?);
-    for (topic, partitions) in groups {
-        out.string(topic)?;
-        out.int32(i32::try_from(partitions.len()).map_err(|_| Unsure)?);
-        for &partition in partitions {
-            out.int32(partition);
-        }
-    }
-    Ok(())
-}
-
+/// Bytes for the crate's tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub mod testing {
+    use crate::wire::Put;
 
-    fn array(groups: &[(&str, &[i32])]) -> Vec<u8> {
+    /// The `[topic [partition]]` array of `groups`, as given (count included).
+    pub fn array(groups: &[(&str, &[i32])]) -> Vec<u8> {
         let mut out = Vec::new();
         out.int32(groups.len() as i32);
         for (topic, partitions) in groups {
@@ -146,6 +118,13 @@ mod tests {
         }
         out
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::array;
+    use super::*;
+    use crate::wire::Unsure;
 
     #[test]
     fn reads_runs_and_the_canonical_verdict() {
@@ -166,14 +145,6 @@ mod tests {
         null_run.extend([0xff, 0xff, 0xff, 0xff]);
         let runs = read(&mut Reader::new(&null_run)).unwrap();
         assert_eq!((runs.len(), runs.canonical), (0, false));
-    }
-
-    #[test]
-    fn writes_canonically() {
-        let groups = canonical_groups(vec![("b", 1), ("a", 2), ("a", 0), ("a", 2)]);
-        let mut out = Vec::new();
-        write(&mut out, &groups).unwrap();
-        assert_eq!(out, array(&[("a", &[0, 2]), ("b", &[1])]));
     }
 
     #[test]
