@@ -4,8 +4,8 @@
 # sdist in build/twin/, `twine check` on them and on the main package's wheel and sdist (the
 # release workflow's checks, .github/workflows/twin-wheels.yml, on the local platform), and
 # the wheel installed into .venv so the suite's differential tests and the benchmark use it.
-# A second run with the same sources and the wheel installed is a no-op (their sha256 is
-# kept in build/twin/.sources.sha256).
+# A second run with the same sources and that wheel's module still installed is a no-op (the
+# sources' and the installed module's sha256 are kept in build/twin/.installed.sha256).
 #
 # Exit status: 0 ready; 2 the twin cannot be built here (no cargo; one line says so) and CI
 # is not set, so the suite runs the reference alone and the twin's tests skip; 1 anything
@@ -30,8 +30,12 @@ fi
 cd "$ROOT"
 want="$(cat twin/Cargo.toml twin/Cargo.lock twin/pyproject.toml twin/README.md twin/src/*.rs \
     setup.cfg README.md | sha256sum | cut -d' ' -f1)"
-installed="$("$PY" -c 'import kafka_sticky_plugin_twin as t; print(t.__version__)' 2>/dev/null || true)"
-if [[ -n "$installed" && -f "$OUT/.sources.sha256" && "$(cat "$OUT/.sources.sha256")" == "$want" ]]; then
+installed_module() {
+    "$PY" -c 'import glob, hashlib, os, kafka_sticky_plugin_twin as t
+(so,) = glob.glob(os.path.join(os.path.dirname(t.__file__), "*.so"))
+print(hashlib.sha256(open(so, "rb").read()).hexdigest())' 2>/dev/null || true
+}
+if [[ -f "$OUT/.installed.sha256" && "$(cat "$OUT/.installed.sha256")" == "$want $(installed_module)" ]]; then
     exit 0
 fi
 echo "== the twin: cargo fmt --check, clippy, cargo test (twin/)"
@@ -56,4 +60,4 @@ done
 "$PY" -m twine --no-color check --strict "$OUT"/dist/* "$OUT"/main-dist/*
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "${wheels[0]}"
 KAFKA_STICKY_PURE_PYTHON= "$PY" -c 'from kafka_sticky_plugin.codec import implementation as i; assert i.IMPLEMENTATION == "compiled", i.describe(); print(i.describe())'
-echo "$want" >"$OUT/.sources.sha256"
+echo "$want $(installed_module)" >"$OUT/.installed.sha256"
