@@ -185,27 +185,3 @@ def test_member_spec_normalises_and_reuses_canonical_input() -> None:
         MemberSpec(member_id="m", topics=("a",), owned=(("a", True),))
     unsorted = MemberSpec(member_id="m", topics=("b", "a"), owned=(("b", 1), ("a", 0)))
     assert unsorted.topics == ("a", "b") and unsorted.owned == (("a", 0), ("b", 1))
-
-
-def test_member_spec_from_canonical_takes_owned_as_is_and_checks_the_rest() -> None:
-    """``from_canonical`` equals the constructor on canonical input, keeps the very tuple,
-    and still refuses every other absurd field."""
-    canonical = (("a", 0), ("a", 2), ("b", 1))
-    spec = MemberSpec.from_canonical(
-        member_id="m", topics=["b", "a"], owned=canonical, generation=4, rack="r1"
-    )
-    assert spec == MemberSpec(
-        member_id="m", topics=("a", "b"), owned=canonical, generation=4, rack="r1"
-    )
-    assert spec.owned is canonical
-    for bad in (
-        {"generation": -2},
-        {"generation": 2**31},
-        {"topics": "a"},
-        {"member_id": 5},
-        {"rack": 3},
-        {"instance_id": b"i"},
-    ):
-        kwargs: dict[str, object] = {"member_id": "m", "topics": ("a",), "owned": (), **bad}
-        with pytest.raises(InvalidSpecError):
-            MemberSpec.from_canonical(**kwargs)  # type: ignore[arg-type]

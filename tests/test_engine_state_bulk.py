@@ -26,7 +26,6 @@ from collections import Counter
 import pytest
 from test_engine_bulk_plans import _reference_initial_state
 from test_engine_keep_flow_bulk import random_group
-from test_engine_keep_flow_runs import as_runs
 
 from kafka_sticky_plugin.core import MemberSpec, sticky_assign
 from kafka_sticky_plugin.core.balance_builder import (
@@ -81,8 +80,6 @@ def test_claim_counts_equal_a_count_per_claim(seed: int) -> None:
     print(f"seed={seed}")
     rng = random.Random(seed)
     parts, members = random_group(rng)
-    if rng.random() < 0.5:  # sized canonical runs (Claims.run_sizes) for every member
-        members = [as_runs(spec) for spec in members]
     layout = build_layout(parts, members)
     claims = resolve_claims(layout)
     for comp in split_components(layout):

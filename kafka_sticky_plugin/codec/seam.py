@@ -44,7 +44,7 @@ from typing import NamedTuple
 from ..errors import CodecError
 from .consumer_protocol import Subscription, read_subscription_with_owned_array
 from .sticky_user_data import read_user_data_claim as _read_user_data_claim
-from .topic_partitions import TopicPartitionPair, write_dense_topic_partitions
+from .topic_partitions import DenseTopics, TopicPartitionPair
 
 __all__ = [
     "SEAM",
@@ -124,16 +124,12 @@ def write_assignments(
     name that cannot be written (offset 2, where the array starts), and ``ValueError`` when
     a plan is not strictly increasing indices of the dense space.
     """
-    heads = version_head(version)
-    offsets = [0] * len(counts)
-    total = 0
-    for t, n in enumerate(counts):
-        offsets[t] = total
-        total += n
-    return [
-        heads + write_dense_topic_partitions(topics, offsets, counts, plan, 2) + _NULL_USER_DATA
-        for plan in plans
-    ]
+    head = version_head(version)
+    space = DenseTopics(topics, counts)
+    try:
+        return [head + space.write(plan) + _NULL_USER_DATA for plan in plans]
+    except CodecError as exc:
+        raise CodecError(exc.what, exc.expected, 2) from None
 
 
 def version_head(version: int) -> bytes:

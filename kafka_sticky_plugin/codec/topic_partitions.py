@@ -12,7 +12,7 @@ wire's), and tells whether the bytes it read were canonical. A null array (count
 
 One reader (:func:`read_topic_partitions`) and two writers of the same bytes: from pairs
 (:func:`encode_topic_partitions`) and from a plan's dense global indices
-(:func:`write_dense_topic_partitions`).
+(:meth:`DenseTopics.write`).
 """
 
 from __future__ import annotations
@@ -27,16 +27,17 @@ from ..errors import CodecError
 from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
 
 __all__ = [
+    "DenseTopics",
     "TopicPartitionPair",
     "encode_topic_partitions",
     "read_topic_partitions",
-    "write_dense_topic_partitions",
     "write_topic_partitions",
 ]
 
 TopicPartitionPair = tuple[str, int]
 
 _COUNT = struct.Struct(">i")
+_ASSIGNMENT = "consumer protocol assignment"
 
 
 def _increasing(items: Sequence[object]) -> bool:
@@ -62,7 +63,9 @@ def read_topic_partitions(
         partitions = reader.int32_array(partitions_field)
         pairs.extend(zip(repeat(topic), partitions))
         if canonical and not (
-            partitions and (previous is None or previous < topic) and _increasing(partitions)
+            partitions
+            and (previous is None or previous < topic)
+            and (len(partitions) == 1 or _increasing(partitions))
         ):
             canonical = False
         previous = topic
@@ -115,40 +118,55 @@ def write_topic_partitions(
     writer.raw(chunk)
 
 
-def write_dense_topic_partitions(
-    topics: Sequence[str],
-    offsets: Sequence[int],
-    counts: Sequence[int],
-    indices: Sequence[int],
-    at: int,
-) -> bytes:
-    """The canonical array (count included) of the partitions at ``indices``: strictly
-    increasing global indices, topic ``t``'s partitions being ``offsets[t] ..
-    offsets[t] + counts[t] - 1`` (``topics`` strictly increasing). The bytes of
-    :func:`encode_topic_partitions` of their ``(topic, partition)`` pairs.
+class DenseTopics:
+    """The dense space of one plan: ``topics`` (strictly increasing names) and ``counts``
+    (their partition counts) number every partition, topic ``t``'s partition ``p`` being the
+    global index ``offsets[t] + p``. :meth:`write` gives the canonical array of a set of
+    global indices; each topic's name is encoded once, when first written."""
 
-    A :class:`CodecError` at offset ``at`` for a topic name that cannot be written; a
-    ``ValueError`` when ``indices`` are not strictly increasing indices of the space.
-    """
-    what, expected = "consumer protocol assignment", "assigned partitions"
-    total = offsets[-1] + counts[-1] if counts else 0
-    if indices and (indices[0] < 0 or indices[-1] >= total or not _increasing(indices)):
-        raise ValueError("plan indices must be strictly increasing indices of the topics")
-    chunks = [b""]
-    i, n, groups = 0, len(indices), 0
-    while i < n:
-        # the last topic starting at or before the index (an empty topic shares its offset
-        # with the next one, so it is never the last)
-        t = bisect_right(offsets, indices[i]) - 1
-        base = offsets[t]
-        end = bisect_left(indices, base + counts[t], i)
-        try:
-            chunks.append(
-                _group_bytes(topics[t], [q - base for q in indices[i:end]], what, expected)
+    __slots__ = ("_headers", "counts", "offsets", "topics", "total")
+
+    def __init__(self, topics: Sequence[str], counts: Sequence[int]) -> None:
+        self.topics = topics
+        self.counts = counts
+        self.offsets: list[int] = []
+        total = 0
+        for n in counts:
+            self.offsets.append(total)
+            total += n
+        self.total = total
+        self._headers: list[bytes | None] = [None] * len(topics)
+
+    def _header(self, t: int) -> bytes:
+        """Topic ``t``'s name as written (a :class:`CodecError` at offset 0 if it cannot be)."""
+        header = self._headers[t]
+        if header is None:
+            header = self._headers[t] = string_bytes(
+                self.topics[t], _ASSIGNMENT, "assigned partitions topic", 0
             )
-        except CodecError as exc:
-            raise CodecError(exc.what, exc.expected, at) from None
-        groups += 1
-        i = end
-    chunks[0] = _COUNT.pack(groups)
-    return b"".join(chunks)
+        return header
+
+    def write(self, indices: Sequence[int]) -> bytes:
+        """The canonical array (count included) of the partitions at ``indices`` (strictly
+        increasing global indices): the bytes of :func:`encode_topic_partitions` of their
+        ``(topic, partition)`` pairs. A :class:`CodecError` (offset 0) for a topic name that
+        cannot be written; a ``ValueError`` when ``indices`` are not strictly increasing
+        indices of the space."""
+        if indices and (indices[0] < 0 or indices[-1] >= self.total or not _increasing(indices)):
+            raise ValueError("plan indices must be strictly increasing indices of the topics")
+        offsets, counts = self.offsets, self.counts
+        chunks = [b""]
+        i, n = 0, len(indices)
+        while i < n:
+            # the last topic starting at or before the index (an empty topic shares its offset
+            # with the next one, so it is never the last)
+            t = bisect_right(offsets, indices[i]) - 1
+            base = offsets[t]
+            end = bisect_left(indices, base + counts[t], i)
+            chunks.append(self._header(t))
+            chunks.append(
+                struct.pack(f">i{end - i}i", end - i, *[q - base for q in indices[i:end]])
+            )
+            i = end
+        chunks[0] = _COUNT.pack(len(chunks) // 2)
+        return b"".join(chunks)

@@ -100,9 +100,9 @@ class _HeldTopics(dict[int, set[int]]):
 
 class _KeptRuns(dict[int, dict[int, list[int]]]):
     """``{member: {topic: its kept partitions, ascending}}`` (topics ascending): an entry is
-    split from the member's valid claims when first read (:meth:`.Claims.owned_by_topic`,
-    else by binary search), then changed in place by :class:`_State`'s moves; a member never
-    read (one the balancing does not touch) is never split."""
+    split from the member's valid claims when first read (by binary search), then changed
+    in place by :class:`_State`'s moves; a member never read (one the balancing does not
+    touch) is never split."""
 
     def __init__(self, layout: Layout, claims: Claims) -> None:
         super().__init__()
@@ -112,9 +112,7 @@ class _KeptRuns(dict[int, dict[int, list[int]]]):
 
     def __missing__(self, m: int) -> dict[int, list[int]]:
         qs = self.claims.owned[m]
-        runs = self.claims.owned_by_topic(m) if qs else {}
-        if runs is None:
-            runs = _runs_by_topic(qs, self.offsets, self.ends)
+        runs = _runs_by_topic(qs, self.offsets, self.ends) if qs else {}
         self[m] = runs
         return runs
 

@@ -70,7 +70,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from operator import add, sub
 
 from .balance_builder import topic_subscribers
@@ -205,10 +205,7 @@ def _claim_classes(
 
     Group by group, the members come ascending (:func:`_claim_counts`), so the classes are
     in order without a sort; a group with tied classes is merged by a sort of its own."""
-    if _runs_outnumber_partitions(layout, claims, comp):
-        members_of, sizes_of = _claim_counts_by_owner(layout, claims, groups)
-    else:
-        members_of, sizes_of = _claim_counts(layout, claims, comp, groups)
+    members_of, sizes_of = _claim_counts(layout, claims, comp, groups)
     kinds_of: dict[int, list[int]] = {}
     preferred = {m: len(claims.owned[m]) for m in comp.members}
     hints = claims.hints
@@ -240,48 +237,6 @@ def _claim_classes(
     return out
 
 
-#: Counting owners partition by partition (C) beats walking sized runs (Python) once the
-#: runs number more than the component's partitions over this.
-_RUNS_PER_PARTITION = 8
-
-
-def _runs_outnumber_partitions(layout: Layout, claims: Claims, comp: Component) -> bool:
-    """True when the sized runs of ``comp``'s members (:meth:`.Claims.run_sizes`) number
-    more than its partitions over :data:`_RUNS_PER_PARTITION`: then
-    :func:`_claim_counts_by_owner` is the cheaper count."""
-    partitions = sum(map(layout.counts.__getitem__, comp.topics))
-    runs = 0
-    for m in comp.members:
-        sized = claims.run_sizes(m)
-        if sized is not None:
-            runs += len(sized[1])
-    return runs * _RUNS_PER_PARTITION > partitions
-
-
-def _claim_counts_by_owner(
-    layout: Layout, claims: Claims, groups: _TopicGroups
-) -> tuple[list[list[int]], list[list[int]]]:
-    """:func:`_claim_counts` from ``claims.owner``: ``owner[q] == m`` exactly when ``q`` is
-    in ``owned[m]``, and a member's claims lie in its component's topics, so counting the
-    owners of each group's partitions (one C-level count per group over slices of
-    ``owner``) gives every member's claim count in the group; :data:`UNOWNED` and
-    :data:`TIED` are dropped."""
-    owner, offsets, counts = claims.owner, layout.offsets, layout.counts
-    members_of: list[list[int]] = []
-    sizes_of: list[list[int]] = []
-    for topics in groups.topics:
-        starts = list(map(offsets.__getitem__, topics))
-        ends = list(map(add, starts, map(counts.__getitem__, topics)))
-        slices = map(owner.__getitem__, map(slice, starts, ends))
-        held = Counter(chain.from_iterable(slices))
-        held.pop(UNOWNED, None)
-        held.pop(TIED, None)
-        ms = sorted(held)
-        members_of.append(ms)
-        sizes_of.append(list(map(held.__getitem__, ms)))
-    return members_of, sizes_of
-
-
 def _claim_counts(
     layout: Layout, claims: Claims, comp: Component, groups: _TopicGroups
 ) -> tuple[list[list[int]], list[list[int]]]:
@@ -292,10 +247,8 @@ def _claim_counts(
     between the binary-search positions of ``offsets[t_k]`` and ``offsets[t_(k+1)]`` (the
     claim count after the last): one ``map(bisect_left)`` per member in C, when it has at
     least 4 claims per subscribed topic; else its claims are counted one by one (in C, by
-    ``Counter`` over the flat group table). A member whose claims came from sized canonical
-    runs (:meth:`.Claims.run_sizes`) needs neither: its runs' lengths are the counts. A
-    group met in two topics (or runs) of one member adds up into the member's last entry
-    (members come ascending)."""
+    ``Counter`` over the flat group table). A group met in two topics of one member adds up
+    into the member's last entry (members come ascending)."""
     offsets, subscriptions = layout.offsets, layout.subscriptions
     owned = claims.owned
     group_at = groups.of_topic.__getitem__
@@ -308,10 +261,8 @@ def _claim_counts(
         if not qs:
             continue
         subs = subscriptions[m]
-        sized = claims.run_sizes(m)
-        if sized is not None:
-            runs: Iterable[tuple[int, int]] = zip(map(group_at, sized[0]), sized[1], strict=True)
-        elif len(subs) * 4 <= len(qs):
+        runs: Iterable[tuple[int, int]]
+        if len(subs) * 4 <= len(qs):
             span = spans.get(id(subs))
             if span is None:
                 topics = sorted(subs)

@@ -7,155 +7,30 @@ Invariants of a :class:`MemberSpec` once built:
   ``kafka.structs.TopicPartition`` or any 2-sequence is accepted and normalised);
 - ``generation`` is an int in ``[-1, 2**31 - 1]``; ``-1`` means "no generation reported".
 
-A spec built by :meth:`MemberSpec.from_runs` (the leader's bulk decode) holds its claims as
-canonical :data:`OwnedRuns` and builds ``owned`` from them on first access only: the engine
-reads the runs (:func:`owned_runs`), so a million claims never become tuples unless a caller
-asks for ``owned``.
-
 Ownership claims are *not* validated here (a claim on an unknown topic is legal input and
 is ignored by the engine); only the types and ranges that make a spec meaningless are.
 """
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, compress, islice, repeat
-from typing import TYPE_CHECKING, Any, cast
+from itertools import islice
+from typing import Any
 
 from ..errors import InvalidSpecError
 
 __all__ = [
     "INT32_MAX",
     "MemberSpec",
-    "OwnedRuns",
-    "RunOrders",
     "TopicPartitionTuple",
-    "canonical_runs",
-    "owned_runs",
-    "runs_pairs",
     "validate_partition_counts",
 ]
 
 INT32_MAX = 2**31 - 1
 
 TopicPartitionTuple = tuple[str, int]
-
-#: Claims as runs: ``(topics, lengths, partitions)``, run ``i`` being topic ``topics[i]``
-#: with the next ``lengths[i]`` ints of the flat ``partitions`` (``lengths`` is ``None`` when
-#: every run holds one partition: ``partitions[i]`` then belongs to ``topics[i]``). The same
-#: shape as the codec's ``TopicRuns``. *Canonical* runs: topics strictly increasing, every
-#: run non-empty with its partitions strictly increasing; their pairs are then canonical.
-OwnedRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
-
-
-def runs_pairs(runs: OwnedRuns) -> tuple[TopicPartitionTuple, ...]:
-    """The ``(topic, partition)`` pairs ``runs`` stand for, in run order (built in C)."""
-    topics, lengths, partitions = runs
-    if lengths is None:
-        return tuple(zip(topics, partitions, strict=True))
-    return tuple(zip(chain.from_iterable(map(repeat, topics, lengths)), partitions, strict=True))
-
-
-def _increasing_within_runs(lengths: Sequence[int], flat: Sequence[int]) -> bool:
-    """Whether every run of non-empty ``lengths`` over ``flat`` is strictly increasing: every
-    place where a value does not exceed the one before is the start of a run (C-level)."""
-    drops = compress(itertools.count(1), map(operator.ge, flat, islice(flat, 1, None)))
-    return set(accumulate(lengths)).issuperset(drops)
-
-
-def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
-    """The canonical runs of the same pairs, distinct: ``runs_pairs(canonical_runs(r)) ==
-    tuple(sorted(set(runs_pairs(r))))`` for runs of ``str`` topics and ``int`` partitions.
-
-    Cheap for what members send (C-level passes, no step per partition): canonical runs are
-    returned as they are; distinct topics in another order (a Java member's hash order) are
-    permuted whole; only a run whose partitions are not strictly increasing, or a topic
-    written twice, is sorted on its own.
-    """
-    topics, lengths, flat = runs
-    if lengths is None:
-        if _strictly_increasing(topics):
-            return runs
-        if len(set(topics)) == len(topics):
-            order = sorted(range(len(topics)), key=topics.__getitem__)
-            return tuple(map(topics.__getitem__, order)), None, list(map(flat.__getitem__, order))
-        lengths = [1] * len(topics)
-    elif (
-        min(lengths, default=1) >= 1
-        and _strictly_increasing(topics)
-        and _increasing_within_runs(lengths, flat)
-    ):
-        return runs
-    ends = list(accumulate(lengths))
-    groups: list[Sequence[int]] = list(map(flat.__getitem__, map(slice, [0, *ends], ends)))
-    if len(set(topics)) == len(topics):
-        order = sorted(range(len(topics)), key=topics.__getitem__)
-        names = tuple(map(topics.__getitem__, order))
-        groups = list(map(groups.__getitem__, order))
-    else:
-        merged: dict[str, list[int]] = {}
-        for topic, group in zip(topics, groups, strict=True):
-            merged.setdefault(topic, []).extend(group)
-        names = tuple(sorted(merged))
-        groups = list(map(merged.__getitem__, names))
-    sizes = list(map(len, groups))
-    ordered = list(chain.from_iterable(groups))
-    if min(sizes, default=1) < 1 or not _increasing_within_runs(sizes, ordered):
-        groups = [sorted(set(group)) for group in groups]
-        kept = list(map(bool, groups))
-        names = tuple(compress(names, kept))
-        groups = list(compress(groups, kept))
-        sizes = list(map(len, groups))
-        ordered = list(chain.from_iterable(groups))
-    if len(ordered) == len(sizes):
-        return names, None, ordered
-    return names, sizes, ordered
-
-
-class RunOrders:
-    """Per-batch memo of :func:`canonical_runs` for one-partition runs whose topics tuple is
-    shared by many members (a codec reads members with one layout into one tuple): the
-    permutation that sorts it is found once per tuple, and the sorted topics are then one
-    shared tuple too. Create one per batch (it keeps the tuples it saw alive)."""
-
-    __slots__ = ("_memo",)
-
-    #: Shorter topics tuples are sorted each time (not worth remembering).
-    MIN_TOPICS = 16
-
-    def __init__(self) -> None:
-        self._memo: dict[int, tuple[tuple[str, ...], tuple[str, ...] | None, list[int]]] = {}
-
-    def canonical(self, runs: OwnedRuns) -> OwnedRuns:
-        """:func:`canonical_runs` of ``runs`` (the same runs)."""
-        topics, lengths, flat = runs
-        if lengths is not None or len(topics) < self.MIN_TOPICS:
-            return canonical_runs(runs)
-        hit = self._memo.get(id(topics))
-        if hit is None or hit[0] is not topics:
-            # distinct topics out of order: remember how to sort them (else the general way)
-            permuted = not _strictly_increasing(topics) and len(set(topics)) == len(topics)
-            order = sorted(range(len(topics)), key=topics.__getitem__) if permuted else []
-            hit = (topics, tuple(map(topics.__getitem__, order)) if permuted else None, order)
-            self._memo[id(topics)] = hit
-        _, ordered, order = hit
-        if ordered is None:
-            return canonical_runs(runs)
-        return ordered, None, list(map(flat.__getitem__, order))
-
-
-def _strictly_increasing(items: Sequence[Any]) -> bool:
-    return all(map(operator.lt, items, islice(items, 1, None)))
-
-
-def owned_runs(spec: MemberSpec) -> OwnedRuns | None:
-    """The canonical runs ``spec`` was built from (:meth:`MemberSpec.from_runs`), or ``None``
-    for a spec that holds its claims as ``owned`` only."""
-    runs: OwnedRuns | None = spec.__dict__.get("_runs")
-    return runs
 
 
 def _plain(items: Sequence[Any]) -> bool:
@@ -232,86 +107,25 @@ class MemberSpec:
         rack: str | None = None,
         instance_id: str | None = None,
     ) -> None:
-        self._set_fields(member_id, topics, None, generation, rack, instance_id)
+        self._set_fields(member_id, topics, generation, rack, instance_id)
         object.__setattr__(self, "owned", _normalise_owned(member_id, owned))
-
-    @classmethod
-    def from_canonical(
-        cls,
-        *,
-        member_id: str,
-        topics: Iterable[str],
-        owned: tuple[TopicPartitionTuple, ...],
-        generation: int = -1,
-        rack: str | None = None,
-        instance_id: str | None = None,
-    ) -> MemberSpec:
-        """A spec whose ``owned`` the caller guarantees canonical: a tuple of plain
-        ``(str, int)`` tuples in strictly increasing order (what the codecs read from a
-        canonical owned-partitions block). ``owned`` is taken as is, unchecked, which saves a
-        leader one pass over a million claims; every other field is validated as by the
-        constructor. A non-canonical ``owned`` breaks the class invariant: use the
-        constructor when in doubt."""
-        spec = cls.__new__(cls)
-        spec._set_fields(member_id, topics, owned, generation, rack, instance_id)
-        return spec
-
-    @classmethod
-    def from_runs(
-        cls,
-        *,
-        member_id: str,
-        topics: Iterable[str],
-        runs: OwnedRuns,
-        generation: int = -1,
-        rack: str | None = None,
-        instance_id: str | None = None,
-        topics_sorted: bool = False,
-    ) -> MemberSpec:
-        """A spec whose claims the caller guarantees to be canonical runs (what the leader's
-        bulk decode and :func:`canonical_runs` give), taken unchecked as by
-        :meth:`from_canonical`: ``owned`` is ``runs_pairs(runs)``, built on first access
-        (and kept); :func:`owned_runs` gives the runs back. ``topics_sorted``: the caller
-        also guarantees ``topics`` a tuple of ``str`` in strictly increasing order (checked
-        once for members that share it), taken as is."""
-        spec = cls.__new__(cls)
-        spec._set_fields(member_id, topics, None, generation, rack, instance_id, topics_sorted)
-        object.__setattr__(spec, "_runs", runs)
-        return spec
-
-    if not TYPE_CHECKING:  # seen by mypy, it would type every unknown attribute
-
-        def __getattr__(self, name: str) -> Any:
-            """``owned`` of a spec built by :meth:`from_runs`, built on first access only
-            (Python calls this for attributes not set, so other specs never get here)."""
-            runs = self.__dict__.get("_runs")
-            if name != "owned" or runs is None:
-                raise AttributeError(name)
-            owned = runs_pairs(runs)
-            object.__setattr__(self, "owned", owned)
-            return owned
 
     def _set_fields(
         self,
         member_id: str,
         topics: Iterable[str],
-        owned: tuple[TopicPartitionTuple, ...] | None,
         generation: int,
         rack: str | None,
         instance_id: str | None,
-        topics_sorted: bool = False,
     ) -> None:
-        """Validate and set every field but ``owned``, then ``owned`` as given if not None
-        (``topics`` unchecked when ``topics_sorted``)."""
+        """Validate and set every field but ``owned``."""
         if not isinstance(member_id, str):
             raise InvalidSpecError(f"member_id must be a str, got {member_id!r}")
         if isinstance(topics, str):
             raise InvalidSpecError(
                 f"member {member_id!r}: topics must be an iterable of names, not one string"
             )
-        if topics_sorted:
-            sorted_topics = cast(tuple[str, ...], topics)  # the caller's guarantee
-        elif (
+        if (
             type(topics) is tuple
             and set(map(type, topics)) <= {str}
             and all(map(operator.lt, topics, topics[1:]))
@@ -337,8 +151,6 @@ class MemberSpec:
             )
         object.__setattr__(self, "member_id", member_id)
         object.__setattr__(self, "topics", sorted_topics)
-        if owned is not None:
-            object.__setattr__(self, "owned", owned)
         object.__setattr__(self, "generation", generation)
         object.__setattr__(self, "rack", rack)
         object.__setattr__(self, "instance_id", instance_id)
