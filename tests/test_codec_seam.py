@@ -1,11 +1,13 @@
 """The wire seam's contract (``codec/seam.py``), for every implementation of it.
 
-``IMPLEMENTATIONS`` lists the modules that provide the seam's functions: the plain reference
-today; a compiled twin adds itself here and must pass the same checks. Each is held to the
-codec's own functions (the specification): the same values, the same canonical owned array
-(exactly when the writer would write those bytes), the same errors (message and offset) in
-the member's place, on valid, truncated, mutated and random bytes (Hypothesis,
-derandomized), and the same assignment bytes as ``encode_assignment`` of the plan's pairs.
+``IMPLEMENTATIONS`` lists the modules that provide the seam's functions: the plain reference,
+and :mod:`~kafka_sticky_plugin.codec.implementation` when the compiled twin is in use (its
+functions run the twin first; ``tests/test_twin_differential.py`` compares the two
+directly). Each is held to the codec's own functions (the specification): the same values,
+the same canonical owned array (exactly when the writer would write those bytes), the same
+errors (message and offset) in the member's place, on valid, truncated, mutated and random
+bytes (Hypothesis, derandomized), and the same assignment bytes as ``encode_assignment`` of
+the plan's pairs.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ from kafka_sticky_plugin.codec import (
     decode_subscription,
     encode_assignment,
     encode_subscription,
+    implementation,
     read_user_data_claim,
 )
 from kafka_sticky_plugin.codec import seam as reference
 from kafka_sticky_plugin.errors import CodecError
 
 IMPLEMENTATIONS: list[ModuleType] = [reference]
+if implementation.twin is not None:
+    IMPLEMENTATIONS.append(implementation)
 
 
 def _spec_read(raw: bytes) -> object:
