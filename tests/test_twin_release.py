@@ -129,3 +129,17 @@ def test_the_local_wheel_make_twin_built_is_abi3() -> None:
         isinstance(t, Tag) and t.platform.startswith(("manylinux", "musllinux")) for t in tags
     )
     assert (dist / f"kafka_sticky_plugin_twin-{version}.tar.gz").is_file()
+
+
+def test_the_twin_and_the_loader_name_the_same_seam() -> None:
+    """``SEAM_VERSION`` is the same number on both sides, and every seam function has its
+    ``#[pyfunction]`` twin and its entry in the loader (checked on the sources, so also where
+    the twin is not built)."""
+    from kafka_sticky_plugin.codec import implementation, seam
+
+    lib = (TWIN / "src" / "lib.rs").read_text(encoding="utf-8")
+    found = re.search(r"const SEAM_VERSION: u32 = (\d+);", lib)
+    assert found and int(found.group(1)) == implementation.SEAM_VERSION
+    functions = set(re.findall(r"#\[pyfunction\]\s+fn (\w+)", lib))
+    assert functions == set(seam.SEAM)
+    assert set(seam.SEAM) <= set(implementation.__all__)
