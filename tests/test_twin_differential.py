@@ -357,12 +357,15 @@ def _bench_members(shape_name: str, protocol: str, java: bool) -> tuple[Any, lis
     return shape, [MemberMetadata(m, raw) for m, raw in metadata.items()]
 
 
-@pytest.mark.parametrize(
-    ("protocol", "java"),
-    [("cooperative-sticky", False), ("sticky", False), ("sticky", True)],
-    ids=["cooperative-ours", "sticky-ours", "sticky-java"],
-)
-@pytest.mark.parametrize("shape_name", ["NESTED-10k", "HET-100k"])
+_INPUTS = [("cooperative-sticky", False), ("sticky", False), ("sticky", True)]
+_BENCH_CASES = [
+    *[(shape, *given) for shape in ("NESTED-10k", "HET-100k") for given in _INPUTS],
+    # a million owned pairs, about 20 s on 2 cores
+    pytest.param("H-1M", "cooperative-sticky", False, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize(("shape_name", "protocol", "java"), _BENCH_CASES)
 def test_benchmark_inputs_read_and_plan_the_same(
     shape_name: str, protocol: str, java: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
