@@ -50,6 +50,7 @@ from .common import (
     log_partitions,
     pre_rebalance_commit_timeout_ms,
 )
+from .keep_fetching import KeepFetching
 from .leader_refusal import LeaderRefusal
 from .listener import call_sync, rebalance_listener
 
@@ -104,6 +105,9 @@ class V2Hooks(HooksBase):
         )
         self._patch(self._coordinator, "ensure_coordinator_ready", self.ensure_coordinator_ready)
         self._patch(self._coordinator, "_send_heartbeat_request", self.send_heartbeat_request)
+        # Cooperative on 2.2/2.3: the owned partitions are fetched while a join is in flight.
+        self.keep_fetching = KeepFetching(self._consumer, self.protocol)
+        self.keep_fetching.install(self._patch)
 
     # -- helpers --------------------------------------------------------------------------
     def _drop_membership(self) -> None:

@@ -41,6 +41,7 @@ from .common import (
     pre_rebalance_commit_timeout_ms,
 )
 from .coordinator_lookup import CoordinatorLookup
+from .keep_fetching import KeepFetching
 from .leader_refusal import LeaderRefusal
 from .listener import rebalance_listener
 from .prompt import PromptSchedule
@@ -104,6 +105,9 @@ class V3Hooks(HooksBase):
         self._patch(coordinator, "_do_join_and_sync_async", self.do_join_and_sync_async)
         self._patch(coordinator, "_on_close_prepare_async", self.on_close_prepare_async)
         self.prompt.install(self._patch)  # the window only opens in cooperative groups
+        # Cooperative: the owned partitions are fetched while a join is in flight.
+        self.keep_fetching = KeepFetching(self._consumer, self.protocol)
+        self.keep_fetching.install(self._patch)
 
     # -- helpers --------------------------------------------------------------------------
     def _drop_membership(self) -> None:
