@@ -31,6 +31,7 @@ from types import TracebackType
 from .analysis import current_ownership
 from .events import EventLog, OwnershipEvent, Partition, member_key
 from .member_config import MemberConfig
+from .member_pack import MemberPack, PackedMember
 from .member_process import PYTHON_CLIENTS, MemberHandle, ProcessMember, ThreadMember
 
 __all__ = ["ConsumerGroupRunner", "GroupNotStable", "StableGroup"]
@@ -78,6 +79,7 @@ class ConsumerGroupRunner:
         self._incarnations: dict[str, int] = {}
         self._java_log_dir: Path | None = None
         self._java_logs: list[Path] = []
+        self._packs: list[MemberPack] = []
 
     # -- membership ----------------------------------------------------------------------
 
@@ -144,6 +146,23 @@ class ConsumerGroupRunner:
         for name in names:
             self.start_member(name, process=process)
 
+    def start_pack(
+        self, names: Iterable[str], timeout_s: float = 60.0, **settings: object
+    ) -> MemberPack:
+        """Start members ``names`` in one new child process (:mod:`.member_pack`: several
+        members per process, so that hundreds fit on 2 cores), one after the other;
+        ``settings`` as for :meth:`start_member`. Each is then a member like any other
+        (:meth:`restart_member` starts its next incarnation in the same process)."""
+        pack = MemberPack(self.log)
+        self._packs.append(pack)
+        for name in names:
+            if name in self._members and self._members[name].alive:
+                raise RuntimeError(f"member {name} is already running")
+            handle = pack.handle(self._config(name, None, None, settings))
+            self._members[name] = handle
+            handle.start(timeout_s)
+        return pack
+
     def stop_member(self, name: str, timeout_s: float = 30.0) -> None:
         """Close member ``name`` cleanly (commit on revoke, LeaveGroup)."""
         self._members[name].stop(timeout_s)
@@ -162,6 +181,19 @@ class ConsumerGroupRunner:
         process = isinstance(old, ProcessMember)
         instance_id = old.config.group_instance_id
         old.stop(timeout_s)
+        if isinstance(old, PackedMember):  # the same settings, in the same process
+            incarnation = self._incarnations[name] + 1
+            self._incarnations[name] = incarnation
+            config = replace(
+                old.config,
+                incarnation=incarnation,
+                assignors=tuple(assignors) if assignors else old.config.assignors,
+                client=client if client is not None else old.config.client,
+            )
+            handle = old.pack.handle(config)
+            self._members[name] = handle
+            handle.start(timeout_s)
+            return handle
         return self.start_member(
             name,
             process=process,
@@ -302,6 +334,11 @@ class ConsumerGroupRunner:
         for handle in self._members.values():
             if isinstance(handle, ProcessMember):
                 handle.kill()
+        for pack in self._packs:
+            try:
+                pack.close(timeout_s)
+            except TimeoutError as exc:
+                errors.append(exc)
         if errors:
             raise errors[0]
 
