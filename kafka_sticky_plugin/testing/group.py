@@ -147,18 +147,24 @@ class ConsumerGroupRunner:
             self.start_member(name, process=process)
 
     def start_pack(
-        self, names: Iterable[str], timeout_s: float = 60.0, **settings: object
+        self,
+        names: Iterable[str],
+        timeout_s: float = 60.0,
+        per_member: Mapping[str, Mapping[str, object]] | None = None,
+        **settings: object,
     ) -> MemberPack:
         """Start members ``names`` in one new child process (:mod:`.member_pack`: several
         members per process, so that hundreds fit on 2 cores), one after the other;
-        ``settings`` as for :meth:`start_member`. Each is then a member like any other
+        ``settings`` as for :meth:`start_member`, ``per_member`` more of them by name (say,
+        each member's ``topics``). Each is then a member like any other
         (:meth:`restart_member` starts its next incarnation in the same process)."""
         pack = MemberPack(self.log)
         self._packs.append(pack)
         for name in names:
             if name in self._members and self._members[name].alive:
                 raise RuntimeError(f"member {name} is already running")
-            handle = pack.handle(self._config(name, None, None, settings))
+            own = {**settings, **(per_member or {}).get(name, {})}
+            handle = pack.handle(self._config(name, None, None, own))
             self._members[name] = handle
             handle.start(timeout_s)
         return pack
