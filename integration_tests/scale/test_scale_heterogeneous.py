@@ -4,15 +4,18 @@ member_pack`: twelve processes of seven).
 
 Twelve topics of 20 partitions (240 partitions); seven subscription classes of twelve
 members each: every topic, the first six, the last six, the even ones, the odd ones, the
-first three, the last three. Three topics are produced to throughout.
+first three, the last three. Three topics are produced to throughout. Once the group is
+stable, three members of different classes are restarted one after the other (a clean close,
+then a new incarnation in the same process).
 
 - With this package's ``cooperative-sticky`` (hooked members): the group becomes stable,
   every partition is owned by exactly one member that subscribes to its topic, every
   acknowledged record is delivered (0 lost), never two owners at once, no member raised.
 - The baseline row, aiokafka's own ``StickyPartitionAssignor`` (eager, members without the
-  hooks): given a bounded time (:data:`BASELINE_BOUND_S`) to become stable; what happens is
-  printed (stable or not, in how long, how many generations); asserted is only what must
-  hold whatever the assignor: never two owners at once, no member raised.
+  hooks): given a bounded time (:data:`BASELINE_BOUND_S`) to become stable after every
+  step; what happens is printed (stable or not, in how long, how many generations);
+  asserted is only what must hold whatever the assignor: never two owners at once, no
+  member raised.
 
 No time is asserted.
 """
@@ -36,7 +39,10 @@ PARTITIONS = 20
 PACKS = 12
 PER_PACK = 7
 PRODUCED = (0, 6, 11)
-BASELINE_BOUND_S = 150.0
+#: How long the baseline may take to become stable after each step (then it is reported).
+BASELINE_BOUND_S = 90.0
+#: Restarted one after the other once the group is stable (three subscription classes).
+RESTARTED = ("p0m0", "p2m5", "p5m3")
 
 #: Subscription classes by topic index (twelve members each).
 CLASSES: tuple[tuple[int, ...], ...] = (
@@ -65,6 +71,20 @@ def _start(group: ConsumerGroupRunner, topics: list[str], settings: dict[str, An
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(pack, range(PACKS)))
+
+
+def _since(started: float) -> str:
+    return f"{time.monotonic() - started:.1f} s"
+
+
+def _settle(group: ConsumerGroupRunner, step: str) -> str:
+    """The baseline's outcome after ``step``: stable (and when) or not within the bound."""
+    began = time.monotonic()
+    try:
+        stable = group.wait_stable(timeout_s=BASELINE_BOUND_S, quiet_s=3.0)
+    except GroupNotStable as exc:
+        return f"{step}: not stable within {BASELINE_BOUND_S:g} s ({str(exc)[-160:]})"
+    return f"{step}: stable in generation {stable.generation} after {_since(began)}"
 
 
 def _subscribers_only(stable: StableGroup, group: ConsumerGroupRunner) -> None:
@@ -99,15 +119,14 @@ def test_eighty_four_aiokafka_members_with_mixed_subscriptions(
     print(f"{strategy}: 84 members started after {time.monotonic() - started:.1f} s")
     everything = group.all_partitions()
     if strategy == "aiokafka-sticky":
-        try:
-            stable = group.wait_stable(timeout_s=BASELINE_BOUND_S, quiet_s=3.0)
-            outcome = f"stable in generation {stable.generation}"
-        except GroupNotStable as exc:
-            outcome = f"not stable within {BASELINE_BOUND_S:g} s ({str(exc)[-200:]})"
+        outcomes = [_settle(group, "all joined")]
+        for name in RESTARTED:
+            group.restart_member(name, timeout_s=120)
+            outcomes.append(_settle(group, f"{name} restarted"))
         generations = {e.generation for e in group.log.events() if e.kind == "generation"}
         print(
-            f"aiokafka-sticky baseline: {outcome}; {len(generations)} generations seen, "
-            f"{time.monotonic() - started:.1f} s"
+            f"aiokafka-sticky baseline: {'; '.join(outcomes)}; {len(generations)} generations"
+            f" seen, {time.monotonic() - started:.1f} s"
         )
         for producer in producers:
             producer.stop()
@@ -116,10 +135,12 @@ def test_eighty_four_aiokafka_members_with_mixed_subscriptions(
     else:
         stable = group.wait_stable(timeout_s=300, quiet_s=3.0)
         _subscribers_only(stable, group)
-        print(
-            f"{strategy}: stable in generation {stable.generation} after "
-            f"{time.monotonic() - started:.1f} s"
-        )
+        print(f"{strategy}: stable in generation {stable.generation} after {_since(started)}")
+        for name in RESTARTED:
+            group.restart_member(name, timeout_s=120)
+            stable = group.wait_stable(timeout_s=300, quiet_s=3.0)
+            _subscribers_only(stable, group)
+            print(f"{strategy}: {name} restarted, stable in generation {stable.generation}")
         for producer in producers:
             producer.stop()
         acknowledged: dict[Any, set[int]] = {}
