@@ -177,6 +177,13 @@ bench: venv bench-peers
 bench-rolling: venv kafka-broker
 	$(PY) -m kafka_sticky_plugin.demo.rolling_compare $(ROLLING_ARGS)
 
+## The group-size curve (issue 38): the same rolling restart at 10, 50, 100 and 200 members over
+## 24 topics x 50 partitions, every client, one table (kafka_sticky_plugin/demo/bench_scale.py;
+## SCALE_ARGS, e.g. --sizes 10,50 --peers kafka-python/cooperative-sticky).
+.PHONY: bench-scale
+bench-scale: venv kafka-broker
+	$(PY) -m kafka_sticky_plugin.demo.bench_scale $(SCALE_ARGS)
+
 ## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
 ## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).
 bench-metrics: venv
