@@ -59,3 +59,26 @@ def run_long_rebalance(
         f"partitions returned during the {window[1] - window[0]:.1f} s its join was in flight"
     )
     return joiner, frozenset(kept), len(during)
+
+
+def redelivered_after_revocation(watched: Any, others: list[Any], after: float) -> list[str]:
+    """Records ``watched`` returned of a partition revoked from it after ``after`` that
+    another member delivered again (the watched member's auto-commit did not cover what it
+    consumed during its join)."""
+    problems: list[str] = []
+    revocations = [e for e in watched.events if e.kind == "revoked" and e.t > after]
+    for event in revocations:
+        for partition in event.partitions:
+            mine = [d.offset for d in watched.deliveries if d.partition == partition]
+            if not mine:
+                continue
+            last = max(mine)
+            again = sorted(
+                d.offset
+                for other in others
+                for d in other.deliveries
+                if d.partition == partition and d.t > event.t and d.offset <= last
+            )
+            if again:
+                problems.append(f"{partition}: {len(again)} records up to {last} delivered again")
+    return problems

@@ -22,7 +22,11 @@ revoked partitions leave the assignment in ``on_partitions_revoked`` (marked pen
 revocation first, so the fetcher drops their buffered records); lost partitions leave it
 before anything is fetched (a lost membership never takes this path: the client's own wait
 applies); the auto-commit is skipped while the join is in flight (``coordinator.poll``
-returns before it, as Java's does), and every commit stays checked by the commit guard.
+returns before it, as Java's does), and, since records were returned after the pre-join
+commit, the hooks auto-commit the consumed positions of the partitions a round revokes
+right before ``on_partitions_revoked`` (with ``enable_auto_commit``; Java's classic consumer
+does not, so its next owner reads them again); every commit stays checked by the commit
+guard.
 Under the eager protocol a rejoining member owns nothing, so nothing changes there.
 kafka-python 2.0.2's ``coordinator.poll()`` has no timeout (it blocks until joined): these
 hooks are not installed there (see :func:`supported`).
@@ -85,6 +89,9 @@ class KeepFetching:
         self._client_time_to_next_poll: Callable[[], float] | None = None
         #: How many ``poll()`` calls fetched while the join was in flight (for tests/metrics).
         self.polls_during_join = 0
+        #: Whether :meth:`install` patched the coordinator (the hooks then also auto-commit
+        #: what a round revokes before it leaves: records of it were returned meanwhile).
+        self.installed = False
 
     def install(self, patch: Callable[[Any, str, Callable[..., Any]], None]) -> bool:
         """Patch ``poll`` and ``time_to_next_poll`` under the cooperative protocol on a client
@@ -96,6 +103,7 @@ class KeepFetching:
         self._client_time_to_next_poll = coordinator.time_to_next_poll
         patch(coordinator, "poll", self.poll)
         patch(coordinator, "time_to_next_poll", self.time_to_next_poll)
+        self.installed = True
         return True
 
     def active(self) -> bool:

@@ -169,6 +169,27 @@ class V2Hooks(HooksBase):
         except Exception as exc:
             log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 
+    def _commit_revoked(self, revoked: Any) -> None:
+        """Auto-commit the consumed positions of the partitions this round revokes, while
+        they are still assigned (records of them were returned during the join:
+        :mod:`.keep_fetching`); bounded and logged as the pre-join commit is."""
+        coordinator = self._coordinator
+        if not self.keep_fetching.installed or not coordinator.config["enable_auto_commit"]:
+            return
+        wanted = set(revoked)
+        offsets = {
+            tp: offset
+            for tp, offset in self._subscription.all_consumed_offsets().items()
+            if tp in wanted
+        }
+        if not offsets:
+            return
+        timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, None)
+        try:
+            coordinator.commit_offsets_sync(offsets, timeout_ms=timeout_ms)
+        except Exception as exc:
+            log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
+
     def _step_aside(self, timeout_ms: int | None) -> None:
         """The leader refused another member's topic leaves the group once
         (:mod:`.leader_refusal`), in place of the pre-join step: commit, every owned partition
@@ -274,6 +295,7 @@ class V2Hooks(HooksBase):
         listener = self._listener()
         if self.protocol is RebalanceProtocol.COOPERATIVE:
             if decision.revoked:
+                self._commit_revoked(decision.revoked)
                 self._call(listener, "on_partitions_revoked", decision.revoked, "revoked")
             self._set_assignment_keeping_state(assigned)
         else:
