@@ -55,4 +55,4 @@ def test_one_line_per_size_and_unknown_figures_say_so() -> None:
     assert len(lines) == 4  # header, rule, two rows
     assert lines[2].startswith("| 10 ") and lines[3].startswith("| 50 ")
     assert "n/a / n/a" in lines[3] and "1.7 / 1.7" in lines[2]
-    assert lines[2].count("n/a") == 1  # memory per member is not measured yet
+    assert lines[2].count("n/a") == 1  # no child processes: no memory per member

@@ -19,8 +19,10 @@ partition) and the partitions handed over, the time a hooked member spent inside
 per member per restart (its ``rebalance-latency-total``; with the hooks a cooperative member
 keeps consuming what it keeps meanwhile, see docs/hooks.md), the leader's assign time (mean
 and worst, from the hooked members' metrics), lost and duplicated records, two-owner
-overlaps, and the 1-minute load average when the row ended. Not yet measured (say so rather
-than guess): memory per member and the split of a pause into kept and moved partitions.
+overlaps, the resident memory of the members' child processes per member once the group
+is stable (n/a for members that are threads of this process), and the 1-minute load
+average when the row ended. Not yet measured (say so rather than guess): the split of a
+pause into kept and moved partitions.
 Output: the table, and Markdown + JSON under ``--out`` (default ``build/bench-scale``). Exit
 status 0 when every row kept its guarantees, 1 otherwise, 2 for bad arguments.
 """
@@ -60,6 +62,7 @@ class ScaleRow:
     leader_assign_ms_avg: float | None
     leader_assign_ms_max: float | None
     load_average: float
+    rss_per_member_mb: float | None = None
 
 
 def _finite(value: float) -> float | None:
@@ -126,6 +129,7 @@ def run_sizes(
                     leader_assign_ms_avg=_finite(metrics.assign_avg_ms),
                     leader_assign_ms_max=_finite(metrics.assign_max_ms),
                     load_average=os.getloadavg()[0],
+                    rss_per_member_mb=result.rss_per_member_mb,
                 )
             )
             problems = broken_guarantees(result)
@@ -167,7 +171,7 @@ def _cells(scale: ScaleRow) -> tuple[str, ...]:
         _n(row.handovers_per_bounce),
         _n(scale.in_rebalance_s_per_member_bounce, 2),
         f"{_n(scale.leader_assign_ms_avg)} / {_n(scale.leader_assign_ms_max)}",
-        "n/a",
+        "n/a" if scale.rss_per_member_mb is None else f"{scale.rss_per_member_mb:.0f} MB",
         str(row.lost),
         str(row.duplicates),
         str(row.overlaps),

@@ -18,6 +18,7 @@ import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..assignor.strategies import COOPERATIVE_STICKY
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
@@ -114,6 +115,9 @@ class StrategyResult:
     metrics: tuple[MetricsSample, ...] = field(default=(), repr=False)
     #: From the first member's start to the first stable group (every member joined).
     time_to_stable_s: float | None = None
+    #: Resident memory of the members' child processes per member they hold, once stable
+    #: (None when every member is a thread of this process, or without /proc).
+    rss_per_member_mb: float | None = None
 
     @property
     def revoked_per_restart(self) -> float:
@@ -127,6 +131,21 @@ class StrategyResult:
 
 
 Reporter = Callable[[str], None]
+
+
+def _rss_per_member_mb(runner: ConsumerGroupRunner) -> float | None:
+    """VmRSS of the members' child processes (Linux /proc) divided by the members they hold."""
+    pids, held = runner.child_processes()
+    total_kb = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total_kb += int(line.split()[1])
+    return total_kb / 1024 / held if held else None
 
 
 def _member_names(count: int) -> list[str]:
@@ -209,6 +228,7 @@ def run_rolling_restart(
                 runner.start_member(name)
         stable = wait_stable()
         t_first_stable = stable.t
+        rss_per_member_mb = _rss_per_member_mb(runner)
         say(f"[{strategy.name}] stable at generation {stable.generation}")
         t_rolling = time.monotonic()
         for bounce, assignors in enumerate(strategy.bounces, start=1):
@@ -280,4 +300,5 @@ def run_rolling_restart(
         delivery_log=tuple(log.deliveries()),
         metrics=tuple(metrics_samples(events)),
         time_to_stable_s=t_first_stable - t_origin,
+        rss_per_member_mb=rss_per_member_mb,
     )

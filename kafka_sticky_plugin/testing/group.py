@@ -247,6 +247,26 @@ class ConsumerGroupRunner:
             if handle.alive
         }
 
+    def child_processes(self) -> tuple[set[int], int]:
+        """The process ids of the running child processes that hold members (packs, process
+        and Java members), and how many running members they hold (the others are threads
+        of this process)."""
+        pids: set[int] = set()
+        held = 0
+        for handle in self._members.values():
+            if not handle.alive:
+                continue
+            process = getattr(handle, "_process", None)
+            pid = (
+                handle.pack.pid
+                if isinstance(handle, PackedMember)
+                else getattr(process, "pid", None)
+            )
+            if pid is not None:
+                pids.add(int(pid))
+                held += 1
+        return pids, held
+
     def set_partition_count(self, topic: str, count: int) -> None:
         """Tell the runner a topic now has ``count`` partitions (after growing it)."""
         self.partitions_per_topic[topic] = count

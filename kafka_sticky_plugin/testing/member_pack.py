@@ -149,6 +149,11 @@ class MemberPack:
     def alive(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs."""
+        return self._process.pid if self.alive and self._process is not None else None
+
     def _close_stdin(self) -> None:
         if self._process is not None and self._process.stdin is not None:
             with contextlib.suppress(OSError):  # the child is gone: nothing left to flush
