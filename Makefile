@@ -123,8 +123,10 @@ TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## per client and strategy (kafka-python 3, kafka-python 2.2 (needs matrix-venvs), aiokafka,
 ## confluent, Java 4.4.0 cooperative-sticky as the reference), safe processing and the
 ## confluent protocol errors on librdkafka's mock cluster. Marked faults_full, in `make faults`
-## only: the separate scenarios on fresh groups and Java's sticky gauntlet.
-KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848))
+## only: the separate scenarios on fresh groups and Java's sticky gauntlet. The scale tier
+## (issue 38): 50 kafka-python members and the 84-member heterogeneous aiokafka group, several
+## members per child process, correctness figures only.
+KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 scale))
 KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
 KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then KAFKA_STICKY_BROKER=kafka $(PY) -m pytest $(BROKER_RERUNS) $(1) $(PYTEST_ARGS); \
@@ -200,6 +202,13 @@ bench: venv bench-peers
 .PHONY: bench-rolling
 bench-rolling: venv kafka-broker
 	$(PY) -m testlab.rolling_compare $(ROLLING_ARGS)
+
+## The group-size curve (issue 38): the same rolling restart at 10, 50, 100 and 200 members over
+## 24 topics x 50 partitions, every client, one table (testlab/bench_scale.py;
+## SCALE_ARGS, e.g. --sizes 10,50 --peers kafka-python/cooperative-sticky).
+.PHONY: bench-scale
+bench-scale: venv kafka-broker
+	$(PY) -m testlab.bench_scale $(SCALE_ARGS)
 
 ## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
 ## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).

@@ -18,6 +18,7 @@ import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..assignor.strategies import COOPERATIVE_STICKY
 from ..assignor.strategies import STRATEGIES as ASSIGNOR_STRATEGIES
@@ -34,6 +35,7 @@ from ..groups.analysis import (
     revoked_partitions,
 )
 from ..groups.events import Delivery, EventLog, Partition, member_key
+from ..groups.member_process import PYTHON_CLIENTS
 from ..groups.metrics_events import MetricsSample, metrics_samples
 from ..groups.producer import KeyedProducer
 from ..groups.runner import ConsumerGroupRunner, StableGroup
@@ -111,6 +113,11 @@ class StrategyResult:
     delivery_log: tuple[Delivery, ...] = field(default=(), repr=False)
     #: The hooked members' rebalance metrics snapshots (:mod:`.metrics_table` sums them).
     metrics: tuple[MetricsSample, ...] = field(default=(), repr=False)
+    #: From the first member's start to the first stable group (every member joined).
+    time_to_stable_s: float | None = None
+    #: Resident memory of the members' child processes per member they hold, once stable
+    #: (None when every member is a thread of this process, or without /proc).
+    rss_per_member_mb: float | None = None
 
     @property
     def revoked_per_restart(self) -> float:
@@ -124,6 +131,21 @@ class StrategyResult:
 
 
 Reporter = Callable[[str], None]
+
+
+def _rss_per_member_mb(runner: ConsumerGroupRunner) -> float | None:
+    """VmRSS of the members' child processes (Linux /proc) divided by the members they hold."""
+    pids, held = runner.child_processes()
+    total_kb = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total_kb += int(line.split()[1])
+    return total_kb / 1024 / held if held else None
 
 
 def _member_names(count: int) -> list[str]:
@@ -143,6 +165,9 @@ def run_rolling_restart(
     member_settings: Mapping[str, object] | None = None,
     settle_between: bool = False,
     idle_before_stop_s: float = 0.0,
+    idle_topics: int = 0,
+    per_process: int = 0,
+    restart_count: int | None = None,
 ) -> StrategyResult:
     """Run the scenario of the module docstring and measure it.
 
@@ -157,8 +182,16 @@ def run_rolling_restart(
     (a thread member is back in milliseconds, a JVM in seconds). ``idle_before_stop_s``: how
     long the group runs stable before each stop (0: the stop follows the stability check at
     once), as a real rolling restart's next stop follows the previous start by some seconds.
+    ``idle_topics``: more topics of ``partitions`` partitions each, subscribed but never
+    produced to (a group over many topics); ``per_process``: Python members run that many per
+    child process (:mod:`..testing.member_pack`; 0: threads of this process, the default);
+    ``restart_count``: restart only the first that many members (default: every one).
     """
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
+    idle = [
+        create_topic(bootstrap, unique_name(f"demo-{strategy.name}-idle"), partitions)
+        for _ in range(idle_topics)
+    ]
     group_id = unique_name(f"demo-{strategy.name}")
     log = EventLog()
     producer = KeyedProducer(bootstrap, topic, keys=max(64, partitions * 4))
@@ -171,7 +204,7 @@ def run_rolling_restart(
     runner = ConsumerGroupRunner(
         bootstrap,
         group_id,
-        {topic: partitions},
+        {name: partitions for name in (topic, *idle)},
         strategy.initial,
         log=log,
         client=client,
@@ -187,13 +220,19 @@ def run_rolling_restart(
         stack.enter_context(view)
     try:
         say(f"[{strategy.name}] starting {members} members on {topic} ({partitions} partitions)")
-        for name in names:
-            runner.start_member(name)
+        if per_process > 0 and client in PYTHON_CLIENTS:
+            for first in range(0, len(names), per_process):
+                runner.start_pack(names[first : first + per_process])
+        else:
+            for name in names:
+                runner.start_member(name)
         stable = wait_stable()
+        t_first_stable = stable.t
+        rss_per_member_mb = _rss_per_member_mb(runner)
         say(f"[{strategy.name}] stable at generation {stable.generation}")
         t_rolling = time.monotonic()
         for bounce, assignors in enumerate(strategy.bounces, start=1):
-            for name in names:
+            for name in names[:restart_count]:
                 old_key = member_key(name, runner.member(name).config.incarnation)
                 say(f"[{strategy.name}] bounce {bounce}: restarting {name} with {list(assignors)}")
                 time.sleep(idle_before_stop_s)
@@ -240,7 +279,7 @@ def run_rolling_restart(
     t_end = time.monotonic()
     events = log.events()
     intervals = ownership_intervals(events, t_end)
-    all_partitions = tuple((topic, p) for p in range(partitions))
+    all_partitions = tuple((t, p) for t in (topic, *idle) for p in range(partitions))
     errors.extend(e.detail for e in events if e.kind == "error")
     return StrategyResult(
         strategy=strategy.name,
@@ -260,4 +299,6 @@ def run_rolling_restart(
         window=(t_rolling, t_rolled),
         delivery_log=tuple(log.deliveries()),
         metrics=tuple(metrics_samples(events)),
+        time_to_stable_s=t_first_stable - t_origin,
+        rss_per_member_mb=rss_per_member_mb,
     )

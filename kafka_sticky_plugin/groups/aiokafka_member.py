@@ -2,9 +2,10 @@
 :func:`~.kafka_python_member.consume_loop` (kafka-python), from a hooked ``AIOKafkaConsumer``
 running in its own event loop (``MemberConfig.client == "aiokafka"``).
 
-The member always installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
-is eager only and has no generations), commits on revoke (auto-commit off), commits its
-positions every ``commit_interval_s`` (both through
+The member installs :func:`kafka_sticky_plugin.aiokafka.install_hooks` (aiokafka alone
+is eager only and has no generations) unless ``install_hooks`` is off (a baseline of
+aiokafka's own assignors, such as ``aiokafka-sticky``), commits on revoke (auto-commit
+off), commits its positions every ``commit_interval_s`` (both through
 :func:`kafka_sticky_plugin.aiokafka.commit_on_revoke`, bounded by the revocation deadline),
 and reports ``started``, ``assigned``/``revoked``/``lost`` (with the partitions it owns
 afterwards and the generation), ``committed``/``commit_failed``, ``generation``, ``error``
@@ -57,11 +58,13 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
         **aiokafka_settings(config.security),
         partition_assignment_strategy=[assignor_class(n, "aiokafka") for n in config.assignors],
     )
-    handle = (
-        install_hooks(consumer)
-        if config.prompt_heartbeats
-        else install_hooks(consumer, prompt_heartbeats=None)
-    )
+    handle: Any = None  # aiokafka alone (a baseline of its own assignors): eager, no hooks
+    if config.install_hooks:
+        handle = (
+            install_hooks(consumer)
+            if config.prompt_heartbeats
+            else install_hooks(consumer, prompt_heartbeats=None)
+        )
     metrics = MetricsReporter(config, sink)
     metrics.attach(handle)
 
@@ -117,7 +120,8 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
     try:
         listener = Listener()
         subscribe_as_configured(consumer, config, listener)
-        event("started", detail=f"aiokafka, protocol {handle.protocol.name}")
+        protocol = handle.protocol.name if handle is not None else "EAGER (no hooks)"
+        event("started", detail=f"aiokafka, protocol {protocol}")
         control.subscribed()
         await consumer.start()
         last_generation = -1

@@ -9,7 +9,8 @@ Names, for a kafka-python or an aiokafka member:
 - ``range`` and ``roundrobin``: the client's own assignors;
 - kafka-python only: ``kafka-python-sticky`` and ``kafka-python-cooperative-sticky``,
   kafka-python's own sticky implementations (the baselines, spelled as the simulator spells
-  them).
+  them); aiokafka only: ``aiokafka-sticky``, aiokafka's own (eager) sticky assignor, for a
+  member without the hooks.
 
 Every call of :func:`make_assignor` returns a new instance: two consumers never share
 assignor state.
@@ -49,6 +50,9 @@ _CLIENT_ASSIGNORS: dict[str, dict[str, str]] = {
     "aiokafka": {
         "range": "aiokafka.coordinator.assignors.range:RangePartitionAssignor",
         "roundrobin": "aiokafka.coordinator.assignors.roundrobin:RoundRobinPartitionAssignor",
+        "aiokafka-sticky": (
+            "aiokafka.coordinator.assignors.sticky.sticky_assignor:StickyPartitionAssignor"
+        ),
     },
 }
 

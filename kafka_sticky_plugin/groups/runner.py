@@ -34,6 +34,7 @@ from types import TracebackType
 from .analysis import current_ownership
 from .events import EventLog, OwnershipEvent, Partition, member_key
 from .member_config import MemberConfig
+from .member_pack import MemberPack, PackedMember
 from .member_process import PYTHON_CLIENTS, MemberHandle, ProcessMember, ThreadMember
 
 __all__ = [
@@ -98,6 +99,7 @@ class ConsumerGroupRunner:
         self._incarnations: dict[str, int] = {}
         self._child_log_dir: Path | None = None
         self._child_logs: list[Path] = []
+        self._packs: list[MemberPack] = []
 
     # -- membership ----------------------------------------------------------------------
 
@@ -167,6 +169,29 @@ class ConsumerGroupRunner:
         for name in names:
             self.start_member(name, process=process)
 
+    def start_pack(
+        self,
+        names: Iterable[str],
+        timeout_s: float = 60.0,
+        per_member: Mapping[str, Mapping[str, object]] | None = None,
+        **settings: object,
+    ) -> MemberPack:
+        """Start members ``names`` in one new child process (:mod:`.member_pack`: several
+        members per process, so that hundreds fit on 2 cores), one after the other;
+        ``settings`` as for :meth:`start_member`, ``per_member`` more of them by name (say,
+        each member's ``topics``). Each is then a member like any other
+        (:meth:`restart_member` starts its next incarnation in the same process)."""
+        pack = MemberPack(self.log)
+        self._packs.append(pack)
+        for name in names:
+            if name in self._members and self._members[name].alive:
+                raise RuntimeError(f"member {name} is already running")
+            own = {**settings, **(per_member or {}).get(name, {})}
+            handle = pack.handle(self._config(name, None, None, own))
+            self._members[name] = handle
+            handle.start(timeout_s)
+        return pack
+
     def stop_member(self, name: str, timeout_s: float = 30.0) -> None:
         """Close member ``name`` cleanly (commit on revoke, LeaveGroup)."""
         self._members[name].stop(timeout_s)
@@ -185,6 +210,19 @@ class ConsumerGroupRunner:
         process = isinstance(old, ProcessMember)
         instance_id = old.config.group_instance_id
         old.stop(timeout_s)
+        if isinstance(old, PackedMember):  # the same settings, in the same process
+            incarnation = self._incarnations[name] + 1
+            self._incarnations[name] = incarnation
+            config = replace(
+                old.config,
+                incarnation=incarnation,
+                assignors=tuple(assignors) if assignors else old.config.assignors,
+                client=client if client is not None else old.config.client,
+            )
+            handle = old.pack.handle(config)
+            self._members[name] = handle
+            handle.start(timeout_s)
+            return handle
         return self.start_member(
             name,
             process=process,
@@ -231,6 +269,26 @@ class ConsumerGroupRunner:
             for name, handle in self._members.items()
             if handle.alive
         }
+
+    def child_processes(self) -> tuple[set[int], int]:
+        """The process ids of the running child processes that hold members (packs, process
+        and Java members), and how many running members they hold (the others are threads
+        of this process)."""
+        pids: set[int] = set()
+        held = 0
+        for handle in self._members.values():
+            if not handle.alive:
+                continue
+            process = getattr(handle, "_process", None)
+            pid = (
+                handle.pack.pid
+                if isinstance(handle, PackedMember)
+                else getattr(process, "pid", None)
+            )
+            if pid is not None:
+                pids.add(int(pid))
+                held += 1
+        return pids, held
 
     def set_partition_count(self, topic: str, count: int) -> None:
         """Tell the runner a topic now has ``count`` partitions (after growing it)."""
@@ -325,6 +383,11 @@ class ConsumerGroupRunner:
         for handle in self._members.values():
             if isinstance(handle, ProcessMember):
                 handle.kill()
+        for pack in self._packs:
+            try:
+                pack.close(timeout_s)
+            except TimeoutError as exc:
+                errors.append(exc)
         if errors:
             raise errors[0]
 

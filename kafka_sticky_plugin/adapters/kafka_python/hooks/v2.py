@@ -50,6 +50,7 @@ from .common import (
     log_partitions,
     pre_rebalance_commit_timeout_ms,
 )
+from .keep_fetching import KeepFetching
 from .leader_refusal import LeaderRefusal
 from .listener import call_sync, rebalance_listener
 
@@ -105,6 +106,9 @@ class V2Hooks(HooksBase):
         )
         self._patch(self._coordinator, "ensure_coordinator_ready", self.ensure_coordinator_ready)
         self._patch(self._coordinator, "_send_heartbeat_request", self.send_heartbeat_request)
+        # Cooperative on 2.2/2.3: the owned partitions are fetched while a join is in flight.
+        self.keep_fetching = KeepFetching(self._consumer, self.protocol)
+        self.keep_fetching.install(self._patch)
 
     # -- helpers --------------------------------------------------------------------------
     def _drop_membership(self) -> None:
@@ -163,6 +167,27 @@ class V2Hooks(HooksBase):
                 coordinator.commit_offsets_sync(offsets, timeout_ms=timeout_ms)
             else:
                 coordinator.commit_offsets_sync(offsets)
+        except Exception as exc:
+            log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
+
+    def _commit_revoked(self, revoked: Any) -> None:
+        """Auto-commit the consumed positions of the partitions this round revokes, while
+        they are still assigned (records of them were returned during the join:
+        :mod:`.keep_fetching`); bounded and logged as the pre-join commit is."""
+        coordinator = self._coordinator
+        if not self.keep_fetching.installed or not coordinator.config["enable_auto_commit"]:
+            return
+        wanted = set(revoked)
+        offsets = {
+            tp: offset
+            for tp, offset in self._subscription.all_consumed_offsets().items()
+            if tp in wanted
+        }
+        if not offsets:
+            return
+        timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, None)
+        try:
+            coordinator.commit_offsets_sync(offsets, timeout_ms=timeout_ms)
         except Exception as exc:
             log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 
@@ -271,6 +296,7 @@ class V2Hooks(HooksBase):
         listener = self._listener()
         if self.protocol is RebalanceProtocol.COOPERATIVE:
             if decision.revoked:
+                self._commit_revoked(decision.revoked)
                 self._call(listener, "on_partitions_revoked", decision.revoked, "revoked")
             self._set_assignment_keeping_state(assigned)
         else:

@@ -42,6 +42,7 @@ from .common import (
     pre_rebalance_commit_timeout_ms,
 )
 from .coordinator_lookup import CoordinatorLookup
+from .keep_fetching import KeepFetching
 from .leader_refusal import LeaderRefusal
 from .listener import rebalance_listener
 from .prompt import PromptSchedule
@@ -113,6 +114,9 @@ class V3Hooks(HooksBase):
         if fetcher is not None and needs_refresh_patch(fetcher):
             self.read_replica = ReadReplicaRefresh(fetcher)
             self.read_replica.install()
+        # Cooperative: the owned partitions are fetched while a join is in flight.
+        self.keep_fetching = KeepFetching(self._consumer, self.protocol)
+        self.keep_fetching.install(self._patch)
 
     def uninstall(self) -> None:
         """Every instance patch removed, the fetcher's too."""
@@ -226,6 +230,27 @@ class V3Hooks(HooksBase):
         except Exception as exc:
             log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 
+    async def _commit_revoked(self, revoked: Any) -> None:
+        """Auto-commit the consumed positions of the partitions this round revokes, while
+        they are still assigned: a cooperative member returned records of them while its join
+        was in flight (:mod:`.keep_fetching`), after the pre-join commit. Bounded and logged
+        as that commit is; nothing without auto-commit (the listener commits then)."""
+        if not self.keep_fetching.installed or not self._coordinator.config["enable_auto_commit"]:
+            return
+        wanted = set(revoked)
+        offsets = {
+            tp: offset
+            for tp, offset in self._subscription.all_consumed_offsets().items()
+            if tp in wanted
+        }
+        if not offsets:
+            return
+        timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, None)
+        try:
+            await self._coordinator._commit_offsets_sync_async(offsets, timeout_ms=timeout_ms)
+        except Exception as exc:
+            log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
+
     async def on_join_complete_async(
         self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
     ) -> None:
@@ -243,6 +268,7 @@ class V3Hooks(HooksBase):
         )
         error: BaseException | None = None
         if decision.revoked:
+            await self._commit_revoked(decision.revoked)
             sub.mark_pending_revocation(decision.revoked)
             error = await self._call("on_partitions_revoked", decision.revoked)
         sub.assign_from_subscribed(sorted(assigned))

@@ -1,0 +1,262 @@
+"""The group-size curve (issue 38): :mod:`.rolling_compare`'s rolling restart at 10, 50, 100
+and 200 members, one table from one run.
+
+``python -m testlab.bench_scale`` (``make bench-scale``) starts Apache Kafka on
+loopback, then for every size and every peer (:data:`.rolling_compare.PEERS`, the same rows
+and the same row figures as ``make bench-rolling``) runs
+:func:`.scenario.run_rolling_restart` over many topics (``--topics`` topics of
+``--partitions-per-topic`` partitions, the first one produced to at ``--rate`` records a
+second, the others subscribed and idle), Python members ``--per-process`` per child process
+(:mod:`..testing.member_pack`; a Java member is always a JVM of its own), and restarts the
+first ``--restarts`` members one at a time (a clean stop, the group stable without it, a
+successor, stable again). How each row is fed and timed: the producer and the broker are
+the same for every row; times are monotonic clock readings of this process, from the
+members' own event reports.
+
+Per row: time to stable (first member started -> every member joined and the group stable),
+rebalance rounds per restart, paused partition-seconds per restart (nobody owned the
+partition) and the partitions handed over, the time a hooked member spent inside rebalances
+per member per restart (its ``rebalance-latency-total``; with the hooks a cooperative member
+keeps consuming what it keeps meanwhile, see docs/hooks.md), the leader's assign time (mean
+and worst, from the hooked members' metrics), lost and duplicated records, two-owner
+overlaps, the resident memory of the members' child processes per member once the group
+is stable (n/a for members that are threads of this process), and the 1-minute load
+average when the row ended. Not yet measured (say so rather than guess): the split of a
+pause into kept and moved partitions.
+Output: the table, and Markdown + JSON under ``--out`` (default ``build/bench-scale``). Exit
+status 0 when every row kept its guarantees, 1 otherwise, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from kafka_sticky_plugin.demo.metrics_table import aggregate
+from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
+from kafka_sticky_plugin.demo.scenario import Strategy, run_rolling_restart
+from kafka_sticky_plugin.errors import StickyPluginError
+from testlab.brokers import open_broker
+from testlab.rolling_compare import Peer, PeerRow, choose_peers, measure
+
+__all__ = ["ScaleRow", "main", "run_sizes"]
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    """One (size, peer) run: :class:`.rolling_compare.PeerRow`'s figures plus the curve's."""
+
+    members: int
+    partitions: int
+    row: PeerRow
+    time_to_stable_s: float | None
+    in_rebalance_s_per_member_bounce: float | None
+    leader_assign_ms_avg: float | None
+    leader_assign_ms_max: float | None
+    load_average: float
+    rss_per_member_mb: float | None = None
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def run_sizes(
+    bootstrap: str,
+    sizes: Sequence[int],
+    peers: Sequence[Peer],
+    *,
+    topics: int,
+    partitions_per_topic: int,
+    rate_per_s: float,
+    per_process: int,
+    restarts: int,
+    say: Callable[[str], None] = print,
+) -> tuple[list[ScaleRow], list[str]]:
+    """Every size with every peer (module docstring); the rows and the skipped peers."""
+    rows: list[ScaleRow] = []
+    skipped: list[str] = []
+    for peer in peers:
+        reason = peer.unavailable()
+        if reason is not None:
+            skipped.append(f"{peer.key} ({peer.protocol}) skipped: {reason}")
+            say(skipped[-1])
+    runnable = [p for p in peers if p.unavailable() is None]
+    for size in sizes:
+        for peer in runnable:
+            label = f"{size}-{peer.key.replace('/', '-')}-{peer.protocol}"
+            say(f"== {size} members, {peer.name}: {peer.assignor}, {peer.protocol}")
+            result = run_rolling_restart(
+                bootstrap,
+                Strategy(label, (peer.assignor,), ((peer.assignor,),)),
+                members=size,
+                partitions=partitions_per_topic,
+                rate_per_s=rate_per_s,
+                say=say,
+                client=peer.client,
+                member_settings={
+                    "group_protocol": peer.protocol,
+                    "session_timeout_ms": 10000,
+                    "max_poll_interval_ms": 60000,
+                },
+                settle_between=True,
+                stable_timeout_s=max(90.0, 3.0 * size),
+                idle_topics=topics - 1,
+                per_process=per_process,
+                restart_count=restarts,
+            )
+            metrics = aggregate(label, result.metrics)
+            bounces = max(1, len(result.restarts))
+            in_rebalance = None
+            if metrics.incarnations and not math.isnan(metrics.latency_avg_ms):
+                total_s = metrics.latency_avg_ms * metrics.rebalances / 1000
+                in_rebalance = total_s / size / bounces
+            rows.append(
+                ScaleRow(
+                    members=size,
+                    partitions=topics * partitions_per_topic,
+                    row=measure(peer, result),
+                    time_to_stable_s=result.time_to_stable_s,
+                    in_rebalance_s_per_member_bounce=in_rebalance,
+                    leader_assign_ms_avg=_finite(metrics.assign_avg_ms),
+                    leader_assign_ms_max=_finite(metrics.assign_max_ms),
+                    load_average=os.getloadavg()[0],
+                    rss_per_member_mb=result.rss_per_member_mb,
+                )
+            )
+            problems = broken_guarantees(result)
+            say(f"   done: {', '.join(problems) if problems else 'guarantees kept'}")
+    return rows, skipped
+
+
+_HEADERS = (
+    "members",
+    "client, assignor",
+    "protocol",
+    "time to stable s",
+    "rounds /restart",
+    "paused p*s /restart",
+    "moved /restart",
+    "in rebalance s /member /restart",
+    "leader assign ms (mean / worst)",
+    "memory /member",
+    "lost",
+    "dups",
+    "two owners",
+    "load avg",
+)
+
+
+def _n(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _cells(scale: ScaleRow) -> tuple[str, ...]:
+    row = scale.row
+    return (
+        str(scale.members),
+        f"{row.peer}: {row.assignor}",
+        "classic" if row.protocol == "classic" else "consumer (KIP-848)",
+        _n(scale.time_to_stable_s),
+        _n(row.rounds_per_bounce),
+        _n(row.paused_ps_per_bounce),
+        _n(row.handovers_per_bounce),
+        _n(scale.in_rebalance_s_per_member_bounce, 2),
+        f"{_n(scale.leader_assign_ms_avg)} / {_n(scale.leader_assign_ms_max)}",
+        "n/a" if scale.rss_per_member_mb is None else f"{scale.rss_per_member_mb:.0f} MB",
+        str(row.lost),
+        str(row.duplicates),
+        str(row.overlaps),
+        f"{scale.load_average:.1f}",
+    )
+
+
+def format_table(rows: Sequence[ScaleRow]) -> str:
+    """The rows as one Markdown table (readable as plain text)."""
+    return markdown_table([_HEADERS, *(_cells(r) for r in rows)], left=3)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m testlab.bench_scale",
+        description="The rolling restart at several group sizes, every client, one table"
+        " (Apache Kafka on loopback).",
+    )
+    parser.add_argument("--sizes", default="10,50,100,200", help="member counts (comma list)")
+    parser.add_argument("--topics", type=int, default=24, help="topics (default 24)")
+    parser.add_argument(
+        "--partitions-per-topic", type=int, default=50, help="partitions per topic (default 50)"
+    )
+    parser.add_argument("--rate", type=float, default=200.0, help="records/s (default 200)")
+    parser.add_argument(
+        "--per-process", type=int, default=10, help="Python members per process (default 10)"
+    )
+    parser.add_argument("--restarts", type=int, default=5, help="members restarted (default 5)")
+    parser.add_argument("--peers", default="all", help="peer keys as for bench-rolling")
+    parser.add_argument("--out", type=Path, default=Path("build/bench-scale"))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the curve (module docstring); the exit status says whether guarantees held."""
+    args = _parser().parse_args(argv)
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        peers = choose_peers(args.peers)
+    except (ValueError, StickyPluginError) as exc:
+        print(f"error: {exc}")
+        return 2
+    if not sizes or min(sizes) < 2 or args.topics < 1 or args.partitions_per_topic < 1:
+        print("--sizes must list member counts of at least 2; --topics and partitions >= 1")
+        return 2
+    if args.rate <= 0 or args.per_process < 1 or not 1 <= args.restarts <= min(sizes):
+        print("--rate above 0, --per-process >= 1, 1 <= --restarts <= the smallest size")
+        return 2
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open_broker("kafka", log_dir=out / "broker") as broker:
+        print(f"broker: {broker.kind} at {broker.bootstrap}", flush=True)
+        rows, skipped = run_sizes(
+            broker.bootstrap,
+            sizes,
+            peers,
+            topics=args.topics,
+            partitions_per_topic=args.partitions_per_topic,
+            rate_per_s=args.rate,
+            per_process=args.per_process,
+            restarts=args.restarts,
+        )
+    wall = time.monotonic() - started
+    heading = (
+        f"Group-size curve: {args.topics} topics x {args.partitions_per_topic} partitions,"
+        f" {args.rate:.0f} records/s on one topic, {args.restarts} restarts, Python members"
+        f" {args.per_process} per process, on {broker.kind} (wall time {wall:.0f} s,"
+        f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
+    )
+    text = "\n".join([heading, "", format_table(rows), "", *skipped])
+    (out / "bench-scale.md").write_text(text + "\n", encoding="utf-8")
+    document = {
+        "sizes": sizes,
+        "wall_s": round(wall, 1),
+        "rows": [asdict(r) for r in rows],
+        "skipped": skipped,
+    }
+    (out / "bench-scale.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    print("\n" + text)
+    bad = [r for r in rows if r.row.problems]
+    for scale in bad:
+        print(f"PROBLEM: [{scale.members} {scale.row.peer}] {'; '.join(scale.row.problems)}")
+    return 1 if bad or not rows else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

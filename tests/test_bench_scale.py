@@ -1,0 +1,58 @@
+"""``make bench-scale`` (issue 38): argument checks (no broker is started for bad input) and
+the table's cells, without a broker."""
+
+from __future__ import annotations
+
+import pytest
+
+from testlab.bench_scale import ScaleRow, format_table, main
+from testlab.rolling_compare import PeerRow
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--sizes", "1"],
+        ["--sizes", "ten"],
+        ["--sizes", "10", "--restarts", "11"],
+        ["--sizes", "10", "--per-process", "0"],
+        ["--peers", "nobody/nothing"],
+        ["--rate", "0"],
+    ],
+)
+def test_bad_arguments_exit_2_before_any_broker(argv: list[str], tmp_path: object) -> None:
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+
+
+def _row(members: int, assign: float | None) -> ScaleRow:
+    peer = PeerRow(
+        peer="kafka-python (hooked), ours",
+        client="kafka-python",
+        assignor="cooperative-sticky",
+        protocol="classic",
+        bounces=2,
+        paused_ps_per_bounce=5.5,
+        paused_leave_ps_per_bounce=2.0,
+        paused_join_ps_per_bounce=3.5,
+        worst_bounce_paused_ps=6.0,
+        recovery_s_mean=1.0,
+        recovery_s_worst=1.5,
+        rounds_per_bounce=3.0,
+        handovers_per_bounce=16.0,
+        rebalancing_s_per_bounce=2.0,
+        consumed=100,
+        duplicates=0,
+        lost=0,
+        overlaps=0,
+        problems=(),
+    )
+    return ScaleRow(members, 48, peer, 9.0, 1.04, assign, assign, 16.5)
+
+
+def test_one_line_per_size_and_unknown_figures_say_so() -> None:
+    text = format_table([_row(10, 1.7), _row(50, None)])
+    lines = text.splitlines()
+    assert len(lines) == 4  # header, rule, two rows
+    assert lines[2].startswith("| 10 ") and lines[3].startswith("| 50 ")
+    assert "n/a / n/a" in lines[3] and "1.7 / 1.7" in lines[2]
+    assert lines[2].count("n/a") == 1  # no child processes: no memory per member
