@@ -30,7 +30,7 @@ from ...listener.contract import (
     check_rebalance_listener,
     invoke_async,
 )
-from ...listener.view import RebalanceConsumer
+from ...listener.view import RebalanceConsumer, java_operations_except, view_of
 
 __all__ = [
     "OFFERED",
@@ -43,31 +43,14 @@ __all__ = [
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
 #: aiokafka's calls offered by the view (its own names, signatures and coroutines).
-OFFERED: tuple[str, ...] = (
-    "commit",
-    "committed",
-    "position",
-    "seek",
-    "seek_to_beginning",
-    "seek_to_end",
-    "assignment",
-    "paused",
-    "pause",
-    "resume",
-    "beginning_offsets",
-    "end_offsets",
-    "offsets_for_times",
-    "partitions_for_topic",
-    "topics",
-)
+OFFERED: tuple[str, ...] = java_operations_except("commit_async", "group_metadata")
 
 _HANDLE = "_kafka_sticky_plugin_aiokafka_hooks"
 
 
 def rebalance_consumer(consumer: Any, callback: str) -> RebalanceConsumer:
     """A fresh view of ``consumer`` for one call of ``callback``."""
-    operations = {name: getattr(consumer, name) for name in OFFERED if hasattr(consumer, name)}
-    return RebalanceConsumer(operations, callback=callback, client="aiokafka")
+    return view_of(consumer, OFFERED, callback=callback, client="aiokafka")
 
 
 async def call_rebalance_listener(

@@ -37,7 +37,7 @@ from ...listener.contract import (
     check_rebalance_listener,
     invoke,
 )
-from ...listener.view import RebalanceConsumer
+from ...listener.view import RebalanceConsumer, java_operations_except, view_of
 
 __all__ = [
     "OFFERED",
@@ -48,25 +48,7 @@ __all__ = [
 ]
 
 #: kafka-python's calls offered by the view (the client's own names and signatures).
-OFFERED: tuple[str, ...] = (
-    "commit",
-    "commit_async",
-    "committed",
-    "position",
-    "seek",
-    "seek_to_beginning",
-    "seek_to_end",
-    "assignment",
-    "paused",
-    "pause",
-    "resume",
-    "beginning_offsets",
-    "end_offsets",
-    "offsets_for_times",
-    "partitions_for_topic",
-    "topics",
-    "group_metadata",
-)
+OFFERED: tuple[str, ...] = java_operations_except()
 
 _HOOKS_ATTRIBUTE = "_kafka_sticky_plugin_hooks"
 _STEP_S = 0.005  # how often the IO loop looks whether the helper thread is done
@@ -74,8 +56,7 @@ _STEP_S = 0.005  # how often the IO loop looks whether the helper thread is done
 
 def rebalance_consumer(consumer: Any, callback: str) -> RebalanceConsumer:
     """A fresh view of ``consumer`` for one call of ``callback``."""
-    operations = {name: getattr(consumer, name) for name in OFFERED if hasattr(consumer, name)}
-    return RebalanceConsumer(operations, callback=callback, client="kafka-python")
+    return view_of(consumer, OFFERED, callback=callback, client="kafka-python")
 
 
 def _call(consumer: Any, listener: RebalanceListener, kind: CallbackKind, partitions: Any) -> None:
