@@ -29,6 +29,7 @@ from ...listener.contract import (
     RebalanceListener,
     check_rebalance_listener,
     invoke_async,
+    second_listener_error,
 )
 from ...listener.view import RebalanceConsumer, java_operations_except, view_of
 
@@ -73,26 +74,16 @@ async def call_rebalance_listener(
     return True
 
 
-def _both_error(other: Any) -> ConfigurationError:
-    return ConfigurationError(
-        f"this consumer already has a rebalance listener ({other!r}, from subscribe(..., "
-        "listener=...)): a consumer has one listener slot, as in Java; register either the "
-        "RebalanceListener (set_rebalance_listener / install_hooks(listener=...)) or the "
-        "subscribe() listener, not both (a Processor's listener takes yours: "
-        "processor.listener(your_rebalance_listener))"
-    )
-
-
 def refuse_second_listener(consumer: Any, given: Any = None) -> None:
     """Raise ``ConfigurationError`` when ``consumer`` would get a second listener: the one
     ``subscribe()`` gave (or ``given``, about to be subscribed) beside a RebalanceListener."""
     handle = consumer.__dict__.get(_HANDLE)
     ours = getattr(getattr(handle, "_impl", None), "rebalance_listener", None)
     if given is not None and ours is not None:
-        raise _both_error(given)
+        raise second_listener_error(given)
     current = consumer._subscription.listener
     if given is None and current is not None:
-        raise _both_error(current)
+        raise second_listener_error(current)
 
 
 def set_rebalance_listener(consumer: Any, listener: RebalanceListener) -> None:
