@@ -31,20 +31,12 @@ from typing import Any
 from ..codec import Subscription, encode_subscription
 from ..errors import ConfigurationError
 from .contract import HookableAssignor
-from .leader import (
-    COOPERATIVE_STICKY,
-    STICKY,
-    DecodedGroup,
-    MemberMetadata,
-    PartitionRacks,
-    assign_group,
-    read_group,
-)
+from .leader import DecodedGroup, MemberMetadata, PartitionRacks, assign_group, read_group
 from .member import JoinState, MemberState, checked_protocol, member_subscription
 from .racks import partition_counts, replica_racks
 from .rebalance import RebalanceProtocol
 
-__all__ = ["AssignorShell", "CooperativeStickyShell", "Partition", "StickyShell"]
+__all__ = ["AssignorShell", "Partition"]
 
 Partition = tuple[str, int]
 
@@ -257,29 +249,3 @@ def _conforms(shell: AssignorShell) -> HookableAssignor:
     """Never called: mypy checks here that the shell (so every adapter's assignor) implements
     the hooks' contract."""
     return shell
-
-
-class StickyShell(AssignorShell):
-    """``sticky``'s name and constructor (EAGER only) for every client: an adapter's
-    ``StickyAssignor`` lists it before its client's family class."""
-
-    name = STICKY
-
-    def __init__(self, *, rack_id: str | None = None) -> None:
-        super().__init__(rack_id=rack_id)
-
-
-class CooperativeStickyShell(AssignorShell):
-    """``cooperative-sticky``'s name and constructor for every client (COOPERATIVE unless
-    told EAGER): an adapter's ``CooperativeStickyAssignor`` lists it before its client's
-    family class."""
-
-    name = COOPERATIVE_STICKY
-
-    def __init__(
-        self,
-        *,
-        rack_id: str | None = None,
-        rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
-    ) -> None:
-        super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)

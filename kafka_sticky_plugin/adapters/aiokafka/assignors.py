@@ -27,8 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...assignor.leader import MemberMetadata
-from ...assignor.shell import AssignorShell, CooperativeStickyShell, Partition, StickyShell
+from ...assignor.leader import COOPERATIVE_STICKY, STICKY, MemberMetadata
+from ...assignor.rebalance import RebalanceProtocol
+from ...assignor.shell import AssignorShell, Partition
 from ...codec import Assignment, Subscription, decode_assignment
 from ...errors import CodecError, ConfigurationError
 
@@ -112,14 +113,29 @@ class _AioStickyFamily(AssignorShell):
     on_assignment = _InstanceOnly(AssignorShell.on_assignment)
 
 
-class StickyAssignor(StickyShell, _AioStickyFamily):
+class StickyAssignor(_AioStickyFamily):
     """Java's ``sticky`` (KIP-54, KIP-341 generations), EAGER only, for aiokafka."""
 
+    name = STICKY
 
-class CooperativeStickyAssignor(CooperativeStickyShell, _AioStickyFamily):
+    def __init__(self, *, rack_id: str | None = None) -> None:
+        super().__init__(rack_id=rack_id)
+
+
+class CooperativeStickyAssignor(_AioStickyFamily):
     """Java's ``cooperative-sticky`` (KIP-429) for aiokafka: COOPERATIVE with the hooks
     installed (or EAGER next to an EAGER-only assignor, the upgrade's first bounce).
 
     Without the hooks aiokafka runs every assignor eagerly; pass
     ``rebalance_protocol=RebalanceProtocol.EAGER`` then, so that a member claims nothing it
     has already revoked."""
+
+    name = COOPERATIVE_STICKY
+
+    def __init__(
+        self,
+        *,
+        rack_id: str | None = None,
+        rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
+    ) -> None:
+        super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)

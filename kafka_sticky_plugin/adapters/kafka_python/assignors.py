@@ -31,8 +31,9 @@ from typing import Any
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 
-from ...assignor.leader import MemberMetadata
-from ...assignor.shell import AssignorShell, CooperativeStickyShell, StickyShell
+from ...assignor.leader import COOPERATIVE_STICKY, STICKY, MemberMetadata
+from ...assignor.rebalance import RebalanceProtocol
+from ...assignor.shell import AssignorShell
 from ._metadata import assigned_partitions, to_subscription
 
 __all__ = ["CooperativeStickyAssignor", "StickyAssignor"]
@@ -65,7 +66,7 @@ class _StickyFamilyAssignor(AssignorShell, AbstractPartitionAssignor):  # type: 
         )
 
 
-class StickyAssignor(StickyShell, _StickyFamilyAssignor):
+class StickyAssignor(_StickyFamilyAssignor):
     """Java's ``sticky`` (KIP-54 with KIP-341 generations), EAGER protocol only.
 
     User data: the previous assignment and generation in Java's sticky v1 format (v0 when
@@ -74,8 +75,13 @@ class StickyAssignor(StickyShell, _StickyFamilyAssignor):
     partitions and generation.
     """
 
+    name = STICKY
 
-class CooperativeStickyAssignor(CooperativeStickyShell, _StickyFamilyAssignor):
+    def __init__(self, *, rack_id: str | None = None) -> None:
+        super().__init__(rack_id=rack_id)
+
+
+class CooperativeStickyAssignor(_StickyFamilyAssignor):
     """Java's ``cooperative-sticky`` (KIP-429), COOPERATIVE or EAGER protocol.
 
     User data: the int32 generation (Java's format, for leaders that only read subscription
@@ -89,3 +95,13 @@ class CooperativeStickyAssignor(CooperativeStickyShell, _StickyFamilyAssignor):
     default is COOPERATIVE, which is what kafka-python picks when this is the only configured
     assignor.
     """
+
+    name = COOPERATIVE_STICKY
+
+    def __init__(
+        self,
+        *,
+        rack_id: str | None = None,
+        rebalance_protocol: RebalanceProtocol | int = RebalanceProtocol.COOPERATIVE,
+    ) -> None:
+        super().__init__(rack_id=rack_id, rebalance_protocol=rebalance_protocol)
