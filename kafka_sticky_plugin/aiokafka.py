@@ -27,12 +27,9 @@ and KIP-70 subscription changes. Importing this module requires aiokafka (withou
 
 from __future__ import annotations
 
-try:
-    import aiokafka  # noqa: F401
-except ImportError as _exc:
-    from .extras import missing as _missing
+from .extras import import_extra
 
-    raise _missing(_exc, "kafka_sticky_plugin.aiokafka", "aiokafka") from _exc
+import_extra("aiokafka", "kafka_sticky_plugin.aiokafka", "aiokafka")
 
 from .adapters.aiokafka.assignors import CooperativeStickyAssignor, StickyAssignor
 from .adapters.aiokafka.bounded_commit import commit_on_revoke

@@ -20,12 +20,9 @@ Importing this module requires confluent-kafka; the rest of the package does not
 
 from __future__ import annotations
 
-try:
-    import confluent_kafka  # noqa: F401
-except ImportError as _exc:
-    from .extras import missing as _missing
+from .extras import import_extra
 
-    raise _missing(_exc, "kafka_sticky_plugin.confluent", "confluent") from _exc
+import_extra("confluent_kafka", "kafka_sticky_plugin.confluent", "confluent")
 
 from .adapters.confluent_kafka.commit_guard import guard_commits
 from .adapters.confluent_kafka.config import RebalanceProtocol, check_config

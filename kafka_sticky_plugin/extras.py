@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from .errors import MissingExtraError
 
-__all__ = ["EXIT_MISSING_EXTRA", "EXTRAS", "EXTRA_OF_MODULE", "missing", "require"]
+__all__ = ["EXIT_MISSING_EXTRA", "EXTRAS", "EXTRA_OF_MODULE", "import_extra", "missing", "require"]
 
 #: The exit status of every ``python -m kafka_sticky_plugin`` command whose extra is missing
 #: (distinct from each command's own 0-3).
@@ -76,6 +76,16 @@ def missing(exc: ImportError, what: str, extra: str | None = None) -> MissingExt
     chosen = extra or EXTRA_OF_MODULE.get(module, "")
     error = MissingExtraError(_message([module or str(exc)], chosen, what), name=exc.name)
     return error
+
+
+def import_extra(module: str, what: str, extra: str) -> None:
+    """Import ``module`` (an optional dependency ``what`` needs), or raise
+    :class:`MissingExtraError` naming ``extra``, from the ``ImportError`` (what a client face
+    does first, so that importing it without its extra fails in one line)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise missing(exc, what, extra) from exc
 
 
 def require(modules: Iterable[str], extra: str, what: str) -> None:

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
-from .core.claims import TIED, resolve_claims
-from .core.layout import build_layout
+from .core.claims import TIED, Claims, resolve_claims
+from .core.layout import Layout, build_layout
 from .core.spec import MemberSpec
 from .errors import InvariantViolation
 
@@ -150,16 +150,27 @@ def check_balanced(
                     queue.append(y)
 
 
+def _homogeneous_group(
+    partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec]
+) -> tuple[Layout, list[int], Claims] | None:
+    """The layout, the subscribed members' indices and the validated claims of a group
+    whose subscribed members all subscribe to the same topics; ``None`` for any other group
+    (the checks that only hold in a homogeneous group skip it)."""
+    layout = build_layout(partitions_per_topic, _members(members))
+    subscribed = [m for m in range(len(layout.member_ids)) if layout.subscriptions[m]]
+    if not subscribed or len({layout.subscriptions[m] for m in subscribed}) != 1:
+        return None
+    return layout, subscribed, resolve_claims(layout)
+
+
 def check_sticky(
     partitions_per_topic: Mapping[str, int], members: Iterable[MemberSpec], plan: PlanLike
 ) -> None:
     """In a homogeneous group every member keeps ``min(valid owned, final count)``."""
-    specs = _members(members)
-    layout = build_layout(partitions_per_topic, specs)
-    subscribed = [m for m in range(len(layout.member_ids)) if layout.subscriptions[m]]
-    if not subscribed or len({layout.subscriptions[m] for m in subscribed}) != 1:
+    homogeneous = _homogeneous_group(partitions_per_topic, members)
+    if homogeneous is None:
         return
-    claims = resolve_claims(layout)
+    layout, subscribed, claims = homogeneous
     tuples = layout.partition_tuples()
     for m in subscribed:
         member_id = layout.member_ids[m]
@@ -182,12 +193,10 @@ def check_topic_spread(
     """In a homogeneous group, no two members can swap two moved partitions to narrow a topic
     gap of two or more while keeping every other gap between them within one; with no valid
     claim at all, every topic is spread within one partition per member."""
-    specs = _members(members)
-    layout = build_layout(partitions_per_topic, specs)
-    subscribed = [m for m in range(len(layout.member_ids)) if layout.subscriptions[m]]
-    if not subscribed or len({layout.subscriptions[m] for m in subscribed}) != 1:
+    homogeneous = _homogeneous_group(partitions_per_topic, members)
+    if homogeneous is None:
         return
-    claims = resolve_claims(layout)
+    layout, subscribed, claims = homogeneous
     counts: dict[int, dict[str, int]] = {}
     moved: dict[int, set[str]] = {}
     for m in subscribed:

@@ -30,12 +30,9 @@ module requires kafka-python (or kafka-python-ng); without it:
 
 from __future__ import annotations
 
-try:
-    import kafka  # noqa: F401
-except ImportError as _exc:
-    from .extras import missing as _missing
+from .extras import import_extra
 
-    raise _missing(_exc, "kafka_sticky_plugin.kafka_python", "kafka-python") from _exc
+import_extra("kafka", "kafka_sticky_plugin.kafka_python", "kafka-python")
 
 from .adapters.kafka_python.assignors import CooperativeStickyAssignor, StickyAssignor
 from .adapters.kafka_python.commit_guard import guard_commits

@@ -30,6 +30,7 @@ __all__ = [
     "invoke",
     "invoke_async",
     "method_name",
+    "second_listener_error",
 ]
 
 CallbackKind = Literal["revoked", "assigned", "lost"]
@@ -127,3 +128,16 @@ async def invoke_async(
 
 async def _awaited(result: Awaitable[Any]) -> Any:
     return await result
+
+
+def second_listener_error(other: Any) -> ConfigurationError:
+    """The error for a second listener beside a :class:`RebalanceListener` (``other``: the
+    one ``subscribe(..., listener=...)`` gave or is about to give): a consumer has one
+    listener slot, as in Java, for every client."""
+    return ConfigurationError(
+        f"this consumer already has a rebalance listener ({other!r}, from subscribe(..., "
+        "listener=...)): a consumer has one listener slot, as in Java; register either the "
+        "RebalanceListener (set_rebalance_listener / install_hooks(listener=...)) or the "
+        "subscribe() listener, not both (a Processor's listener takes yours: "
+        "processor.listener(your_rebalance_listener))"
+    )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..errors import StickyPluginError
@@ -34,6 +34,8 @@ __all__ = [
     "RebalanceConsumer",
     "RebalanceConsumerClosedError",
     "RebalanceConsumerError",
+    "java_operations_except",
+    "view_of",
 ]
 
 #: Java's permitted operations (``RebalanceConsumer``, Kafka 4.5), keyed by the Python
@@ -57,6 +59,12 @@ JAVA_OPERATIONS: Mapping[str, str] = {
     "topics": "listTopics",
     "group_metadata": "groupMetadata",
 }
+
+
+def java_operations_except(*absent: str) -> tuple[str, ...]:
+    """:data:`JAVA_OPERATIONS`' names, in its order, but ``absent`` (a binding's offer)."""
+    return tuple(name for name in JAVA_OPERATIONS if name not in absent)
+
 
 #: Consumer calls Java leaves out of the view on purpose, and why (for the error message).
 _EXCLUDED_WHY = (
@@ -162,3 +170,12 @@ class RebalanceConsumer:
     def __repr__(self) -> str:
         state = "valid" if self._valid else "no longer valid"
         return f"<RebalanceConsumer {self._client} in {self._callback}, {state}>"
+
+
+def view_of(
+    consumer: Any, offered: Iterable[str], *, callback: str, client: str
+) -> RebalanceConsumer:
+    """A fresh view of ``consumer`` for one call of ``callback``: those of ``offered`` that
+    the consumer has, each its own bound method (the step the attribute-based bindings share)."""
+    operations = {name: getattr(consumer, name) for name in offered if hasattr(consumer, name)}
+    return RebalanceConsumer(operations, callback=callback, client=client)

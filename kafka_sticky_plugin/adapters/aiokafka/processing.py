@@ -35,7 +35,7 @@ from aiokafka.errors import KafkaError
 from ...errors import ConfigurationError
 from ...listener.contract import CallbackKind, RebalanceListener, invoke_async
 from ...processing.ledger import Ledger, Task
-from ...processing.user_listener import call_user, lost_method
+from ...processing.user_listener import ProcessingListenerSteps, call_user, lost_method
 from .bounded_commit import commit_on_revoke
 from .rebalance_consumer import rebalance_consumer
 
@@ -225,23 +225,18 @@ class Processor:
         return True
 
 
-class _ProcessingListener(ConsumerRebalanceListener):  # type: ignore[misc]
+class _ProcessingListener(ProcessingListenerSteps, ConsumerRebalanceListener):  # type: ignore[misc]
     """Commits the finished work of revoked partitions before they leave; never of lost ones."""
 
     def __init__(self, processor: Processor, user: Any) -> None:
         self._processor = processor
         self._user = user
 
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        await self._processor._revoke(set(revoked))
-        await self._tell("revoked", set(revoked))
+    async def _hand_over(self, partitions: set[TopicPartition]) -> None:
+        await self._processor._revoke(partitions)
 
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await self._tell("assigned", set(assigned))
-
-    async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
-        self._processor._release(set(lost))
-        await self._tell("lost", set(lost))
+    def _forget(self, partitions: set[TopicPartition]) -> None:
+        self._processor._release(partitions)
 
     async def _tell(self, kind: CallbackKind, partitions: set[TopicPartition]) -> None:
         """The user's listener: a RebalanceListener (KIP-1306) with its view; any other

@@ -29,8 +29,9 @@ from ...listener.contract import (
     RebalanceListener,
     check_rebalance_listener,
     invoke_async,
+    second_listener_error,
 )
-from ...listener.view import RebalanceConsumer
+from ...listener.view import RebalanceConsumer, java_operations_except, view_of
 
 __all__ = [
     "OFFERED",
@@ -43,31 +44,14 @@ __all__ = [
 log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
 #: aiokafka's calls offered by the view (its own names, signatures and coroutines).
-OFFERED: tuple[str, ...] = (
-    "commit",
-    "committed",
-    "position",
-    "seek",
-    "seek_to_beginning",
-    "seek_to_end",
-    "assignment",
-    "paused",
-    "pause",
-    "resume",
-    "beginning_offsets",
-    "end_offsets",
-    "offsets_for_times",
-    "partitions_for_topic",
-    "topics",
-)
+OFFERED: tuple[str, ...] = java_operations_except("commit_async", "group_metadata")
 
 _HANDLE = "_kafka_sticky_plugin_aiokafka_hooks"
 
 
 def rebalance_consumer(consumer: Any, callback: str) -> RebalanceConsumer:
     """A fresh view of ``consumer`` for one call of ``callback``."""
-    operations = {name: getattr(consumer, name) for name in OFFERED if hasattr(consumer, name)}
-    return RebalanceConsumer(operations, callback=callback, client="aiokafka")
+    return view_of(consumer, OFFERED, callback=callback, client="aiokafka")
 
 
 async def call_rebalance_listener(
@@ -90,26 +74,16 @@ async def call_rebalance_listener(
     return True
 
 
-def _both_error(other: Any) -> ConfigurationError:
-    return ConfigurationError(
-        f"this consumer already has a rebalance listener ({other!r}, from subscribe(..., "
-        "listener=...)): a consumer has one listener slot, as in Java; register either the "
-        "RebalanceListener (set_rebalance_listener / install_hooks(listener=...)) or the "
-        "subscribe() listener, not both (a Processor's listener takes yours: "
-        "processor.listener(your_rebalance_listener))"
-    )
-
-
 def refuse_second_listener(consumer: Any, given: Any = None) -> None:
     """Raise ``ConfigurationError`` when ``consumer`` would get a second listener: the one
     ``subscribe()`` gave (or ``given``, about to be subscribed) beside a RebalanceListener."""
     handle = consumer.__dict__.get(_HANDLE)
     ours = getattr(getattr(handle, "_impl", None), "rebalance_listener", None)
     if given is not None and ours is not None:
-        raise _both_error(given)
+        raise second_listener_error(given)
     current = consumer._subscription.listener
     if given is None and current is not None:
-        raise _both_error(current)
+        raise second_listener_error(current)
 
 
 def set_rebalance_listener(consumer: Any, listener: RebalanceListener) -> None:

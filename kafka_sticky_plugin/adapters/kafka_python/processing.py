@@ -43,7 +43,7 @@ else:
 from ...errors import ConfigurationError, UnsupportedClientError
 from ...listener.contract import CallbackKind, RebalanceListener, check_rebalance_listener
 from ...processing.threaded import ErrorCallback, ThreadedProcessor
-from ...processing.user_listener import call_user, lost_method
+from ...processing.user_listener import ProcessingListenerSteps, call_user, lost_method
 from .rebalance_consumer import call_off_loop
 from .revoke_commit import commit_on_revoke
 
@@ -170,7 +170,7 @@ class Processor:
         return self._core.close(wait_s)
 
 
-class _ProcessingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
+class _ProcessingListener(ProcessingListenerSteps, AsyncConsumerRebalanceListener):  # type: ignore[misc]
     """Commits the finished work of revoked partitions before they leave; never of lost ones."""
 
     def __init__(
@@ -180,8 +180,7 @@ class _ProcessingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
         self._core = core
         self._user = user
 
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        partitions = set(revoked)
+    async def _hand_over(self, partitions: set[TopicPartition]) -> None:
         self._core.revoking(partitions)
         deadline = time.monotonic() + self._core.revoke_wait_s
         while not self._core.drained(partitions) and time.monotonic() < deadline:
@@ -191,14 +190,9 @@ class _ProcessingListener(AsyncConsumerRebalanceListener):  # type: ignore[misc]
         # the next owner processed the finished records again); a final failure is logged.
         if offsets and await commit_on_revoke(self._consumer, _metadata(offsets)):
             self._core.handed_over(offsets)
-        await self._tell("revoked", partitions)
 
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await self._tell("assigned", set(assigned))
-
-    async def on_partitions_lost(self, lost: set[TopicPartition]) -> None:
-        self._core.lose(set(lost))
-        await self._tell("lost", set(lost))
+    def _forget(self, partitions: set[TopicPartition]) -> None:
+        self._core.lose(partitions)
 
     async def _tell(self, kind: CallbackKind, partitions: set[TopicPartition]) -> None:
         """The user's listener: a RebalanceListener (KIP-1306) gets its view, on a helper

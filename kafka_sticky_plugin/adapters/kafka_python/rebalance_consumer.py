@@ -36,8 +36,9 @@ from ...listener.contract import (
     RebalanceListener,
     check_rebalance_listener,
     invoke,
+    second_listener_error,
 )
-from ...listener.view import RebalanceConsumer
+from ...listener.view import RebalanceConsumer, java_operations_except, view_of
 
 __all__ = [
     "OFFERED",
@@ -48,25 +49,7 @@ __all__ = [
 ]
 
 #: kafka-python's calls offered by the view (the client's own names and signatures).
-OFFERED: tuple[str, ...] = (
-    "commit",
-    "commit_async",
-    "committed",
-    "position",
-    "seek",
-    "seek_to_beginning",
-    "seek_to_end",
-    "assignment",
-    "paused",
-    "pause",
-    "resume",
-    "beginning_offsets",
-    "end_offsets",
-    "offsets_for_times",
-    "partitions_for_topic",
-    "topics",
-    "group_metadata",
-)
+OFFERED: tuple[str, ...] = java_operations_except()
 
 _HOOKS_ATTRIBUTE = "_kafka_sticky_plugin_hooks"
 _STEP_S = 0.005  # how often the IO loop looks whether the helper thread is done
@@ -74,8 +57,7 @@ _STEP_S = 0.005  # how often the IO loop looks whether the helper thread is done
 
 def rebalance_consumer(consumer: Any, callback: str) -> RebalanceConsumer:
     """A fresh view of ``consumer`` for one call of ``callback``."""
-    operations = {name: getattr(consumer, name) for name in OFFERED if hasattr(consumer, name)}
-    return RebalanceConsumer(operations, callback=callback, client="kafka-python")
+    return view_of(consumer, OFFERED, callback=callback, client="kafka-python")
 
 
 def _call(consumer: Any, listener: RebalanceListener, kind: CallbackKind, partitions: Any) -> None:
@@ -167,23 +149,13 @@ def _slot(subscription: Any) -> str:
     return "rebalance_listener" if hasattr(subscription, "rebalance_listener") else "listener"
 
 
-def _both_error(other: Any) -> ConfigurationError:
-    return ConfigurationError(
-        f"this consumer already has a rebalance listener ({other!r}, from subscribe(..., "
-        "listener=...)): a consumer has one listener slot, as in Java; register either the "
-        "RebalanceListener (set_rebalance_listener / install_hooks(listener=...)) or the "
-        "subscribe() listener, not both (a Processor's listener takes yours: "
-        "processor.listener(your_rebalance_listener))"
-    )
-
-
 def refuse_second_listener(consumer: Any) -> None:
     """Raise ``ConfigurationError`` when ``subscribe()`` gave ``consumer`` a listener of its
     own (checked by ``install_hooks(listener=...)`` before anything is installed)."""
     subscription = consumer._subscription
     current = getattr(subscription, _slot(subscription), None)
     if current is not None and not isinstance(current, tuple(_BRIDGES.values())):
-        raise _both_error(current)
+        raise second_listener_error(current)
 
 
 def set_rebalance_listener(consumer: Any, listener: RebalanceListener) -> None:
@@ -207,7 +179,7 @@ def set_rebalance_listener(consumer: Any, listener: RebalanceListener) -> None:
     current = getattr(subscription, slot, None)
     bridge_class = _bridge_class(hooks.family)
     if current is not None and not isinstance(current, bridge_class):
-        raise _both_error(current)
+        raise second_listener_error(current)
     bridge = bridge_class(consumer, listener)
     setattr(subscription, slot, bridge)
     hooks.rebalance_bridge = bridge
@@ -224,7 +196,7 @@ def _keeping(hooks: Any, subscription: Any, slot: str) -> Callable[..., Any]:
         given = kwargs.get("listener", args[2] if len(args) > 2 else None)
         bridge = getattr(hooks, "rebalance_bridge", None)
         if given is not None and bridge is not None:
-            raise _both_error(given)
+            raise second_listener_error(given)
         result = original(subscription, *args, **kwargs)
         if bridge is not None:
             setattr(subscription, slot, bridge)
