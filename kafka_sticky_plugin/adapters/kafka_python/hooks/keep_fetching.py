@@ -106,6 +106,17 @@ class KeepFetching:
         self.installed = True
         return True
 
+    def revoked_offsets(self, revoked: Any) -> dict[Any, Any]:
+        """The consumed positions of ``revoked`` partitions that the hooks auto-commit right
+        before ``on_partitions_revoked`` (records of them were returned while the join was in
+        flight, after the pre-join commit); empty when this patch is not installed or
+        auto-commit is off (the listener commits then)."""
+        if not self.installed or not self._coordinator.config["enable_auto_commit"]:
+            return {}
+        wanted = set(revoked)
+        consumed = self._subscription.all_consumed_offsets().items()
+        return {tp: offset for tp, offset in consumed if tp in wanted}
+
     def active(self) -> bool:
         """:func:`keeps_fetching` for this member now."""
         coordinator = self._coordinator

@@ -174,20 +174,12 @@ class V2Hooks(HooksBase):
         """Auto-commit the consumed positions of the partitions this round revokes, while
         they are still assigned (records of them were returned during the join:
         :mod:`.keep_fetching`); bounded and logged as the pre-join commit is."""
-        coordinator = self._coordinator
-        if not self.keep_fetching.installed or not coordinator.config["enable_auto_commit"]:
-            return
-        wanted = set(revoked)
-        offsets = {
-            tp: offset
-            for tp, offset in self._subscription.all_consumed_offsets().items()
-            if tp in wanted
-        }
+        offsets = self.keep_fetching.revoked_offsets(revoked)
         if not offsets:
             return
         timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, None)
         try:
-            coordinator.commit_offsets_sync(offsets, timeout_ms=timeout_ms)
+            self._coordinator.commit_offsets_sync(offsets, timeout_ms=timeout_ms)
         except Exception as exc:
             log_commit_failure(self.group_id, len(offsets), exc, timeout_ms)
 

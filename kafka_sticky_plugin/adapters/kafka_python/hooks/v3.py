@@ -235,14 +235,7 @@ class V3Hooks(HooksBase):
         they are still assigned: a cooperative member returned records of them while its join
         was in flight (:mod:`.keep_fetching`), after the pre-join commit. Bounded and logged
         as that commit is; nothing without auto-commit (the listener commits then)."""
-        if not self.keep_fetching.installed or not self._coordinator.config["enable_auto_commit"]:
-            return
-        wanted = set(revoked)
-        offsets = {
-            tp: offset
-            for tp, offset in self._subscription.all_consumed_offsets().items()
-            if tp in wanted
-        }
+        offsets = self.keep_fetching.revoked_offsets(revoked)
         if not offsets:
             return
         timeout_ms = pre_rebalance_commit_timeout_ms(self._consumer.config, None)
