@@ -10,8 +10,11 @@ exactly the plan without racks), never an error.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .rack_changes import RackTracker
 
 __all__ = ["partition_counts", "replica_placement", "replica_racks"]
 
@@ -82,3 +85,27 @@ def replica_racks(
             if racks:
                 out[(topic, int(partition))] = interned.setdefault(racks, tuple(sorted(racks)))
     return out or None
+
+
+def racks_changed(tracker: RackTracker, cluster: Any, group_id: str, log: logging.Logger) -> bool:
+    """One metadata update seen by a member that tracks the placement it assigned with as
+    leader: ``True`` (said once at INFO on ``log``) when the racks of a subscribed partition's
+    replicas changed and one rejoin is due (:mod:`.rack_changes`: a broker that is only absent
+    is no change). Never raises: metadata it cannot read is logged at DEBUG and decided on the
+    next update (a metadata listener's error would stop the client's other listeners)."""
+    if not tracker.tracking:
+        return False
+    try:
+        assigned = tracker.assigned or {}
+        changed = tracker.check(replica_placement(cluster, {t for t, _ in assigned}))
+    except Exception:
+        log.debug("group %s: rack check failed", group_id, exc_info=True)
+        return False
+    if changed:
+        log.info(
+            "group %s: replica racks changed for %d partitions (%s...): rebalancing once (KIP-881)",
+            group_id,
+            len(changed),
+            changed[:3],
+        )
+    return bool(changed)

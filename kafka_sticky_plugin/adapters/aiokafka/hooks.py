@@ -61,7 +61,12 @@ from ...assignor.leader import MemberMetadata
 from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rack_changes import RackTracker
-from ...assignor.racks import partition_counts, replica_placement, replica_racks
+from ...assignor.racks import (
+    partition_counts,
+    racks_changed,
+    replica_placement,
+    replica_racks,
+)
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
 from ...listener.contract import CallbackKind, RebalanceListener
@@ -214,23 +219,9 @@ class AioHooks:
         with as leader, a change in the racks of a subscribed partition's replicas requests
         one rejoin (:mod:`~kafka_sticky_plugin.assignor.rack_changes`: a broker that is only
         absent is no change). Never raises."""
-        racks = self.racks
-        if not racks.tracking or self._coordinator is None:
+        if self._coordinator is None:
             return
-        try:
-            assigned = racks.assigned or {}
-            changed = racks.check(replica_placement(cluster, {t for t, _ in assigned}))
-        except Exception:  # unreadable metadata: keep tracking, decide on the next update
-            log.debug("group %s: rack check failed", self.group_id, exc_info=True)
-            return
-        if changed:
-            log.info(
-                "group %s: replica racks changed for %d partitions (%s...): rebalancing once"
-                " (KIP-881)",
-                self.group_id,
-                len(changed),
-                changed[:3],
-            )
+        if racks_changed(self.racks, cluster, self.group_id, log):
             self._coordinator.request_rejoin()
 
     @property

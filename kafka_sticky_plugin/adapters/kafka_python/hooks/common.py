@@ -25,7 +25,7 @@ from ....assignor.decisions import (
 )
 from ....assignor.member import NO_JOIN, JoinState
 from ....assignor.rack_changes import RackTracker
-from ....assignor.racks import replica_placement, replica_racks
+from ....assignor.racks import racks_changed, replica_placement, replica_racks
 from ....assignor.rebalance import RebalanceProtocol
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
@@ -179,23 +179,9 @@ class HooksBase:
         rejoin (:mod:`~kafka_sticky_plugin.assignor.rack_changes`: a broker that is only
         absent is no change). Never raises (a metadata listener's error would stop the
         client's other listeners)."""
-        racks = self.racks
-        if not racks.tracking or not getattr(self._coordinator, "_is_leader", False):
+        if not getattr(self._coordinator, "_is_leader", False):
             return
-        try:
-            assigned = racks.assigned or {}
-            changed = racks.check(replica_placement(cluster, {t for t, _ in assigned}))
-        except Exception:  # unreadable metadata: keep tracking, decide on the next update
-            log.debug("group %s: rack check failed", self.group_id, exc_info=True)
-            return
-        if changed:
-            log.info(
-                "group %s: replica racks changed for %d partitions (%s...): rebalancing once"
-                " (KIP-881)",
-                self.group_id,
-                len(changed),
-                changed[:3],
-            )
+        if racks_changed(self.racks, cluster, self.group_id, log):
             self._coordinator.request_rejoin()
 
     def uninstall(self) -> None:
