@@ -21,7 +21,7 @@ export PYTHONUNBUFFERED := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 
 .PHONY: all faults soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
-	integration-kafka-base integration-kafka-tiers \
+	integration-kafka-base integration-kafka-tiers integration-kafka-scale \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo demo-venv simulate bench bench-peers clean \
 	prometheus-server bench-metrics
 
@@ -67,6 +67,7 @@ lane-tansu: venv
 lane-kafka: venv
 	$(MAKE) --no-print-directory integration-kafka-base
 	MATRIX_BROKERS=kafka MATRIX_UNIT=0 MATRIX_ONLY="$(KAFKA_PYTHON_MATRIX)" bash scripts/version_matrix.sh
+	$(MAKE) --no-print-directory integration-kafka-scale
 
 ## The client-version matrix's names (requirements/matrix/*.txt), by client: lane A runs the
 ## kafka-python ones on Apache Kafka, lane B the aiokafka ones.
@@ -123,11 +124,14 @@ TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## per client and strategy (kafka-python 3, kafka-python 2.2 (needs matrix-venvs), aiokafka,
 ## confluent, Java 4.4.0 cooperative-sticky as the reference), safe processing and the
 ## confluent protocol errors on librdkafka's mock cluster. Marked faults_full, in `make faults`
-## only: the separate scenarios on fresh groups and Java's sticky gauntlet. The scale tier
-## (issue 38): 50 kafka-python members and the 84-member heterogeneous aiokafka group, several
-## members per child process, correctness figures only.
-KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848 scale))
-KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka
+## only: the separate scenarios on fresh groups and Java's sticky gauntlet.
+KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848))
+## The scale tier (issue 38): 50 kafka-python members and the 84-member heterogeneous aiokafka
+## group, several members per child process, correctness figures only; on the session's
+## Apache Kafka broker, at the end of lane A (lane B carries the clusters of KAFKA_TIERS).
+SCALE_TIER := $(wildcard integration_tests/scale)
+KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka \
+	$(addprefix --ignore=,$(SCALE_TIER))
 KAFKA_RUN = @rc=0; bash scripts/kafka_runtime.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then KAFKA_STICKY_BROKER=kafka $(PY) -m pytest $(BROKER_RERUNS) $(1) $(PYTEST_ARGS); \
 	elif [ $$rc -ne 2 ]; then exit $$rc; fi
@@ -140,13 +144,16 @@ integration-tansu: venv
 
 ## Apache Kafka (KRaft, from Maven Central's jars): skipped with one line where there is no
 ## java or mvn, a failure under CI=true (see scripts/kafka_runtime.sh).
-integration-kafka: integration-kafka-base integration-kafka-tiers
+integration-kafka: integration-kafka-base integration-kafka-tiers integration-kafka-scale
 
 integration-kafka-base: venv
 	$(call KAFKA_RUN,integration_tests $(KAFKA_IGNORES) $(addprefix --ignore=,$(KAFKA_TIERS)))
 
 integration-kafka-tiers: venv
 	$(if $(KAFKA_TIERS),$(call KAFKA_RUN,$(KAFKA_TIERS) -m "not faults_full"),@echo "no Kafka-only tiers")
+
+integration-kafka-scale: venv
+	$(if $(SCALE_TIER),$(call KAFKA_RUN,$(SCALE_TIER)),@echo "no scale tier")
 
 ## The faults tier alone (issue 29; Apache Kafka, its own 3-broker clusters, Java 4.4.0 as
 ## the reference): figures in build/faults/figures.txt, per-step tables in build/faults/gauntlet.txt.

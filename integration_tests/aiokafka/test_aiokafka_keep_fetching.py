@@ -13,14 +13,21 @@ from typing import Any
 
 import pytest
 from hooks_harness import consumed_by_two_live_members, wait_stable
-from keep_fetching_scenario import redelivered_after_revocation, run_long_rebalance
+from keep_fetching_scenario import (
+    redelivered_after_revocation,
+    run_long_rebalance,
+    skip_without_held_rounds,
+)
 
 import kafka_sticky_plugin as kp
 
 pytestmark = pytest.mark.timeout(150)
 
 
-def test_aiokafka_member_consumes_kept_partitions_during_a_rebalance(group: Any) -> None:
+def test_aiokafka_member_consumes_kept_partitions_during_a_rebalance(
+    group: Any, broker: Any
+) -> None:
+    skip_without_held_rounds(broker)
     g = group({"t": 8})
     a = g.aio("a")
     b = g.kp("b", [kp.CooperativeStickyAssignor])

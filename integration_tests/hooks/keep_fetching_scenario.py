@@ -15,10 +15,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 #: How long the slow member stops polling: about the length of the rebalance.
 STALL_S = 7.0
 
 Partition = tuple[str, int]
+
+
+def skip_without_held_rounds(broker: Any) -> None:
+    """The scenario needs a broker that holds the watched member's JoinGroup until the stalled
+    member rejoins, as Apache Kafka does (up to the rebalance timeout). Tansu does not: in
+    the CI run of 2026-12-04 its round ended 3.5 s after the join, with the slow member
+    still stalled, so no window is left to observe."""
+    if broker.profile.name == "tansu":
+        pytest.skip("Tansu does not hold a round open for a member that has not rejoined")
 
 
 def run_long_rebalance(

@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 from hooks_harness import consumed_by_two_live_members, wait_stable
-from keep_fetching_scenario import redelivered_after_revocation, run_long_rebalance
+from keep_fetching_scenario import (
+    redelivered_after_revocation,
+    run_long_rebalance,
+    skip_without_held_rounds,
+)
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -24,7 +28,8 @@ def _coordinator_poll_takes_a_timeout() -> bool:
     return "timeout_ms" in inspect.signature(ConsumerCoordinator.poll).parameters
 
 
-def test_member_consumes_kept_partitions_during_a_rebalance(group: Any) -> None:
+def test_member_consumes_kept_partitions_during_a_rebalance(group: Any, broker: Any) -> None:
+    skip_without_held_rounds(broker)
     if not _coordinator_poll_takes_a_timeout():
         pytest.skip("kafka-python 2.0.2's coordinator.poll() blocks until joined (documented)")
     g = group({"t": 8})
