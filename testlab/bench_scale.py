@@ -45,7 +45,7 @@ from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
 from kafka_sticky_plugin.demo.scenario import Strategy, run_rolling_restart
 from kafka_sticky_plugin.errors import StickyPluginError
 from testlab.brokers import open_broker
-from testlab.rolling_compare import Peer, PeerRow, choose_peers, measure
+from testlab.rolling_compare import Peer, PeerRow, _number, choose_peers, measure
 
 __all__ = ["ScaleRow", "main", "run_sizes"]
 
@@ -155,22 +155,18 @@ _HEADERS = (
 )
 
 
-def _n(value: float | None, digits: int = 1) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 def _cells(scale: ScaleRow) -> tuple[str, ...]:
     row = scale.row
     return (
         str(scale.members),
         f"{row.peer}: {row.assignor}",
         "classic" if row.protocol == "classic" else "consumer (KIP-848)",
-        _n(scale.time_to_stable_s),
-        _n(row.rounds_per_bounce),
-        _n(row.paused_ps_per_bounce),
-        _n(row.handovers_per_bounce),
-        _n(scale.in_rebalance_s_per_member_bounce, 2),
-        f"{_n(scale.leader_assign_ms_avg)} / {_n(scale.leader_assign_ms_max)}",
+        _number(scale.time_to_stable_s),
+        _number(row.rounds_per_bounce),
+        _number(row.paused_ps_per_bounce),
+        _number(row.handovers_per_bounce),
+        _number(scale.in_rebalance_s_per_member_bounce, 2),
+        f"{_number(scale.leader_assign_ms_avg)} / {_number(scale.leader_assign_ms_max)}",
         "n/a" if scale.rss_per_member_mb is None else f"{scale.rss_per_member_mb:.0f} MB",
         str(row.lost),
         str(row.duplicates),
