@@ -71,3 +71,16 @@ def test_bulk_rack_pass_equals_its_one_step_reference(
     monkeypatch.setattr(racks_module, "place_by_racks", rack_flow_reference.place_by_racks)
     assert sticky_assign(parts, members, partition_racks=racks) == bulk
     assert cooperative_assign(parts, members, partition_racks=racks) == bulk_coop
+
+
+@pytest.mark.parametrize("partition", [1.0, True, "1"])
+def test_a_partition_that_is_not_an_int_is_named_in_a_type_error(partition: object) -> None:
+    """A replica-racks key whose partition is not an int (``1.0`` equals ``1`` as a dict key
+    elsewhere) is refused with a TypeError naming the key, never a bare indexing error."""
+    members = [
+        MemberSpec(member_id="a", topics=["t"], rack="r1"),
+        MemberSpec(member_id="b", topics=["t"], rack="r2"),
+    ]
+    racks = {("t", 0): ("r1",), ("t", partition): ("r2",)}
+    with pytest.raises(TypeError, match=r"partition_racks key \('t', .*\): a partition number"):
+        sticky_assign({"t": 2}, members, partition_racks=racks)  # type: ignore[arg-type]

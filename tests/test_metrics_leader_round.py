@@ -219,6 +219,26 @@ def test_leader_round_rack_locality() -> None:
     assert (new["rack_local"], new["rack_eligible"], new["honoured"]) == (1, 1, 2)
 
 
+@pytest.mark.parametrize(
+    ("key", "listed"),
+    [(("t", 1), 4), (("t", True), 4), (("t", 1.5), 3), (("t", -1), 3), (("u", 1), 3)],
+)
+def test_rack_locality_without_a_rack_view_tells_every_key(
+    key: tuple[str, object], listed: int
+) -> None:
+    """Replica racks naming every member's rack (the engine builds no rack view) on as many
+    keys as partitions, one of them ``key`` in place of ``("t", 1)``: the partitions listed
+    are those a key equals (``True == 1``; a float, a negative partition or an unknown topic
+    lists none), however plain the keys look."""
+    specs = [spec("a", [("t", 0), ("t", 1)], 1, rack="r1"), spec("b", [], -1, rack="r1")]
+    racks: Racks = {("t", 0): ("r1",), key: ("r1",), ("t", 2): ("r1",), ("t", 3): ("r1",)}  # type: ignore[dict-item]
+    plan = strategy_named("sticky").assign_dense({"t": 4}, specs, partition_racks=racks)
+    assert plan.racks is None
+    new, old = _described("sticky", {"t": 4}, specs, racks)
+    assert new == old
+    assert (new["rack_local"], new["rack_eligible"]) == (listed, listed)
+
+
 def test_leader_round_cooperative_counts_withheld_partitions_as_moved() -> None:
     """A newcomer's share is withheld from its owner's claims: moved, not honoured."""
     specs = [spec("a", [("t", p) for p in range(4)], 3), spec("b", [], -1)]

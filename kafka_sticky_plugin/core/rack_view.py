@@ -84,7 +84,8 @@ def _index_partitions(
     """Fill ``partition_set`` from ``partition_racks`` (``id_of``: a replica-rack tuple's set
     id). When every key is a known topic and an in-range int partition (what the adapters
     pass), the million entries are read in a few C-level passes; otherwise one at a time,
-    skipping unknown topics and partitions."""
+    skipping keys that name no partition of the group (an unknown topic, a partition out of
+    range); a partition that is not an ``int`` raises ``TypeError`` naming the key."""
     topic_index, offsets, counts = layout.topic_index, layout.offsets, layout.counts
     values = partition_racks.values()
     if set(map(type, values)) - {tuple}:
@@ -109,6 +110,11 @@ def _index_partitions(
     for key, set_index in zip(partition_racks, ids, strict=True):
         t = topic_index.get(key[0])
         partition = key[1]
+        if type(partition) is not int:
+            raise TypeError(
+                f"partition_racks key {key!r}: a partition number is an int,"
+                f" got {type(partition).__name__}"
+            )
         if t is None or not 0 <= partition < counts[t]:
             continue
         partition_set[offsets[t] + partition] = set_index

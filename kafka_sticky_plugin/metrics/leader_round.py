@@ -29,6 +29,7 @@ member lost to another claimant are visited one by one, as the engine visited th
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -84,21 +85,22 @@ def leader_round(
     members = range(len(plan.layout.member_ids))
     valid = sum(map(len, claims.claimed))
     won = sum(map(len, claims.owned))  # partitions with a single valid owner
-    honoured = partitions = 0
+    honoured = 0
+    sizes = []  # how many partitions each member is planned
     for m in members:
         planned = plan.indices(m)
-        partitions += len(planned)
+        sizes.append(len(planned))
         if claims.owned[m]:
             honoured += _kept(claims, m, planned)
     contested = _contested(claims, [spec.generation for spec in plan.layout.specs])
-    local, eligible = _rack_locality(plan, partition_racks)
+    local, eligible = _rack_locality(plan, sizes, partition_racks)
     return LeaderRound(
         decode_s=decode_s,
         engine_s=engine_s,
         encode_s=encode_s,
         members=readable + unreadable,
         unreadable=unreadable,
-        partitions=partitions,
+        partitions=sum(sizes),
         claims=valid + claims.ignored,
         honoured=honoured,
         moved=won - honoured,
@@ -137,11 +139,12 @@ def _contested(claims: Claims, generations: list[int]) -> int:
 
 
 def _rack_locality(
-    plan: DensePlan, partition_racks: Mapping[Partition, Iterable[str]] | None
+    plan: DensePlan, sizes: Sequence[int], partition_racks: Mapping[Partition, Iterable[str]] | None
 ) -> tuple[int, int]:
-    """``(rack_local, rack_eligible)`` over the racked members' planned partitions, read from
-    the engine's rack view (replica racks per partition index). Without one, every replica
-    rack list names every member's rack: each listed partition is local."""
+    """``(rack_local, rack_eligible)`` over the racked members' planned partitions (``sizes``:
+    how many each member is planned), read from the engine's rack view (replica racks per
+    partition index). Without one, every replica rack list names every member's rack: each
+    listed partition is local."""
     layout = plan.layout
     racked = [m for m, spec in enumerate(layout.specs) if spec.rack]
     if not partition_racks or not racked:
@@ -149,7 +152,7 @@ def _rack_locality(
     view = plan.racks
     if view is None:
         if _lists_every_partition(layout, partition_racks):
-            eligible = sum(len(plan.indices(m)) for m in racked)
+            eligible = sum(map(sizes.__getitem__, racked))
         else:
             listed = _listed(layout, partition_racks)
             eligible = sum(sum(map(listed.__getitem__, plan.indices(m))) for m in racked)
@@ -167,20 +170,20 @@ def _rack_locality(
 def _lists_every_partition(
     layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]
 ) -> bool:
-    """Whether the keys of ``partition_racks`` are exactly the layout's partitions, told in a
-    few C-level passes when it is plain (as many keys as partitions, every one a known topic
+    """Whether the keys of ``partition_racks`` are exactly the layout's partitions, told in
+    four C-level passes when it is plain (as many keys as partitions, every one a known topic
     and an int partition below every topic's count: distinct keys, so all of them);
     ``False`` when that is not so plain (then :func:`_listed` tells each partition)."""
     if len(partition_racks) != layout.total or not layout.total:
         return False
-    topics = set(map(itemgetter(0), partition_racks))
-    partitions = list(map(itemgetter(1), partition_racks))
-    return (
-        topics <= layout.topic_index.keys()
-        and set(map(type, partitions)) == {int}
-        and min(partitions) >= 0
-        and max(partitions) < min(layout.counts)
-    )
+    if not set(map(itemgetter(0), partition_racks)) <= layout.topic_index.keys():
+        return False
+    partitions: list[int] = list(map(itemgetter(1), partition_racks))
+    try:  # an unsigned array holds ints (and bools, equal to them) from 0 up, nothing else
+        array("Q", partitions)
+    except (TypeError, OverflowError):
+        return False
+    return max(partitions) < min(layout.counts)
 
 
 def _listed(layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]) -> bytearray:

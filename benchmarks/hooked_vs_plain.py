@@ -1,0 +1,142 @@
+"""The hooked leader against the plain call on ``make bench``'s inputs, in one process.
+
+Usage: ``python benchmarks/hooked_vs_plain.py [--calls N] [--reference COMMIT] [INPUT...]``
+(inputs: ``build/bench/*.in`` by default, as ``run.py --generate SHAPE PROTOCOL build/bench``
+writes them). For each input, ``plain`` (``read_group``, then ``DecodedGroup.assign``: what
+``assign_from_bytes`` and a consumer without the hooks run) and ``hooked`` (``read_group``,
+then :func:`~kafka_sticky_plugin.metrics.observe.assign_observed`: what every
+``install_hooks`` leader runs) are called in turn, ``--calls`` times after one warm-up each,
+and the best CPU seconds of each are printed with their ratio; the bytes of every call are
+checked equal. ``--reference COMMIT`` also times the hooked call with that commit's
+``metrics/leader_round.py`` (read with ``git show``), in the same turns. Both calls run in
+the same process, one after the other, so the ratio holds on a loaded machine where the
+seconds do not. Figures only (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from types import ModuleType
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from peer_files import read_input  # noqa: E402
+
+import kafka_sticky_plugin.metrics.observe as observe  # noqa: E402
+from kafka_sticky_plugin.assignor.leader import (  # noqa: E402
+    MemberMetadata,
+    PartitionRacks,
+    read_group,
+)
+from kafka_sticky_plugin.metrics import RebalanceMetrics  # noqa: E402
+
+Call = Callable[[], dict[str, bytes]]
+
+
+def reference_module(commit: str, workdir: Path) -> ModuleType:
+    """``metrics/leader_round.py`` of ``commit``, imported on its own (its relative imports
+    made absolute: the rest of the package is this checkout's)."""
+    source = subprocess.run(
+        ["git", "show", f"{commit}:kafka_sticky_plugin/metrics/leader_round.py"],
+        cwd=HERE.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.replace("from ..", "from kafka_sticky_plugin.")
+    path = workdir / "reference_leader_round.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("reference_leader_round", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def best_cpu(calls: dict[str, Call], n: int) -> dict[str, float]:
+    """Best CPU seconds of each call over ``n`` turns (each call once per turn, in order,
+    after one warm-up turn); every call's bytes must equal the first's."""
+    best = dict.fromkeys(calls, float("inf"))
+    for turn in range(n + 1):
+        outs = []
+        for name, call in calls.items():
+            started = time.process_time()
+            outs.append(call())
+            if turn:
+                best[name] = min(best[name], time.process_time() - started)
+        if any(out != outs[0] for out in outs):
+            raise AssertionError("the calls returned different bytes")
+        del outs
+        gc.collect()
+    return best
+
+
+def calls_on(
+    protocol: str,
+    members: list[MemberMetadata],
+    partitions: dict[str, int],
+    racks: PartitionRacks | None,
+    describers: dict[str, Callable[..., object]],
+) -> dict[str, Call]:
+    """``plain`` and one hooked call per ``describers`` entry (a ``leader_round`` function
+    that ``assign_observed`` calls) on one input."""
+
+    def plain() -> dict[str, bytes]:
+        group = read_group(protocol, members)
+        return group.assign(partitions, partition_racks=racks)
+
+    def hooked(describe: Callable[..., object]) -> dict[str, bytes]:
+        setattr(observe, "leader_round", describe)  # noqa: B010 (the module's own name)
+        started = time.perf_counter()
+        group = read_group(protocol, members)
+        decode_s = time.perf_counter() - started
+        recorder = RebalanceMetrics("bench")
+        return observe.assign_observed(recorder, group, partitions, racks, decode_s=decode_s)
+
+    calls: dict[str, Call] = {"plain": plain}
+    for name, describe in describers.items():
+        calls[name] = partial(hooked, describe)
+    return calls
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("inputs", nargs="*", type=Path)
+    parser.add_argument("--calls", type=int, default=4)
+    parser.add_argument("--reference", metavar="COMMIT")
+    args = parser.parse_args(argv)
+    inputs = args.inputs or sorted((HERE.parent / "build" / "bench").glob("*.in"))
+    current = getattr(observe, "leader_round")  # noqa: B009
+    describers: dict[str, Callable[..., object]] = {"hooked": current}
+    if args.reference:
+        with tempfile.TemporaryDirectory() as tmp:
+            describers["reference"] = reference_module(args.reference, Path(tmp)).leader_round
+    for path in inputs:
+        shape, protocol, phase, source = path.name.removesuffix(".in").split(".")
+        partitions, metadata, racks = read_input(path)
+        members = [MemberMetadata(m, data) for m, data in metadata.items()]
+        del metadata
+        try:
+            best = best_cpu(calls_on(protocol, members, partitions, racks, describers), args.calls)
+        finally:
+            setattr(observe, "leader_round", current)  # noqa: B010
+        cells = [f"plain {best['plain']:.3f}", f"hooked {best['hooked']:.3f}"]
+        cells.append(f"{best['hooked'] / best['plain']:.2f}x")
+        if args.reference:
+            cells.append(f"{args.reference[:7]} {best['reference'] / best['plain']:.2f}x")
+        print(f"{shape:<17} {protocol:<18} {phase:<6} {source:<4} " + "  ".join(cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
