@@ -6,8 +6,10 @@ loopback, then for every size and every peer (:data:`.rolling_compare.PEERS`, th
 and the same row figures as ``make bench-rolling``) runs
 :func:`.scenario.run_rolling_restart` over many topics (``--topics`` topics of
 ``--partitions-per-topic`` partitions, the first one produced to at ``--rate`` records a
-second, the others subscribed and idle), Python members ``--per-process`` per child process
-(:mod:`..testing.member_pack`; a Java member is always a JVM of its own), and restarts the
+second, the others subscribed and idle), members ``--per-process`` per child process
+(kafka-python, aiokafka and confluent-kafka: :mod:`kafka_sticky_plugin.groups.member_pack`;
+Java: one JVM running that many ``KafkaConsumer`` threads, ``kafkasticky.JavaMemberPack``; a
+restarted member's successor runs in the same process), and restarts the
 first ``--restarts`` members one at a time (a clean stop, the group stable without it, a
 successor, stable again). How each row is fed and timed: the producer and the broker are
 the same for every row; times are monotonic clock readings of this process, from the
@@ -15,14 +17,19 @@ members' own event reports.
 
 Per row: time to stable (first member started -> every member joined and the group stable),
 rebalance rounds per restart, paused partition-seconds per restart (nobody owned the
-partition) and the partitions handed over, the time a hooked member spent inside rebalances
+partition), the same split into partitions that kept their owner through the restart and
+partitions that moved, the partitions handed over, the seconds a staying member (neither the
+restarted one nor its successor) owned no partition per member per restart
+(:mod:`kafka_sticky_plugin.demo.bounce_metrics` defines the three), the time a hooked member
+spent inside rebalances
 per member per restart (its ``rebalance-latency-total``; with the hooks a cooperative member
 keeps consuming what it keeps meanwhile, see docs/hooks.md), the leader's assign time (mean
 and worst, from the hooked members' metrics), lost and duplicated records, two-owner
 overlaps, the resident memory of the members' child processes per member once the group
 is stable (n/a for members that are threads of this process), and the 1-minute load
-average when the row ended. Not yet measured (say so rather than guess): the split of a
-pause into kept and moved partitions.
+average when the row ended. Not measured: the kill of a member (the issue's "one member
+killed"), and a stall of a member that owns partitions but returns nothing (no callback shows
+it; every peer here keeps consuming what it owns, docs/hooks.md).
 Output: the table, and Markdown + JSON under ``--out`` (default ``build/bench-scale``). Exit
 status 0 when every row kept its guarantees, 1 otherwise, 2 for bad arguments.
 """
@@ -42,8 +49,10 @@ from pathlib import Path
 
 from kafka_sticky_plugin.demo.metrics_table import aggregate
 from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
-from kafka_sticky_plugin.demo.scenario import Strategy, run_rolling_restart
+from kafka_sticky_plugin.demo.scenario import StrategyResult, run_rolling_restart
 from kafka_sticky_plugin.errors import StickyPluginError
+from kafka_sticky_plugin.groups.admin import admin_client
+from kafka_sticky_plugin.groups.runner import GroupNotStable
 from testlab.brokers import open_broker
 from testlab.rolling_compare import Peer, PeerRow, _number, choose_peers, measure
 
@@ -80,8 +89,12 @@ def run_sizes(
     per_process: int,
     restarts: int,
     say: Callable[[str], None] = print,
+    on_row: Callable[[list[ScaleRow], list[str]], None] | None = None,
 ) -> tuple[list[ScaleRow], list[str]]:
-    """Every size with every peer (module docstring); the rows and the skipped peers."""
+    """Every size with every peer (module docstring); the rows and the skipped peers (and
+    the runs that failed: a group that never became stable, a member that did not start,
+    with the reason). ``on_row(rows, skipped)`` is called after each run (the partial
+    table is written as the curve goes)."""
     rows: list[ScaleRow] = []
     skipped: list[str] = []
     for peer in peers:
@@ -94,25 +107,29 @@ def run_sizes(
         for peer in runnable:
             label = f"{size}-{peer.key.replace('/', '-')}-{peer.protocol}"
             say(f"== {size} members, {peer.name}: {peer.assignor}, {peer.protocol}")
-            result = run_rolling_restart(
-                bootstrap,
-                Strategy(label, (peer.assignor,), ((peer.assignor,),)),
-                members=size,
-                partitions=partitions_per_topic,
-                rate_per_s=rate_per_s,
-                say=say,
-                client=peer.client,
-                member_settings={
-                    "group_protocol": peer.protocol,
-                    "session_timeout_ms": 10000,
-                    "max_poll_interval_ms": 60000,
-                },
-                settle_between=True,
-                stable_timeout_s=max(90.0, 3.0 * size),
-                idle_topics=topics - 1,
-                per_process=per_process,
-                restart_count=restarts,
-            )
+            try:
+                result = _run_one(
+                    bootstrap,
+                    label,
+                    peer,
+                    size,
+                    partitions_per_topic,
+                    rate_per_s,
+                    say,
+                    topics,
+                    per_process,
+                    restarts,
+                )
+            except (GroupNotStable, TimeoutError, RuntimeError, OSError) as exc:
+                _drop_topics(bootstrap, say)
+                skipped.append(
+                    f"{size} members, {peer.key} ({peer.protocol}) failed: {exc!r}"[:400]
+                )
+                say(skipped[-1])
+                if on_row is not None:
+                    on_row(rows, skipped)
+                continue
+            _drop_topics(bootstrap, say)
             metrics = aggregate(label, result.metrics)
             bounces = max(1, len(result.restarts))
             in_rebalance = None
@@ -134,7 +151,56 @@ def run_sizes(
             )
             problems = broken_guarantees(result)
             say(f"   done: {', '.join(problems) if problems else 'guarantees kept'}")
+            if on_row is not None:
+                on_row(rows, skipped)
     return rows, skipped
+
+
+def _drop_topics(bootstrap: str, say: Callable[[str], None]) -> None:
+    """Delete the finished run's topics (every ``demo-`` topic): the broker keeps open files
+    for every partition it holds, and 20 runs of 1,200 partitions exhausted its file
+    descriptors (``Too many open files``; one run of the curve then failed to bootstrap)."""
+    try:
+        with admin_client(bootstrap) as admin:
+            names = [t for t in admin.list_topics() if t.startswith("demo-")]
+            if names:
+                admin.delete_topics(names)
+    except Exception as exc:  # the next run still works, on a fuller broker
+        say(f"   (could not delete the finished run's topics: {exc!r})")
+
+
+def _run_one(
+    bootstrap: str,
+    label: str,
+    peer: Peer,
+    size: int,
+    partitions_per_topic: int,
+    rate_per_s: float,
+    say: Callable[[str], None],
+    topics: int,
+    per_process: int,
+    restarts: int,
+) -> StrategyResult:
+    """One rolling restart of ``size`` members of ``peer`` (module docstring)."""
+    return run_rolling_restart(
+        bootstrap,
+        peer.strategy(label),
+        members=size,
+        partitions=partitions_per_topic,
+        rate_per_s=rate_per_s,
+        say=say,
+        client=peer.client,
+        member_settings={
+            "group_protocol": peer.protocol,
+            "session_timeout_ms": 10000,
+            "max_poll_interval_ms": 60000,
+        },
+        settle_between=True,
+        stable_timeout_s=max(90.0, 3.0 * size),
+        idle_topics=topics - 1,
+        per_process=per_process,
+        restart_count=restarts,
+    )
 
 
 _HEADERS = (
@@ -144,7 +210,9 @@ _HEADERS = (
     "time to stable s",
     "rounds /restart",
     "paused p*s /restart",
+    "kept + moved p*s",
     "moved /restart",
+    "unable s /member /restart",
     "in rebalance s /member /restart",
     "leader assign ms (mean / worst)",
     "memory /member",
@@ -164,7 +232,9 @@ def _cells(scale: ScaleRow) -> tuple[str, ...]:
         _number(scale.time_to_stable_s),
         _number(row.rounds_per_bounce),
         _number(row.paused_ps_per_bounce),
+        f"{_number(row.paused_kept_ps_per_bounce)} + {_number(row.paused_moved_ps_per_bounce)}",
         _number(row.handovers_per_bounce),
+        _number(row.unable_s_per_member_bounce, 2),
         _number(scale.in_rebalance_s_per_member_bounce, 2),
         f"{_number(scale.leader_assign_ms_avg)} / {_number(scale.leader_assign_ms_max)}",
         "n/a" if scale.rss_per_member_mb is None else f"{scale.rss_per_member_mb:.0f} MB",
@@ -193,12 +263,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--rate", type=float, default=200.0, help="records/s (default 200)")
     parser.add_argument(
-        "--per-process", type=int, default=10, help="Python members per process (default 10)"
+        "--per-process",
+        type=int,
+        default=10,
+        help="Python members per process, Java members per JVM (default 10)",
     )
     parser.add_argument("--restarts", type=int, default=5, help="members restarted (default 5)")
     parser.add_argument("--peers", default="all", help="peer keys as for bench-rolling")
     parser.add_argument("--out", type=Path, default=Path("build/bench-scale"))
     return parser
+
+
+def _write_partial(out: Path, rows: Sequence[ScaleRow], skipped: Sequence[str]) -> None:
+    """The table so far, in ``bench-scale.partial.md`` (a curve interrupted keeps its rows)."""
+    text = "\n".join([format_table(rows), "", *skipped])
+    (out / "bench-scale.partial.md").write_text(text + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,12 +309,14 @@ def main(argv: list[str] | None = None) -> int:
             rate_per_s=args.rate,
             per_process=args.per_process,
             restarts=args.restarts,
+            on_row=lambda done, failed: _write_partial(out, done, failed),
         )
     wall = time.monotonic() - started
     heading = (
         f"Group-size curve: {args.topics} topics x {args.partitions_per_topic} partitions,"
-        f" {args.rate:.0f} records/s on one topic, {args.restarts} restarts, Python members"
-        f" {args.per_process} per process, on {broker.kind} (wall time {wall:.0f} s,"
+        f" {args.rate:.0f} records/s on one topic, {args.restarts} restarts, members"
+        f" {args.per_process} per process (Python) or JVM (Java), on {broker.kind} (wall time"
+        f" {wall:.0f} s,"
         f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
     )
     text = "\n".join([heading, "", format_table(rows), "", *skipped])

@@ -12,6 +12,10 @@ pinned ``kafka-clients`` version (:data:`JAVA_CLIENT_VERSIONS`) into
   :class:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner` drives it like any other member
   (freeze, thaw, crash, stop with SIGTERM). The Java client's own log (slf4j-simple, INFO and up)
 goes to a file per incarnation; :func:`log_problems` reads WARN/ERROR lines back.
+- :func:`java_pack_command` runs ``kafkasticky.JavaMemberPack``: several Java members in one
+  JVM, each a thread with its own ``KafkaConsumer``, driven like a Python
+  :class:`~kafka_sticky_plugin.groups.member_pack.MemberPack` (a runner's ``start_pack``), so
+  that a group of hundreds of Java members fits on 2 cores.
 - :class:`JavaWireCodec` runs ``kafkasticky.WireCodec``: one persistent JVM answering
   encode/decode requests (one JSON line each way) with the Java client's own classes.
 
@@ -35,7 +39,7 @@ from typing import IO, Any
 from kafka_sticky_plugin.groups.events import EventLog
 from kafka_sticky_plugin.groups.member_config import MemberConfig
 from kafka_sticky_plugin.groups.member_process import ProcessMember
-from kafka_sticky_plugin.groups.runner import register_child_client
+from kafka_sticky_plugin.groups.runner import register_child_client, register_pack_command
 from kafka_sticky_plugin.lifetime import start_tied
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     "LogLine",
     "client_version",
     "java_classpath",
+    "java_pack_command",
     "java_tools_missing",
     "log_problems",
     "make_locked",
@@ -122,6 +127,31 @@ def client_version(client: str) -> str:
     return client[len("java-") :]
 
 
+def _jvm_options(version: str, log_path: Path, heap_mb: int) -> list[str]:
+    """The JVM flags of a member JVM (one member, or a pack of them)."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    return [
+        "java",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-Xshare:auto",
+        f"-Xmx{heap_mb}m",
+        f"-Dkafkasticky.clients={version}",
+        f"-Dorg.slf4j.simpleLogger.logFile={log_path}",
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+        "-Dorg.slf4j.simpleLogger.showDateTime=true",
+        "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+    ]
+
+
+def java_pack_command(client: str, log_path: Path) -> list[str]:
+    """The command of one JVM running several members of ``client`` (``java-<version>``;
+    every member's client log goes to ``log_path``). Raises :class:`JavaToolsMissing`."""
+    version = client_version(client)
+    classpath = java_classpath(version)
+    return [*_jvm_options(version, log_path, 768), "-cp", classpath, "kafkasticky.JavaMemberPack"]
+
+
 class JavaProcessMember(ProcessMember):
     """A member running the Java ``KafkaConsumer`` (``config.client`` is ``java-<version>``)
     in a child JVM; its client log goes to ``log_path``."""
@@ -133,18 +163,8 @@ class JavaProcessMember(ProcessMember):
         self._classpath = java_classpath(self.version)
 
     def _command(self) -> list[str]:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         return [
-            "java",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-Xshare:auto",
-            "-Xmx128m",
-            f"-Dkafkasticky.clients={self.version}",
-            f"-Dorg.slf4j.simpleLogger.logFile={self.log_path}",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-            "-Dorg.slf4j.simpleLogger.showDateTime=true",
-            "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+            *_jvm_options(self.version, self.log_path, 128),
             "-cp",
             self._classpath,
             "kafkasticky.JavaMember",
@@ -256,3 +276,4 @@ class JavaWireCodec(JsonLineJvm):
 #: Every ConsumerGroupRunner starts ``java-<version>`` members as Java KafkaConsumers once this
 #: module is imported (the integration tests' conftest imports it).
 register_child_client("java-", JavaProcessMember)
+register_pack_command("java-", java_pack_command)

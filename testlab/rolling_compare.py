@@ -45,7 +45,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kafka_sticky_plugin.assignor.prompt_heartbeats import TALLY
-from kafka_sticky_plugin.demo.bounce_metrics import BounceFigures, bounce_figures, bounce_windows
+from kafka_sticky_plugin.demo.bounce_metrics import (
+    BounceFigures,
+    KeptMoved,
+    bounce_figures,
+    bounce_windows,
+    kept_moved_pause,
+    unable_to_consume,
+)
 from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
 from kafka_sticky_plugin.demo.scenario import (
     RestartRecord,
@@ -84,6 +91,11 @@ class Peer:
         """Short id for ``--peers`` (``kafka-python/sticky``, ``java/uniform``...)."""
         client = "java" if self.client.startswith("java-") else self.client
         return f"{client}/{self.assignor}"
+
+    def strategy(self, label: str) -> Strategy:
+        """The rolling restart's strategy for this peer: every member configured with its
+        one assignor, from start to end (no switch between assignors)."""
+        return Strategy(label, (self.assignor,), ((self.assignor,),))
 
     def unavailable(self) -> str | None:
         """Why this peer cannot run here, or ``None``."""
@@ -142,6 +154,13 @@ class PeerRow:
     #: heartbeats (hooked Python members only: None for confluent-kafka and Java)
     heartbeats_per_member_s: float | None = None
     prompt_heartbeat_share: float | None = None
+    #: paused_ps_per_bounce split into partitions that kept their owner through the restart
+    #: and partitions that moved (:func:`~kafka_sticky_plugin.demo.bounce_metrics.
+    #: kept_moved_pause`), and the seconds a staying member owned nothing, per member per
+    #: restart (:func:`~kafka_sticky_plugin.demo.bounce_metrics.unable_to_consume`)
+    paused_kept_ps_per_bounce: float | None = None
+    paused_moved_ps_per_bounce: float | None = None
+    unable_s_per_member_bounce: float | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +173,9 @@ class _RestartCost:
     rebalancing_s: float
     leave: BounceFigures | None = None
     join: BounceFigures | None = None
+    split: KeptMoved | None = None
+    #: seconds each staying member owned nothing in the window, averaged over those members
+    unable_s: float | None = None
 
 
 def _restart_cost(
@@ -168,11 +190,16 @@ def _restart_cost(
         return bounce_figures(result.intervals, result.delivery_log, result.partitions, a, b)
 
     whole = figures(t0, t1)
+    split = kept_moved_pause(result.intervals, result.partitions, t0, t1)
+    idle = list(unable_to_consume(result.intervals, t0, t1).values())
+    unable = sum(idle) / len(idle) if idle else None
     if restart.t_rejoin is None or restart.t_down_stable is None:
-        return _RestartCost(whole, whole.recovery_s, restart.t_stable - t0)
+        return _RestartCost(
+            whole, whole.recovery_s, restart.t_stable - t0, split=split, unable_s=unable
+        )
     leave, join = figures(t0, restart.t_rejoin), figures(restart.t_rejoin, t1)
     busy = (restart.t_down_stable - t0) + (restart.t_stable - restart.t_rejoin)
-    return _RestartCost(whole, leave.recovery_s + join.recovery_s, busy, leave, join)
+    return _RestartCost(whole, leave.recovery_s + join.recovery_s, busy, leave, join, split, unable)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -229,6 +256,13 @@ def measure(
         prompt_heartbeat_share=(
             heartbeats[1] / heartbeats[0] if heartbeats and heartbeats[0] else None
         ),
+        paused_kept_ps_per_bounce=_mean(
+            [c.split.kept_paused_s if c.split else None for c in costs]
+        ),
+        paused_moved_ps_per_bounce=_mean(
+            [c.split.moved_paused_s if c.split else None for c in costs]
+        ),
+        unable_s_per_member_bounce=_mean([c.unable_s for c in costs]),
     )
 
 
@@ -262,7 +296,7 @@ def run_peers(
         started = time.monotonic()
         result = run_rolling_restart(
             bootstrap,
-            Strategy(label, (peer.assignor,), ((peer.assignor,),)),
+            peer.strategy(label),
             members=members,
             partitions=partitions,
             rate_per_s=rate_per_s,

@@ -45,6 +45,9 @@ def _row(members: int, assign: float | None) -> ScaleRow:
         lost=0,
         overlaps=0,
         problems=(),
+        paused_kept_ps_per_bounce=0.5,
+        paused_moved_ps_per_bounce=5.0,
+        unable_s_per_member_bounce=0.25,
     )
     return ScaleRow(members, 48, peer, 9.0, 1.04, assign, assign, 16.5)
 
@@ -56,3 +59,5 @@ def test_one_line_per_size_and_unknown_figures_say_so() -> None:
     assert lines[2].startswith("| 10 ") and lines[3].startswith("| 50 ")
     assert "n/a / n/a" in lines[3] and "1.7 / 1.7" in lines[2]
     assert lines[2].count("n/a") == 1  # no child processes: no memory per member
+    cells = [c.strip() for c in lines[2].split("|")]
+    assert "0.5 + 5.0" in cells and "0.25" in cells  # kept + moved, unable to consume

@@ -14,7 +14,21 @@ the rolling restart and every paused instant belongs to exactly one bounce. In a
   end; the largest of those, minus the window's start (0 when nothing paused). A paused
   partition that delivered nothing afterwards is left out: it had no record to deliver (keyed
   records need not reach every partition), which the caller's loss check (every acknowledged
-  record delivered) establishes.
+  record delivered) establishes;
+- a partition is *kept* when the incarnation that owned it at the window's start (the interval
+  covering ``t0``) is the one that owns it at the window's end (the interval reaching ``t1``),
+  and *moved* otherwise (another consumer, a successor incarnation, or nobody at one end); the
+  paused partition-seconds split into those of kept and of moved partitions
+  (:func:`kept_moved_pause`; the two add up to the window's paused partition-seconds). A kept
+  partition pauses when its owner gives it up and gets it back (eager rebalancing revokes
+  everything); under cooperative rebalancing it should not pause at all;
+- a *staying member* is an incarnation that owned partitions at both ends of the window (not
+  the restarted one, not its successor); the time it was *unable to consume* is the part of
+  the window during which it owned no partition at all (:func:`unable_to_consume`). Both read
+  ownership only, from the members' own rebalance callbacks: they take an owner to consume
+  what it owns, which Java's and librdkafka's consumers and the hooked Python members do
+  (a kafka-python 3.0 member without the hooks returns nothing while it rejoins, a stall
+  that no callback shows; docs/hooks.md).
 
 Invariant: nothing here reads a clock or a broker; the same inputs give the same figures.
 """
@@ -29,7 +43,16 @@ from itertools import pairwise
 from ..groups.analysis import Interval
 from ..groups.events import Delivery, Partition
 
-__all__ = ["BounceFigures", "bounce_figures", "bounce_windows", "gaps", "handovers"]
+__all__ = [
+    "BounceFigures",
+    "KeptMoved",
+    "bounce_figures",
+    "bounce_windows",
+    "gaps",
+    "handovers",
+    "kept_moved_pause",
+    "unable_to_consume",
+]
 
 
 def bounce_windows(starts: Sequence[float], end: float) -> list[tuple[float, float]]:
@@ -108,3 +131,66 @@ def bounce_figures(
         if later:
             recovery = max(recovery, min(later) - t0)
     return BounceFigures(t0, t1, paused, recovery, handovers(intervals, t0, t1))
+
+
+@dataclass(frozen=True)
+class KeptMoved:
+    """A window's paused partition-seconds split by kept and moved partitions (module
+    docstring), and how many partitions were each."""
+
+    kept_paused_s: float
+    moved_paused_s: float
+    kept: int
+    moved: int
+
+
+def _owner_at_start(items: Sequence[Interval], t0: float) -> str | None:
+    return next((i.key for i in items if i.start <= t0 < i.end), None)
+
+
+def _owner_at_end(items: Sequence[Interval], t1: float) -> str | None:
+    return next((i.key for i in items if i.start < t1 <= i.end), None)
+
+
+def kept_moved_pause(
+    intervals: Iterable[Interval], partitions: Iterable[Partition], t0: float, t1: float
+) -> KeptMoved:
+    """The paused partition-seconds of ``[t0, t1]`` on kept and on moved partitions."""
+    by_partition: dict[Partition, list[Interval]] = defaultdict(list)
+    for interval in intervals:
+        by_partition[interval.partition].append(interval)
+    kept_s = moved_s = 0.0
+    kept = moved = 0
+    for partition in partitions:
+        items = by_partition.get(partition, [])
+        before, after = _owner_at_start(items, t0), _owner_at_end(items, t1)
+        paused = sum(end - start for start, end in gaps(items, partition, t0, t1))
+        if before is not None and before == after:
+            kept, kept_s = kept + 1, kept_s + paused
+        else:
+            moved, moved_s = moved + 1, moved_s + paused
+    return KeptMoved(kept_s, moved_s, kept, moved)
+
+
+def unable_to_consume(intervals: Iterable[Interval], t0: float, t1: float) -> dict[str, float]:
+    """Each staying member's seconds in ``[t0, t1]`` owning no partition (module docstring),
+    by incarnation key."""
+    by_key: dict[str, list[Interval]] = defaultdict(list)
+    for interval in intervals:
+        by_key[interval.key].append(interval)
+    found: dict[str, float] = {}
+    for key, items in by_key.items():
+        at_start = any(i.start <= t0 < i.end for i in items)
+        at_end = any(i.start < t1 <= i.end for i in items)
+        if not (at_start and at_end):
+            continue
+        spans = sorted((max(i.start, t0), min(i.end, t1)) for i in items if i.end > t0)
+        idle, cursor = 0.0, t0
+        for start, end in spans:
+            if start >= t1:
+                break
+            if start > cursor:
+                idle += start - cursor
+            cursor = max(cursor, end)
+        found[key] = idle + max(0.0, t1 - cursor)
+    return found

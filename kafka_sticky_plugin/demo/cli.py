@@ -37,6 +37,7 @@ from ..broker_kind import unreachable
 from ..brokers import choose
 from ..brokers.choose import require_loopback_bootstrap
 from ..brokers.embedded import RunningBroker
+from ..command_line import command_parser
 from ..errors import ConfigurationError, StickyPluginError
 from ..extras import EXIT_MISSING_EXTRA, require
 from ..lifetime import Terminated, exit_status, signals_end_cleanly
@@ -62,9 +63,9 @@ _CHOICES = (*STRATEGIES, *_GROUPS)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin demo",
-        description="Rolling restart of a consumer group: eager sticky vs cooperative-sticky.",
+    parser = command_parser(
+        "demo",
+        "Rolling restart of a consumer group: eager sticky vs cooperative-sticky.",
     )
     parser.add_argument("--members", type=int, default=4, help="group members (default 4)")
     parser.add_argument("--partitions", type=int, default=24, help="topic partitions (default 24)")

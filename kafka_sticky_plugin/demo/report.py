@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..groups.analysis import find_overlaps
 from .scenario import StrategyResult
 
 __all__ = ["LEGEND", "broken_guarantees", "format_table", "markdown_table", "problems"]
@@ -90,7 +91,8 @@ def problems(result: StrategyResult) -> list[str]:
 
 def broken_guarantees(result: StrategyResult) -> list[str]:
     """The run's errors, lost records, re-deliveries of committed offsets and double
-    ownership, one line each (empty: every guarantee held)."""
+    ownership (naming the first overlap: partition, both incarnations and their intervals),
+    one line each (empty: every guarantee held)."""
     found = list(result.errors)
     if result.deliveries.lost:
         found.append(f"{len(result.deliveries.lost)} acknowledged records never delivered")
@@ -99,5 +101,7 @@ def broken_guarantees(result: StrategyResult) -> list[str]:
             f"{len(result.deliveries.unjustified_duplicates)} re-deliveries of committed offsets"
         )
     if result.overlaps:
-        found.append(f"{result.overlaps} times a partition had two owners at once")
+        first = find_overlaps(result.intervals)
+        where = f" (first: {first[0]})" if first else ""
+        found.append(f"{result.overlaps} times a partition had two owners at once{where}")
     return found

@@ -184,7 +184,8 @@ def run_rolling_restart(
     once), as a real rolling restart's next stop follows the previous start by some seconds.
     ``idle_topics``: more topics of ``partitions`` partitions each, subscribed but never
     produced to (a group over many topics); ``per_process``: Python members run that many per
-    child process (:mod:`..testing.member_pack`; 0: threads of this process, the default);
+    child process (:mod:`..groups.member_pack`), Java members that many per JVM (0: threads
+    of this process, a JVM per Java member; the default);
     ``restart_count``: restart only the first that many members (default: every one).
     """
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
@@ -220,7 +221,7 @@ def run_rolling_restart(
         stack.enter_context(view)
     try:
         say(f"[{strategy.name}] starting {members} members on {topic} ({partitions} partitions)")
-        if per_process > 0 and client in PYTHON_CLIENTS:
+        if per_process > 0 and (client in PYTHON_CLIENTS or client.startswith("java-")):
             for first in range(0, len(names), per_process):
                 runner.start_pack(names[first : first + per_process])
         else:

@@ -4,8 +4,14 @@ Definitions (used by the tests and printed by the demo):
 
 - an *ownership interval* of incarnation K on partition P starts at K's ``assigned`` event
   that includes P and ends at K's ``revoked``/``lost`` event that includes P, or at its
-  ``stopped``/``killed`` event, or at ``end_t`` if still open;
-- two intervals *overlap* when they belong to different incarnations and share an instant;
+  ``closing``/``stopped``/``killed`` event, or at ``end_t`` if still open; after K's
+  ``closing`` (its loop ended, its last commit done: it delivers and commits nothing more)
+  an ``assigned`` of K opens nothing (a rebalance its consumer completes while it leaves);
+- two intervals *overlap* when they belong to different incarnations and share an instant:
+  both members could deliver or commit the partition then. A member's ``stopped`` is stamped
+  after its consumer's close returned, which is after its LeaveGroup let the others take its
+  partitions over; a member whose close neither delivers nor commits (aiokafka's ``stop()``)
+  therefore reports ``closing`` before it, or every clean stop would look like two owners;
 - a partition's *paused time* in a window is the part of the window no interval covers
   (nobody fetches it); ``partition-seconds`` sums it over partitions;
 - a *rebalance round* is a generation id first reported (``generation`` event) in a window;
@@ -38,7 +44,7 @@ __all__ = [
 ]
 
 _ENDS = ("revoked", "lost")
-_LIFE_ENDS = ("stopped", "killed")
+_LIFE_ENDS = ("closing", "stopped", "killed")
 
 
 @dataclass(frozen=True)
@@ -71,9 +77,12 @@ def ownership_intervals(events: Iterable[OwnershipEvent], end_t: float) -> list[
     """Every ownership interval in ``events`` (see module docstring), sorted by start."""
     open_since: dict[tuple[str, Partition], float] = {}
     out: list[Interval] = []
+    closed: set[str] = set()
     for event in sorted(events, key=lambda e: e.t):
         key = event.key
-        if event.kind == "assigned":
+        if event.kind == "closing":
+            closed.add(key)
+        if event.kind == "assigned" and key not in closed:
             for p in event.partitions:
                 open_since.setdefault((key, p), event.t)
         elif event.kind in _ENDS:
@@ -107,15 +116,20 @@ def find_overlaps(intervals: Sequence[Interval]) -> list[Overlap]:
 
 
 def current_ownership(events: Iterable[OwnershipEvent]) -> dict[str, tuple[Partition, ...]]:
-    """Each live incarnation's last reported assignment (stopped/killed ones are left out)."""
+    """Each live incarnation's last reported assignment (closing, stopped and killed ones are
+    left out)."""
     owned: dict[str, tuple[Partition, ...]] = {}
+    ended: set[str] = set()
     for event in sorted(events, key=lambda e: e.t):
+        if event.key in ended:
+            continue
         if event.kind in ("assigned", "revoked", "lost"):
             owned[event.key] = event.owned_after
         elif event.kind == "started":
             owned.setdefault(event.key, ())
         elif event.kind in _LIFE_ENDS:
             owned.pop(event.key, None)
+            ended.add(event.key)
     return owned
 
 

@@ -31,7 +31,10 @@ __all__ = [
 
 Partition = tuple[str, int]
 
-#: ``started``/``stopped``/``killed``: an incarnation's life; ``generation``: the member saw a
+#: ``started``/``stopped``/``killed``: an incarnation's life; ``closing``: the member's loop
+#: ended and its last commit is done: from here it delivers and commits nothing, and its
+#: consumer closes next (LeaveGroup), so its ownership ends here and not at ``stopped``,
+#: which is stamped only once the close returned; ``generation``: the member saw a
 #: new generation id; ``assigned``/``revoked``/``lost``: rebalance listener callbacks;
 #: ``committed``/``commit_failed``: offset commits (partitions with ``offsets``);
 #: ``paused``/``resumed``: the test froze the member's process (SIGSTOP/SIGCONT);
@@ -45,6 +48,7 @@ EVENT_KINDS = (
     "lost",
     "committed",
     "commit_failed",
+    "closing",
     "paused",
     "resumed",
     "stopped",

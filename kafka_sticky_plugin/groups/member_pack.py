@@ -6,7 +6,9 @@ clients, each in its own thread with its own consumer, exactly as a :class:`~.me
 ThreadMember` runs in the test process. The parent drives it with one JSON line per command
 on the child's stdin (``start`` a member incarnation, ``stop`` one cleanly) and reads the same
 JSON lines a :class:`~.member_process.ProcessMember` writes (events, deliveries, forwarded
-log records), so every analysis of the :class:`~.events.EventLog` applies unchanged.
+log records), so every analysis of the :class:`~.events.EventLog` applies unchanged. A pack
+may run another program speaking the same lines (``command``: a JVM running several Java
+members, registered by :func:`.runner.register_pack_command`).
 :class:`PackedMember` is the :class:`~.member_process.MemberHandle` of one member in a pack:
 a group runner starts, stops and restarts it like any other member (a restart is a new
 incarnation in the same process). :meth:`MemberPack.kill` crashes the whole process (SIGKILL:
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import IO, Any
 
@@ -45,9 +48,15 @@ __all__ = ["MemberPack", "PackedMember", "main"]
 class MemberPack:
     """One child process running several members (see the module docstring)."""
 
-    def __init__(self, log: EventLog, python: str = "") -> None:
+    def __init__(
+        self, log: EventLog, python: str = "", command: Sequence[str] | None = None
+    ) -> None:
+        """``command``: the child program (default: this package's pack on ``python``)."""
         self._log = log
-        self._python = python or sys.executable
+        python = python or sys.executable
+        self._command = (
+            list(command) if command else [python, "-m", "kafka_sticky_plugin.groups.member_pack"]
+        )
         self._process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
         self._lock = threading.Condition()
@@ -89,7 +98,7 @@ class MemberPack:
     def _ensure_started(self) -> subprocess.Popen[str]:
         if self._process is None:
             self._process = start_tied(
-                [self._python, "-m", "kafka_sticky_plugin.groups.member_pack"],
+                self._command,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 stdin=subprocess.PIPE,

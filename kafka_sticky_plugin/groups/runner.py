@@ -43,12 +43,25 @@ __all__ = [
     "GroupNotStable",
     "StableGroup",
     "register_child_client",
+    "register_pack_command",
 ]
 
 #: Starts a member of a client this package does not run itself: given its config, the
 #: group's event log and the path its client log goes to.
 ChildMemberFactory = Callable[[MemberConfig, EventLog, Path], MemberHandle]
 _CHILD_CLIENTS: dict[str, ChildMemberFactory] = {}
+
+
+#: The child program that runs several members of a child client in one process (given the
+#: client name and the path its client log goes to): :meth:`ConsumerGroupRunner.start_pack`.
+PackCommand = Callable[[str, Path], list[str]]
+_PACK_COMMANDS: dict[str, PackCommand] = {}
+
+
+def register_pack_command(prefix: str, command: PackCommand) -> None:
+    """:meth:`ConsumerGroupRunner.start_pack` runs members whose ``client`` begins with
+    ``prefix`` in the program ``command`` gives (it speaks :mod:`.member_pack`'s lines)."""
+    _PACK_COMMANDS[prefix] = command
 
 
 def register_child_client(prefix: str, factory: ChildMemberFactory) -> None:
@@ -177,11 +190,23 @@ class ConsumerGroupRunner:
         **settings: object,
     ) -> MemberPack:
         """Start members ``names`` in one new child process (:mod:`.member_pack`: several
-        members per process, so that hundreds fit on 2 cores), one after the other;
+        members per process, so that hundreds fit on 2 cores; for a child client, the program
+        :func:`register_pack_command` registered, say one JVM), one after the other;
         ``settings`` as for :meth:`start_member`, ``per_member`` more of them by name (say,
         each member's ``topics``). Each is then a member like any other
         (:meth:`restart_member` starts its next incarnation in the same process)."""
-        pack = MemberPack(self.log)
+        client = str(settings.get("client", self._member_settings.get("client", "")))
+        commands = [c for prefix, c in _PACK_COMMANDS.items() if client.startswith(prefix)]
+        command = None
+        if commands:
+            if self._child_log_dir is None:
+                self._child_log_dir = Path(tempfile.mkdtemp(prefix="child-members-"))
+            path = self._child_log_dir / f"pack-{len(self._packs)}.log"
+            self._child_logs.append(path)
+            command = commands[0](client, path)
+        elif client and client not in PYTHON_CLIENTS:
+            raise ValueError(f"no member pack runs client {client!r}")
+        pack = MemberPack(self.log, command=command)
         self._packs.append(pack)
         for name in names:
             if name in self._members and self._members[name].alive:

@@ -46,9 +46,9 @@ public final class JavaMember {
     private final Map<TopicPartition, Long> positions = new HashMap<>();
     private final TreeSet<String> ownedKeys = new TreeSet<>();
     private final List<TopicPartition> owned = new ArrayList<>();
-    private KafkaConsumer<byte[], byte[]> consumer;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
 
-    private JavaMember(Map<String, Object> config) {
+    JavaMember(Map<String, Object> config) {
         this.config = config;
         this.member = (String) config.get("member");
         this.incarnation = Json.asLong(config.get("incarnation"));
@@ -248,7 +248,21 @@ public final class JavaMember {
         }
     }
 
-    private void run(AtomicBoolean stop) {
+    /** Ends a running {@link #run} promptly (its poll returns); safe from any thread. */
+    void wakeup() {
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+
+    /** Report an error of this member incarnation that {@link #run} did not report. */
+    void reportError(String detail) {
+        simple("error", detail);
+    }
+
+    /** Consume until {@code stop} is set (and {@link #wakeup} called), then close cleanly. */
+    void run(AtomicBoolean stop) {
         consumer = new KafkaConsumer<>(properties());
         try {
             List<String> topics = new ArrayList<>();
@@ -337,10 +351,7 @@ public final class JavaMember {
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.set(true);
-            KafkaConsumer<byte[], byte[]> c = self.consumer;
-            if (c != null) {
-                c.wakeup();
-            }
+            self.wakeup();
             try {
                 done.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
