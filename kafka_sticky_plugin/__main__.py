@@ -15,6 +15,7 @@ import importlib
 import sys
 
 from . import __version__
+from .command_line import PROG
 from .errors import MissingExtraError
 from .extras import EXIT_MISSING_EXTRA, EXTRA_OF_MODULE, missing, require
 
@@ -44,18 +45,16 @@ _NEEDS = {
     "migration-check": (["kafka"], "kafka-python"),
 }
 
-_PROG = "python -m kafka_sticky_plugin"
-
 
 def usage() -> str:
     """The top-level usage text."""
     lines = [
-        f"usage: {_PROG} [--version] COMMAND [options]",
+        f"usage: {PROG} [--version] COMMAND [options]",
         "",
         "commands:",
         *(f"  {name:<16} {about}" for name, (_, about) in _COMMANDS.items()),
         "",
-        f"{_PROG} COMMAND --help shows a command's options.",
+        f"{PROG} COMMAND --help shows a command's options.",
     ]
     return "\n".join(lines)
 
@@ -70,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args or args[0] not in _COMMANDS:
         problem = "no command given" if not args else f"unknown command {args[0]!r}"
-        print(f"{_PROG}: error: {problem}\n\n{usage()}", file=sys.stderr)
+        print(f"{PROG}: error: {problem}\n\n{usage()}", file=sys.stderr)
         return 2
     command = args[0]
     try:
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _missing_extra(command: str, error: MissingExtraError) -> int:
-    print(f"{_PROG} {command}: error: {error}", file=sys.stderr)
+    print(f"{PROG} {command}: error: {error}", file=sys.stderr)
     return EXIT_MISSING_EXTRA
 
 

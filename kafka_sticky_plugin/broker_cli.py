@@ -21,6 +21,7 @@ import sys
 import threading
 from types import FrameType
 
+from .command_line import command_parser
 from .errors import StickyPluginError
 from .extras import EXIT_MISSING_EXTRA, require
 
@@ -45,9 +46,9 @@ _PROBE_FAILURES_TO_GIVE_UP = 3
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin broker",
-        description=(
+    parser = command_parser(
+        "broker",
+        (
             "Run the embedded Kafka broker (Tansu, memory only) on 127.0.0.1 until Ctrl-C, "
             "SIGTERM or SIGHUP, for trying the assignors with your own consumers."
         ),

@@ -15,21 +15,32 @@ import socket
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["broker_kind", "unreachable", "unserved_request"]
+__all__ = ["broker_kind", "refusals", "unreachable", "unserved_request"]
+
+
+def refusals(
+    endpoints: Sequence[tuple[str, int]], timeout_s: float = 5.0
+) -> list[tuple[str, int, str]] | None:
+    """None when one of ``endpoints`` accepts a TCP connection (the ones after it are not
+    tried), else every address with why it did not (``Connection refused``, ``timed out``)."""
+    failed: list[tuple[str, int, str]] = []
+    for host, port in endpoints:
+        try:
+            socket.create_connection((host, port), timeout=timeout_s).close()
+        except OSError as exc:
+            failed.append((host, port, exc.strerror or str(exc) or type(exc).__name__))
+        else:
+            return None
+    return failed
 
 
 def unreachable(endpoints: Sequence[tuple[str, int]], timeout_s: float = 5.0) -> str | None:
     """None when one of ``endpoints`` accepts a TCP connection, else why the last did not
     (``Connection refused``): said at once, not after a client's bootstrap timeout."""
-    failure = "no address"
-    for host, port in endpoints:
-        try:
-            socket.create_connection((host, port), timeout=timeout_s).close()
-        except OSError as exc:
-            failure = exc.strerror or type(exc).__name__
-        else:
-            return None
-    return failure
+    failed = refusals(endpoints, timeout_s)
+    if failed is None:
+        return None
+    return failed[-1][2] if failed else "no address"
 
 
 def broker_kind(admin: Any) -> str:

@@ -30,6 +30,7 @@ from .errors import ConfigurationError
 
 __all__ = [
     "PASSWORD_ENV",
+    "add_bootstrap_argument",
     "add_security_arguments",
     "bootstrap_servers",
     "open_admin",
@@ -43,25 +44,24 @@ _PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SSL", "SASL_SSL")
 _MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
 
 
+def add_bootstrap_argument(parser: argparse.ArgumentParser, cluster: str) -> None:
+    """The required ``--bootstrap`` of a command that reads a user's cluster (its help starts
+    with ``cluster``); :func:`~.brokers.choose.parse_bootstrap` reads the value."""
+    parser.add_argument(
+        "--bootstrap",
+        required=True,
+        metavar="HOST:PORT",
+        help=f"{cluster}: HOST:PORT[,HOST:PORT...], IPv6 as [::1]:9092",
+    )
+
+
 def add_security_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of the module docstring to ``parser`` (one argument group)."""
     group = parser.add_argument_group(
         "security", "how to authenticate (the password never on the command line)"
     )
-    group.add_argument(
-        "--security-protocol",
-        type=str.upper,
-        choices=_PROTOCOLS,
-        default="PLAINTEXT",
-        help="the listener's protocol (default PLAINTEXT)",
-    )
-    group.add_argument(
-        "--sasl-mechanism",
-        type=str.upper,
-        choices=_MECHANISMS,
-        default="SCRAM-SHA-512",
-        help="SASL mechanism (default SCRAM-SHA-512)",
-    )
+    _add_choice(group, "--security-protocol", _PROTOCOLS, "the listener's protocol")
+    _add_choice(group, "--sasl-mechanism", _MECHANISMS, "SASL mechanism")
     group.add_argument("--sasl-username", metavar="USER", help="SASL user name")
     group.add_argument(
         "--sasl-password-env",
@@ -77,6 +77,19 @@ def add_security_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ssl-cafile", metavar="PEM", help="CA certificate(s) to trust")
     group.add_argument("--ssl-certfile", metavar="PEM", help="client certificate (mutual TLS)")
     group.add_argument("--ssl-keyfile", metavar="PEM", help="the client certificate's key")
+
+
+def _add_choice(
+    group: argparse._ArgumentGroup, option: str, choices: Sequence[str], about: str
+) -> None:
+    """``option``: one of ``choices`` in any case, the first by default (its help says so)."""
+    group.add_argument(
+        option,
+        type=str.upper,
+        choices=choices,
+        default=choices[0],
+        help=f"{about} (default {choices[0]})",
+    )
 
 
 def _password(args: argparse.Namespace, environ: Mapping[str, str]) -> str:

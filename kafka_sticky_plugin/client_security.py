@@ -67,21 +67,32 @@ class ClientSecurity:
 SecurityLike = ClientSecurity | Mapping[str, str] | None
 
 
-def _python_client_settings(
-    security: SecurityLike, tls: Callable[[ClientSecurity], dict[str, Any]]
+#: Each client's names for the protocol and the SASL settings: protocol, mechanism, user
+#: name, password.
+_PYTHON_SASL_KEYS = (
+    "security_protocol",
+    "sasl_mechanism",
+    "sasl_plain_username",
+    "sasl_plain_password",
+)
+_LIBRDKAFKA_SASL_KEYS = ("security.protocol", "sasl.mechanisms", "sasl.username", "sasl.password")
+
+
+def _client_settings(
+    security: SecurityLike,
+    keys: tuple[str, str, str, str],
+    tls: Callable[[ClientSecurity], dict[str, Any]],
 ) -> dict[str, Any]:
-    """The keywords kafka-python and aiokafka name alike (the protocol and SCRAM), and on a
-    TLS protocol the client's own TLS keywords, ``tls(sec)``."""
+    """A client's settings for ``security``: the protocol, on a SASL protocol the SCRAM
+    settings (under the client's ``keys``), and on a TLS protocol the client's own TLS
+    settings, ``tls(sec)``."""
     sec = ClientSecurity.of(security)
     if sec is None:
         return {}
-    settings: dict[str, Any] = {"security_protocol": sec.protocol}
+    protocol, mechanism, username, password = keys
+    settings: dict[str, Any] = {protocol: sec.protocol}
     if sec.protocol in _SASL:
-        settings.update(
-            sasl_mechanism=sec.mechanism,
-            sasl_plain_username=sec.username,
-            sasl_plain_password=sec.password,
-        )
+        settings.update({mechanism: sec.mechanism, username: sec.username, password: sec.password})
     if sec.protocol in _TLS:
         settings.update(tls(sec))
     return settings
@@ -103,32 +114,24 @@ def _aiokafka_tls(sec: ClientSecurity) -> dict[str, Any]:
 
 def kafka_python_settings(security: SecurityLike) -> dict[str, Any]:
     """kafka-python's ``KafkaConsumer``/``KafkaProducer``/``KafkaAdminClient`` keywords."""
-    return _python_client_settings(security, _kafka_python_tls)
+    return _client_settings(security, _PYTHON_SASL_KEYS, _kafka_python_tls)
 
 
 def aiokafka_settings(security: SecurityLike) -> dict[str, Any]:
     """aiokafka's ``AIOKafkaConsumer`` keywords (TLS through an ``ssl.SSLContext``)."""
-    return _python_client_settings(security, _aiokafka_tls)
+    return _client_settings(security, _PYTHON_SASL_KEYS, _aiokafka_tls)
+
+
+def _librdkafka_tls(sec: ClientSecurity) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    if sec.cafile is not None:  # else librdkafka trusts the system's CAs
+        settings["ssl.ca.location"] = sec.cafile
+    if sec.certfile is not None:
+        settings["ssl.certificate.location"] = sec.certfile
+        settings["ssl.key.location"] = sec.keyfile
+    return settings
 
 
 def confluent_settings(security: SecurityLike) -> dict[str, Any]:
     """librdkafka's configuration entries (confluent-kafka)."""
-    sec = ClientSecurity.of(security)
-    if sec is None:
-        return {}
-    settings: dict[str, Any] = {"security.protocol": sec.protocol}
-    if sec.protocol in _SASL:
-        settings.update(
-            {
-                "sasl.mechanisms": sec.mechanism,
-                "sasl.username": sec.username,
-                "sasl.password": sec.password,
-            }
-        )
-    if sec.protocol in _TLS:
-        if sec.cafile is not None:  # else librdkafka trusts the system's CAs
-            settings["ssl.ca.location"] = sec.cafile
-        if sec.certfile is not None:
-            settings["ssl.certificate.location"] = sec.certfile
-            settings["ssl.key.location"] = sec.keyfile
-    return settings
+    return _client_settings(security, _LIBRDKAFKA_SASL_KEYS, _librdkafka_tls)

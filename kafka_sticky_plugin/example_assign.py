@@ -8,8 +8,7 @@ broker; ``--members`` and ``--partitions`` change the size.
 
 from __future__ import annotations
 
-import argparse
-
+from .command_line import command_parser
 from .core import MemberSpec, cooperative_assign, sticky_assign
 from .invariants import check_plan
 
@@ -24,9 +23,7 @@ def _show(title: str, plan: Plan) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin assign", description=__doc__
-    )
+    parser = command_parser("assign", __doc__)
     parser.add_argument("--members", type=int, default=3, help="group members (at least 1)")
     parser.add_argument(
         "--partitions", type=int, default=4, help="partitions per topic (at least 1)"

@@ -38,12 +38,14 @@ from .authorization_advice import cluster_configs_unread_line, principal_text
 from .broker_kind import broker_kind, unreachable
 from .brokers.choose import parse_bootstrap
 from .cli_security import (
+    add_bootstrap_argument,
     add_security_arguments,
     bootstrap_servers,
     open_admin,
     security_from_args,
 )
 from .client_security import ClientSecurity, confluent_settings, kafka_python_settings
+from .command_line import command_parser
 from .errors import ConfigurationError
 from .migration_advice import (
     EXIT_NO_GROUP,
@@ -68,19 +70,14 @@ _SETTINGS = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin migration-check",
-        description=(
+    parser = command_parser(
+        "migration-check",
+        (
             "Say whether a consumer group can move online between the classic protocol and"
             " KIP-848's consumer protocol, what blocks it, and what each member must change."
         ),
     )
-    parser.add_argument(
-        "--bootstrap",
-        required=True,
-        metavar="HOST:PORT",
-        help="the cluster: HOST:PORT[,HOST:PORT...], IPv6 as [::1]:9092",
-    )
+    add_bootstrap_argument(parser, "the cluster")
     parser.add_argument("--group", required=True, metavar="GROUP", help="the group id")
     parser.add_argument(
         "--timeout", type=float, default=15.0, metavar="S", help="per request (default 15 s)"

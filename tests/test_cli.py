@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -111,3 +112,27 @@ def test_demo_names_the_demo_extra_when_matplotlib_is_missing() -> None:
     done = _without("matplotlib", "demo")
     assert done.returncode == 4, done.stdout + done.stderr
     assert 'pip install "kafka-sticky-plugin[demo]"' in done.stdout
+
+
+def test_demo_bootstrap_that_nobody_answers_is_one_line_at_once(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``demo --bootstrap`` on a closed loopback port: one line naming the address, exit 2,
+    before any broker is opened or member started (issue 39: each member's client would
+    otherwise wait for its own bootstrap timeout)."""
+    pytest.importorskip("matplotlib")
+    from pathlib import Path
+
+    from kafka_sticky_plugin.demo import cli as demo_cli
+
+    def never(*_args: object, **_kwargs: object) -> Any:
+        raise AssertionError("the demo opened the broker")
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    out = Path(str(tmp_path))
+    argv = ["--bootstrap", f"127.0.0.1:{port}", "--out", str(out)]
+    assert demo_cli.main(argv, open_broker=never) == 2
+    said = capsys.readouterr().out.splitlines()
+    assert said == [f"error: cannot reach 127.0.0.1:{port}: Connection refused"]

@@ -257,3 +257,44 @@ def test_an_address_nobody_listens_on_is_said_at_once(
         port = free.getsockname()[1]
     assert conformance_cli.main(["--bootstrap", f"127.0.0.1:{port}"]) == 2
     assert capsys.readouterr().out == f"error: cannot reach 127.0.0.1:{port}: Connection refused\n"
+
+
+def test_every_exit_status_the_command_returns_is_documented() -> None:
+    """Each status ``main`` can return (read from its source, plus the missing extra's,
+    which ``__main__`` returns) is named in docs/brokers.md's "Exit status:" sentence and in
+    the module docstring (issue 39: the exit codes were documented nowhere)."""
+    import ast
+    import inspect
+    import re
+    from pathlib import Path
+
+    from kafka_sticky_plugin.extras import EXIT_MISSING_EXTRA
+
+    tree = ast.parse(inspect.getsource(conformance_cli))
+    constants = {
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+    }
+    returned = {EXIT_MISSING_EXTRA}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and node.value is not None:
+            value = node.value
+            parts = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+            for part in parts:
+                known = constants.get(part.id) if isinstance(part, ast.Name) else None
+                if isinstance(part, ast.Constant) and isinstance(part.value, int):
+                    returned.add(part.value)
+                elif isinstance(known, int):
+                    returned.add(known)
+    assert returned >= {0, 1, 2, 4, 5}
+    page = (Path(__file__).parents[1] / "docs" / "brokers.md").read_text(encoding="utf-8")
+    found = re.search(r"Exit status:(.*?)\n\n", page, re.S)
+    assert found is not None, "docs/brokers.md has no 'Exit status:' sentence"
+    documented = {int(n) for n in re.findall(r"`(\d)`", found.group(1))}
+    assert documented == returned
+    docstring = conformance_cli.__doc__ or ""
+    said = docstring[docstring.index("Exit status:") :]
+    assert all(re.search(rf"\b{n}\b", said) for n in returned), said

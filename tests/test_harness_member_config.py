@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kafka_sticky_plugin.groups.events import EventLog
-from kafka_sticky_plugin.groups.member_config import MemberConfig, consumer_settings, reporting
+from kafka_sticky_plugin.groups.member_config import MemberConfig, reporting
+from kafka_sticky_plugin.groups.python_clients import consumer_settings
 
 CONFIG = MemberConfig(bootstrap="127.0.0.1:9", group_id="g", topics=("t",), member="m")
 

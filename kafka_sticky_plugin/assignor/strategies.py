@@ -22,7 +22,7 @@ from ..codec import (
     read_user_data_claim,
 )
 from ..core import MemberSpec, cooperative_assign, sticky_assign
-from ..core.api import DensePlan, cooperative_plan, sticky_plan
+from ..core.api import DensePlan, make_dense_plan
 from ..core.spec import TopicPartitionTuple
 from ..errors import ConfigurationError
 from .rebalance import RebalanceProtocol
@@ -31,7 +31,6 @@ __all__ = [
     "COOPERATIVE_STICKY",
     "STICKY",
     "STRATEGIES",
-    "DenseEngine",
     "Engine",
     "Strategy",
     "UserDataWriter",
@@ -40,10 +39,6 @@ __all__ = [
 
 #: ``engine(partitions_per_topic, members, partition_racks=...) -> {member_id: partitions}``
 Engine = Callable[..., dict[str, list[TopicPartitionTuple]]]
-
-#: ``dense_engine(partitions_per_topic, members, partition_racks=...) -> DensePlan``: the same
-#: plan before its conversion to tuples (the leader's bytes path)
-DenseEngine = Callable[..., DensePlan]
 
 #: ``write(previous assignment (sorted), generation or None) -> user data bytes or None``
 UserDataWriter = Callable[[Sequence[TopicPartitionTuple], int | None], bytes | None]
@@ -67,7 +62,6 @@ class Strategy:
     name: str
     protocols: tuple[RebalanceProtocol, ...]
     engine: Engine
-    dense_engine: DenseEngine
     write_user_data: UserDataWriter
     class_name: str
 
@@ -90,8 +84,15 @@ class Strategy:
         members: Sequence[MemberSpec],
         partition_racks: Mapping[TopicPartitionTuple, Iterable[str]] | None = None,
     ) -> DensePlan:
-        """:meth:`assign`'s plan before its conversion to tuples (member by member)."""
-        return self.dense_engine(partitions_per_topic, members, partition_racks=partition_racks)
+        """:meth:`assign`'s plan before its conversion to tuples (member by member; the
+        engine's :func:`~kafka_sticky_plugin.core.api.make_dense_plan`, cooperative as the
+        strategy is)."""
+        return make_dense_plan(
+            partitions_per_topic,
+            members,
+            cooperative=self.cooperative,
+            partition_racks=partition_racks,
+        )
 
     def read_claim(
         self,
@@ -130,7 +131,6 @@ STRATEGIES: Mapping[str, Strategy] = {
         STICKY,
         (RebalanceProtocol.EAGER,),
         sticky_assign,
-        sticky_plan,
         write_user_data=_sticky_user_data,
         class_name="StickyAssignor",
     ),
@@ -138,7 +138,6 @@ STRATEGIES: Mapping[str, Strategy] = {
         COOPERATIVE_STICKY,
         (RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER),
         cooperative_assign,
-        cooperative_plan,
         write_user_data=_cooperative_user_data,
         class_name="CooperativeStickyAssignor",
     ),

@@ -34,8 +34,14 @@ import argparse
 import sys
 
 from ..broker_kind import broker_kind, unreachable, unserved_request
-from ..cli_security import add_security_arguments, open_admin, security_from_args
+from ..cli_security import (
+    add_bootstrap_argument,
+    add_security_arguments,
+    open_admin,
+    security_from_args,
+)
 from ..client_security import ClientSecurity
+from ..command_line import command_parser
 from ..errors import ConfigurationError
 from .choose import parse_bootstrap
 from .conformance import MEASUREMENTS, UNSERVED, Observation, measure
@@ -46,16 +52,11 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin conformance",
-        description="Measure which consumer-group behaviours a running cluster has.",
+    parser = command_parser(
+        "conformance",
+        "Measure which consumer-group behaviours a running cluster has.",
     )
-    parser.add_argument(
-        "--bootstrap",
-        required=True,
-        metavar="HOST:PORT",
-        help="the cluster to measure: HOST:PORT[,HOST:PORT...], IPv6 as [::1]:9092",
-    )
+    add_bootstrap_argument(parser, "the cluster to measure")
     parser.add_argument(
         "--only",
         metavar="CAPABILITY[,...]",

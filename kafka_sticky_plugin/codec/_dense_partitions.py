@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice, repeat
 
-from ._topic_partitions import TopicHeaders, _strictly_increasing
+from ._topic_partitions import TopicHeaders, _strictly_increasing, seen_before
 from ._wire import INT16_MAX, INT32_MAX
 
 __all__ = ["DenseTopics", "encode_canonical_runs", "encode_dense_topic_partitions"]
@@ -230,10 +230,7 @@ class DenseTopics:
         else:
             key = tuple(ts)
         layouts = self._layouts
-        if key not in layouts:
-            layouts[key] = None
-            while len(layouts) > self.CAPACITY:
-                del layouts[next(iter(layouts))]
+        if not seen_before(layouts, key, self.CAPACITY):
             return None
         found = layouts[key]
         if found is None:

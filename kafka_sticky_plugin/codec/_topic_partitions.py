@@ -23,7 +23,7 @@ import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, chain, compress, islice, repeat
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import CodecError
 from ._wire import (
@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 TopicPartitionPair = tuple[str, int]
+_Key = TypeVar("_Key")
 
 #: One ``[topic [partition]]`` array as runs, in wire order: ``(topics, lengths, partitions)``,
 #: run ``i`` being topic ``topics[i]`` with the next ``lengths[i]`` values of the flat
@@ -141,6 +142,18 @@ class _RunLayout:
         return self.starts.issuperset(drops)
 
 
+def seen_before(cache: dict[_Key, Any], key: _Key, capacity: int) -> bool:
+    """Whether ``key`` is already in ``cache``; if not, it is remembered with the value
+    ``None`` (the oldest entries dropped past ``capacity``), so that the caller builds what
+    the key stands for only the second time it comes (a one-off costs nothing to remember)."""
+    if key in cache:
+        return True
+    cache[key] = None
+    while len(cache) > capacity:
+        del cache[next(iter(cache))]
+    return False
+
+
 class TopicHeaders:
     """Per-batch cache of encoded pieces: ``int16 length + UTF-8 name`` per topic,
     ``int32 1, int32 partition`` per partition number (a topic holding one partition), and
@@ -220,10 +233,7 @@ class TopicHeaders:
         """The layout packing ``topics``, built the second time ``topics`` is seen (``None``
         the first time)."""
         structs = self._structs
-        if topics not in structs:
-            structs[topics] = None
-            while len(structs) > self.CAPACITY:
-                del structs[next(iter(structs))]
+        if not seen_before(structs, topics, self.CAPACITY):
             return None
         layout = structs[topics]
         if layout is None:

@@ -240,24 +240,29 @@ class Reader:
         self._pos = pos + layout.size
         return out  # type: ignore[return-value]
 
+    def _nullable_length(self, length: int, start: int, expected: str) -> bool:
+        """Whether a nullable field's ``length`` (read at ``start``) says a value follows:
+        ``False`` for -1 (null); a :class:`CodecError` below -1."""
+        if length == -1:
+            return False
+        if length < 0:
+            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
+        return True
+
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
         start = self._pos
         length = self.int16(f"{expected} length")
-        if length == -1:
+        if not self._nullable_length(length, start, expected):
             return None
-        if length < 0:
-            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
         return self._text(length, start, expected)
 
     def nullable_bytes(self, expected: str = "nullable bytes") -> bytes | None:
         """Read int32-length-prefixed bytes; length -1 is ``None``."""
         start = self._pos
         length = self.int32(f"{expected} length")
-        if length == -1:
+        if not self._nullable_length(length, start, expected):
             return None
-        if length < 0:
-            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
         pos = self._need(length, f"{expected} of {length} bytes")
         return self._data[pos : pos + length]
 

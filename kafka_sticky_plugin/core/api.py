@@ -27,10 +27,9 @@ from .spec import MemberSpec, TopicPartitionTuple
 __all__ = [
     "DensePlan",
     "cooperative_assign",
-    "cooperative_plan",
+    "make_dense_plan",
     "plan_dense",
     "sticky_assign",
-    "sticky_plan",
 ]
 
 Plan = dict[str, list[TopicPartitionTuple]]
@@ -162,27 +161,20 @@ class DensePlan:
         return _to_tuples(self.layout, self._plan)
 
 
-def sticky_plan(
+def make_dense_plan(
     partitions_per_topic: Mapping[str, int],
     members: Iterable[MemberSpec],
     *,
+    cooperative: bool = False,
     partition_racks: PartitionRacks | None = None,
 ) -> DensePlan:
-    """:func:`sticky_assign`'s plan as a :class:`DensePlan` (the caller pauses the
-    collector, as the leader does)."""
-    return DensePlan(*_plan(partitions_per_topic, members, partition_racks))
-
-
-def cooperative_plan(
-    partitions_per_topic: Mapping[str, int],
-    members: Iterable[MemberSpec],
-    *,
-    partition_racks: PartitionRacks | None = None,
-) -> DensePlan:
-    """:func:`cooperative_assign`'s plan as a :class:`DensePlan` (the caller pauses the
+    """:func:`sticky_assign`'s plan (``cooperative``: :func:`cooperative_assign`'s, the
+    sticky plan with the transfers withheld) as a :class:`DensePlan` (the caller pauses the
     collector, as the leader does)."""
     layout, claims, plan, racks = _plan(partitions_per_topic, members, partition_racks)
-    return DensePlan(layout, claims, withhold_transfers(plan, claims), racks)
+    return DensePlan(
+        layout, claims, withhold_transfers(plan, claims) if cooperative else plan, racks
+    )
 
 
 def sticky_assign(
@@ -203,7 +195,7 @@ def sticky_assign(
     with cyclic_gc_paused():
         # One expression: the dense plan is freed before the collector comes back (see
         # gc_pause's docstring).
-        return sticky_plan(
+        return make_dense_plan(
             partitions_per_topic, members, partition_racks=partition_racks
         ).all_partitions()
 
@@ -217,6 +209,6 @@ def cooperative_assign(
     """One KIP-429 round: the sticky plan minus every partition whose validated current owner
     is another member (and every partition whose ownership is tied)."""
     with cyclic_gc_paused():
-        return cooperative_plan(
-            partitions_per_topic, members, partition_racks=partition_racks
+        return make_dense_plan(
+            partitions_per_topic, members, cooperative=True, partition_racks=partition_racks
         ).all_partitions()

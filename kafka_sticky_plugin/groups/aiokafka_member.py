@@ -8,8 +8,9 @@ aiokafka's own assignors, such as ``aiokafka-sticky``), commits on revoke (auto-
 off), commits its positions every ``commit_interval_s`` (both through
 :func:`kafka_sticky_plugin.aiokafka.commit_on_revoke`, bounded by the revocation deadline),
 and reports ``started``, ``assigned``/``revoked``/``lost`` (with the partitions it owns
-afterwards and the generation), ``committed``/``commit_failed``, ``generation``, ``error``
-and ``stopped``.
+afterwards and the generation), ``committed``/``commit_failed``, ``generation``, ``error``,
+``closing`` (after its last commit, before ``stop()``: aiokafka's close revokes nothing, so
+this is where the member's ownership ends) and ``stopped``.
 """
 
 from __future__ import annotations
@@ -20,23 +21,11 @@ from typing import Any
 
 from ..client_security import aiokafka_settings
 from .assignor_names import assignor_class
-from .events import Partition
-from .member_config import (
-    EventSink,
-    LoopControl,
-    MemberConfig,
-    consumer_settings,
-    member_event,
-    record_deliveries,
-    subscribe_as_configured,
-)
+from .member_config import EventSink, LoopControl, MemberConfig
 from .metrics_events import MetricsReporter
+from .python_clients import MemberBook, consumer_settings, subscribe_as_configured
 
 __all__ = ["aio_consume_loop"]
-
-
-def _parts(tps: Any) -> tuple[Partition, ...]:
-    return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
 
 
 def aio_consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
@@ -51,8 +40,6 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
 
     from ..aiokafka import commit_on_revoke, install_hooks
 
-    owned: set[Partition] = set()
-    positions: dict[Any, int] = {}
     consumer = AIOKafkaConsumer(
         **consumer_settings(config),
         **aiokafka_settings(config.security),
@@ -72,50 +59,30 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
         value = consumer._coordinator.generation if consumer._coordinator is not None else -1
         return int(value) if isinstance(value, int) else -1
 
-    def event(kind: str, **extra: Any) -> None:
-        sink.add(member_event(config, kind, **extra))
-
-    def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
-        event(
-            kind,
-            partitions=parts,
-            owned_after=tuple(sorted(owned)),
-            generation=generation(),
-            **extra,
-        )
+    book = MemberBook(config, sink, generation)
+    event = book.event
 
     async def commit(chosen: dict[Any, int]) -> None:
         if not chosen:
             return
-        parts = _parts(chosen)
-        by_partition = {(tp.topic, tp.partition): off for tp, off in chosen.items()}
         # Bounded (aiokafka alone retries a missing coordinator without end, stalling the
         # loop past max_poll_interval_ms: see adapters/aiokafka/bounded_commit).
         if await commit_on_revoke(consumer, dict(chosen)):
-            report("committed", parts, offsets=tuple(by_partition[p] for p in parts))
+            book.committed(chosen)
         else:
-            report("commit_failed", parts, detail="commit_on_revoke gave up")
+            book.committed(chosen, "commit_on_revoke gave up")
 
     class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         async def on_partitions_revoked(self, revoked: Any) -> None:
             probe = f"still_assigned={set(revoked) <= set(consumer.assignment())}"
-            await commit({tp: positions[tp] for tp in revoked if tp in positions})
-            for tp in revoked:
-                positions.pop(tp, None)
-            owned.difference_update(_parts(revoked))
-            report("revoked", _parts(revoked), detail=probe)
+            await commit(book.positions_of(revoked))
+            book.moved("revoked", revoked, detail=probe)
 
         async def on_partitions_assigned(self, assigned: Any) -> None:
-            for tp in assigned:
-                positions.pop(tp, None)
-            owned.update(_parts(assigned))
-            report("assigned", _parts(assigned))
+            book.moved("assigned", assigned)
 
         async def on_partitions_lost(self, lost: Any) -> None:
-            for tp in lost:
-                positions.pop(tp, None)
-            owned.difference_update(_parts(lost))
-            report("lost", _parts(lost))
+            book.moved("lost", lost)
 
     try:
         listener = Listener()
@@ -124,21 +91,15 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
         event("started", detail=f"aiokafka, protocol {protocol}")
         control.subscribed()
         await consumer.start()
-        last_generation = -1
         last_commit = time.monotonic()
         while not control.should_stop():
             control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), event)
             batches = await consumer.getmany(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
-            record_deliveries(config, sink, batches, positions, now)
+            book.polled(batches, now)
             metrics.tick(now)
-            current = generation()
-            if current != last_generation and current >= 0:
-                last_generation = current
-                event("generation", generation=current, owned_after=tuple(sorted(owned)))
             if now - last_commit >= config.commit_interval_s:
-                assigned = set(consumer.assignment())
-                await commit({tp: off for tp, off in positions.items() if tp in assigned})
+                await commit(book.positions_of(consumer.assignment()))
                 last_commit = now
     except Exception as exc:
         event("error", detail=repr(exc))
@@ -146,8 +107,12 @@ async def _run(config: MemberConfig, sink: EventSink, control: LoopControl) -> N
     finally:
         try:
             # aiokafka does not revoke at close: commit what was processed, then leave.
-            assigned = set(consumer.assignment())
-            await commit({tp: off for tp, off in positions.items() if tp in assigned})
+            await commit(book.positions_of(consumer.assignment()))
+            # From here nothing is delivered or committed (a revocation stop() still runs
+            # finds no positions): ownership ends now, before stop()'s LeaveGroup lets the
+            # others take these partitions (``stopped`` is stamped only after stop() returned).
+            book.positions.clear()
+            book.report("closing", tuple(sorted(book.owned)))
             await consumer.stop()
             metrics.final()
         finally:

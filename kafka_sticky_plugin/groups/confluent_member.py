@@ -35,6 +35,7 @@ from .member_config import (
     LoopControl,
     MemberConfig,
     decode_sequence,
+    forget_moved,
     member_event,
     reporting,
 )
@@ -165,14 +166,9 @@ def confluent_consume_loop(config: MemberConfig, sink: EventSink, control: LoopC
             _changed("lost", {(tp.topic, tp.partition) for tp in lost})
 
     def _changed(kind: str, parts: set[Partition]) -> None:
-        """Forget the positions of ``parts`` (a new owner starts from the committed offset),
-        update what this member owns and report the callback."""
-        for p in parts:
-            positions.pop(p, None)
-        if kind == "assigned":
-            owned.update(parts)
-        else:
-            owned.difference_update(parts)
+        """:func:`~.member_config.forget_moved` (positions are keyed by the pairs
+        themselves), then report the callback."""
+        forget_moved(kind, parts, parts, positions, owned)
         event(kind, parts, owned_after=tuple(sorted(owned)))
 
     listener = Listener()

@@ -25,20 +25,12 @@ import time
 from typing import Any
 
 from ..assignor.strategies import STRATEGIES
+from ..bootstrap_check import BootstrapCheck
 from ..client_security import kafka_python_settings
 from .assignor_names import make_assignor
-from .events import Partition
-from .member_config import (
-    EventSink,
-    LoopControl,
-    MemberConfig,
-    consumer_settings,
-    member_event,
-    record_deliveries,
-    reporting,
-    subscribe_as_configured,
-)
+from .member_config import EventSink, LoopControl, MemberConfig, reporting
 from .metrics_events import MetricsReporter
+from .python_clients import MemberBook, consumer_settings, subscribe_as_configured
 
 __all__ = ["consume_loop", "generation_of"]
 
@@ -54,10 +46,6 @@ def _offset_and_metadata(offset: int) -> Any:
         return OffsetAndMetadata(offset, "")
 
 
-def _partitions(tps: Any) -> tuple[Partition, ...]:
-    return tuple(sorted((tp.topic, int(tp.partition)) for tp in tps))
-
-
 def generation_of(consumer: Any) -> int:
     """The consumer's current generation id (-1: none or unknown), on kafka-python 2.x/3.x."""
     try:
@@ -71,34 +59,13 @@ def generation_of(consumer: Any) -> int:
     return int(value) if isinstance(value, int) else -1
 
 
-def _make_listener(
-    consumer: Any,
-    config: MemberConfig,
-    sink: EventSink,
-    positions: dict[Any, int],
-    owned: set[Partition],
-) -> Any:
+def _make_listener(consumer: Any, config: MemberConfig, book: MemberBook) -> Any:
     """The recording listener: async on kafka-python 3.x (callbacks run on the IO thread,
     which must not block), sync on 2.x (callbacks run in the polling thread)."""
 
-    def report(kind: str, parts: tuple[Partition, ...], **extra: Any) -> None:
-        sink.add(
-            member_event(
-                config,
-                kind,
-                partitions=parts,
-                owned_after=tuple(sorted(owned)),
-                generation=generation_of(consumer),
-                **extra,
-            )
-        )
-
-    def to_commit(revoked: Any) -> tuple[dict[Any, Any], tuple[Partition, ...], tuple[int, ...]]:
-        chosen = {tp: positions[tp] for tp in revoked if tp in positions}
-        parts = _partitions(chosen)
-        by_partition = {(tp.topic, tp.partition): off for tp, off in chosen.items()}
-        offsets = {tp: _offset_and_metadata(off) for tp, off in chosen.items()}
-        return offsets, parts, tuple(by_partition[p] for p in parts)
+    def to_commit(revoked: Any) -> tuple[dict[Any, int], dict[Any, Any]]:
+        chosen = book.positions_of(revoked)
+        return chosen, {tp: _offset_and_metadata(off) for tp, off in chosen.items()}
 
     def still_assigned(revoked: Any) -> str:
         # Java's contract: during onPartitionsRevoked the partitions are still assigned (the
@@ -107,27 +74,6 @@ def _make_listener(
             return f"still_assigned={set(revoked) <= set(consumer.assignment())}"
         except Exception as exc:  # reported as unknown
             return f"still_assigned=unknown ({exc!r})"
-
-    def moved(kind: str, tps: Any, **extra: Any) -> None:
-        """Partitions revoked, assigned or lost: their positions are forgotten, ``owned``
-        gains (assigned) or loses them, and one event is reported."""
-        parts = _partitions(tps)
-        for tp in tps:
-            positions.pop(tp, None)
-        if kind == "assigned":
-            owned.update(parts)
-        else:
-            owned.difference_update(parts)
-        report(kind, parts, **extra)
-
-    def after_revoke(revoked: Any, probe: str) -> None:
-        moved("revoked", revoked, detail=probe)
-
-    def assigned_(assigned: Any) -> None:
-        moved("assigned", assigned)
-
-    def lost_(lost: Any) -> None:
-        moved("lost", lost)
 
     try:
         from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
@@ -139,21 +85,21 @@ def _make_listener(
 
             def on_partitions_revoked(self, revoked: Any) -> None:
                 probe = still_assigned(revoked)
-                offsets, parts, values = to_commit(revoked)
+                chosen, offsets = to_commit(revoked)
                 if offsets:
                     try:
                         consumer.commit(offsets)
                     except Exception as exc:  # reported, the rebalance goes on
-                        report("commit_failed", parts, detail=repr(exc))
+                        book.committed(chosen, repr(exc))
                     else:
-                        report("committed", parts, offsets=values)
-                after_revoke(revoked, probe)
+                        book.committed(chosen)
+                book.moved("revoked", revoked, detail=probe)
 
             def on_partitions_assigned(self, assigned: Any) -> None:
-                assigned_(assigned)
+                book.moved("assigned", assigned)
 
             def on_partitions_lost(self, lost: Any) -> None:
-                lost_(lost)
+                book.moved("lost", lost)
 
         return SyncRecordingListener()
 
@@ -162,57 +108,45 @@ def _make_listener(
 
         async def on_partitions_revoked(self, revoked: Any) -> None:
             probe = still_assigned(revoked)
-            offsets, parts, values = to_commit(revoked)
+            chosen, offsets = to_commit(revoked)
             if offsets and config.install_hooks:
                 # The pattern README recommends: retried until the revocation deadline.
                 from ..kafka_python import commit_on_revoke
 
                 if await commit_on_revoke(consumer, offsets):
-                    report("committed", parts, offsets=values)
+                    book.committed(chosen)
                 else:
-                    report("commit_failed", parts, detail="commit_on_revoke gave up")
+                    book.committed(chosen, "commit_on_revoke gave up")
             elif offsets:
                 try:
                     await consumer.commit_async(offsets)
                 except Exception as exc:  # reported, the rebalance goes on
-                    report("commit_failed", parts, detail=repr(exc))
+                    book.committed(chosen, repr(exc))
                 else:
-                    report("committed", parts, offsets=values)
-            after_revoke(revoked, probe)
+                    book.committed(chosen)
+            book.moved("revoked", revoked, detail=probe)
 
         async def on_partitions_assigned(self, assigned: Any) -> None:
-            assigned_(assigned)
+            book.moved("assigned", assigned)
 
         async def on_partitions_lost(self, lost: Any) -> None:
-            lost_(lost)
+            book.moved("lost", lost)
 
     return RecordingListener()
 
 
-def _commit_positions(
-    consumer: Any, config: MemberConfig, sink: EventSink, positions: dict[Any, int]
-) -> None:
-
-    assigned = set(consumer.assignment())
-    snapshot = {tp: off for tp, off in list(positions.items()) if tp in assigned}
-    if not snapshot:
+def _commit_positions(consumer: Any, book: MemberBook) -> None:
+    """The periodic commit of what the member read from its assigned partitions; a failure
+    (``CommitFailedError`` during a rebalance is expected) is reported, not raised."""
+    chosen = book.positions_of(consumer.assignment())
+    if not chosen:
         return
-    parts = _partitions(snapshot)
-    by_partition = {(tp.topic, tp.partition): off for tp, off in snapshot.items()}
-    kind, detail = "committed", ""
     try:
-        consumer.commit({tp: _offset_and_metadata(off) for tp, off in snapshot.items()})
-    except Exception as exc:  # CommitFailedError during a rebalance is expected and reported
-        kind, detail = "commit_failed", repr(exc)
-    sink.add(
-        member_event(
-            config,
-            kind,
-            partitions=parts,
-            offsets=tuple(by_partition[p] for p in parts) if kind == "committed" else (),
-            detail=detail,
-        )
-    )
+        consumer.commit({tp: _offset_and_metadata(off) for tp, off in chosen.items()})
+    except Exception as exc:
+        book.committed(chosen, repr(exc))
+    else:
+        book.committed(chosen)
 
 
 def consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) -> None:
@@ -221,16 +155,18 @@ def consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) ->
     ``error`` event and re-raised."""
     from kafka import KafkaConsumer
 
-    def event(kind: str, **extra: Any) -> None:
-        sink.add(member_event(config, kind, **extra))
-
+    # kafka-python bootstraps inside its constructor (3.0: up to bootstrap_timeout_ms, 30 s,
+    # before any hook exists): no address answering is said first, once, and the
+    # constructor still runs (a broker that comes up meanwhile is joined).
+    settings = consumer_settings(config)
+    subject = f"group {config.group_id} client {settings['client_id']}"
+    BootstrapCheck(subject, config.bootstrap).run()
     consumer = KafkaConsumer(
-        **consumer_settings(config),
+        **settings,
         **kafka_python_settings(config.security),
         partition_assignment_strategy=[make_assignor(name) for name in config.assignors],
     )
-    positions: dict[Any, int] = {}
-    owned: set[Partition] = set()
+    book = MemberBook(config, sink, lambda: generation_of(consumer))
     metrics = MetricsReporter(config, sink)
     with reporting(config, sink, consumer.close, metrics.final):
         if config.install_hooks and not STRATEGIES.keys().isdisjoint(config.assignors):
@@ -238,22 +174,17 @@ def consume_loop(config: MemberConfig, sink: EventSink, control: LoopControl) ->
 
             prompt = {} if config.prompt_heartbeats else {"prompt_heartbeats": None}
             metrics.attach(install_hooks(consumer, **prompt))
-        listener = _make_listener(consumer, config, sink, positions, owned)
+        listener = _make_listener(consumer, config, book)
         subscribe_as_configured(consumer, config, listener)
-        event("started")
+        book.event("started")
         control.subscribed()
-        last_generation = -1
         last_commit = time.monotonic()
         while not control.should_stop():
-            control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), event)
+            control.follow_changes(lambda t: consumer.subscribe(t, listener=listener), book.event)
             records = consumer.poll(timeout_ms=config.poll_timeout_ms)
             now = time.monotonic()
-            record_deliveries(config, sink, records, positions, now)
+            book.polled(records, now)
             metrics.tick(now)
-            generation = generation_of(consumer)
-            if generation != last_generation and generation >= 0:
-                last_generation = generation
-                event("generation", generation=generation, owned_after=tuple(sorted(owned)))
             if now - last_commit >= config.commit_interval_s:
-                _commit_positions(consumer, config, sink, positions)
+                _commit_positions(consumer, book)
                 last_commit = now

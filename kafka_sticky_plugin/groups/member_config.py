@@ -1,8 +1,10 @@
 """What every member loop shares, whatever its client: its configuration, where it reports,
-subscription changes asked while it runs, and the sequence numbers that records carry.
+subscription changes asked while it runs, the sequence numbers that records carry, and its
+bookkeeping of what it owns and where it has read.
 
 Each client's loop (:mod:`.kafka_python_member` on kafka-python, :mod:`.aiokafka_member`,
-:mod:`.confluent_member`) builds on this module and on no other loop;
+:mod:`.confluent_member`) builds on this module and on no other loop (the kafka-python and
+aiokafka loops also on :mod:`.python_clients`, what those two clients share);
 :func:`~.member_process.member_loop` picks the loop for a configuration, in one place.
 """
 
@@ -12,11 +14,11 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from .events import Delivery, OwnershipEvent
+from .events import Delivery, OwnershipEvent, Partition
 
 __all__ = [
     "DEBUG_LOGGERS",
@@ -26,13 +28,11 @@ __all__ = [
     "LoopControl",
     "MemberConfig",
     "SubscriptionChange",
-    "consumer_settings",
     "decode_sequence",
     "encode_sequence",
+    "forget_moved",
     "member_event",
-    "record_deliveries",
     "reporting",
-    "subscribe_as_configured",
 ]
 
 
@@ -189,15 +189,6 @@ class LoopControl:
             event("subscribed", detail=",".join(wanted))
 
 
-def subscribe_as_configured(consumer: Any, config: MemberConfig, listener: Any) -> None:
-    """``subscribe`` a kafka-python or aiokafka consumer (the same call in both) to the
-    configured topic pattern, else to the configured topics."""
-    if config.topic_pattern is not None:
-        consumer.subscribe(pattern=config.topic_pattern, listener=listener)
-    else:
-        consumer.subscribe(list(config.topics), listener=listener)
-
-
 def encode_sequence(sequence: int) -> bytes:
     """The record value the test producer writes: the sequence number in ASCII."""
     return str(sequence).encode("ascii")
@@ -211,32 +202,23 @@ def decode_sequence(value: bytes | None) -> int:
         return -1
 
 
-def record_deliveries(
-    config: MemberConfig,
-    sink: EventSink,
-    batches: Mapping[Any, Sequence[Any]],
+def forget_moved(
+    kind: str,
+    keys: Iterable[Any],
+    parts: Iterable[Partition],
     positions: dict[Any, int],
-    now: float,
+    owned: set[Partition],
 ) -> None:
-    """Report every record of one poll (``{TopicPartition: [record, ...]}``, as kafka-python
-    and aiokafka return them) as a :class:`Delivery`, and move ``positions`` past each."""
-    batch: list[Delivery] = []
-    for tp, records in batches.items():
-        for record in records:
-            batch.append(
-                Delivery(
-                    t=now,
-                    member=config.member,
-                    incarnation=config.incarnation,
-                    topic=tp.topic,
-                    partition=tp.partition,
-                    offset=record.offset,
-                    sequence=decode_sequence(record.value),
-                )
-            )
-        if records:
-            positions[tp] = records[-1].offset + 1
-    sink.add_deliveries(batch)
+    """A rebalance callback of ``kind`` (``assigned``, ``revoked`` or ``lost``) moved
+    ``parts``: their ``positions`` (keyed by ``keys``, the same partitions as the loop keys
+    them) are forgotten, so that a partition that comes back starts from the committed
+    offset; ``owned`` gains them (``assigned``) or loses them (``revoked``, ``lost``)."""
+    for key in keys:
+        positions.pop(key, None)
+    if kind == "assigned":
+        owned.update(parts)
+    else:
+        owned.difference_update(parts)
 
 
 def member_event(config: MemberConfig, kind: str, **fields: Any) -> OwnershipEvent:
@@ -248,30 +230,6 @@ def member_event(config: MemberConfig, kind: str, **fields: Any) -> OwnershipEve
         kind=kind,
         **fields,
     )
-
-
-def consumer_settings(config: MemberConfig) -> dict[str, Any]:
-    """The consumer keyword arguments kafka-python's ``KafkaConsumer`` and aiokafka's
-    ``AIOKafkaConsumer`` share (same names in both; the assignors are each client's own):
-    manual commits, earliest reset, the configured timeouts and rack."""
-    return {
-        "bootstrap_servers": config.bootstrap,
-        "group_id": config.group_id,
-        "client_id": config.client_id or f"{config.member}-{config.incarnation}",
-        "enable_auto_commit": False,
-        "auto_offset_reset": "earliest",
-        "session_timeout_ms": config.session_timeout_ms,
-        "heartbeat_interval_ms": config.heartbeat_interval_ms,
-        "max_poll_interval_ms": config.max_poll_interval_ms,
-        "metadata_max_age_ms": config.metadata_max_age_ms,
-        **({"client_rack": config.client_rack} if config.client_rack is not None else {}),
-        # Only when set: kafka-python 2.x has no static membership (nor the keyword).
-        **(
-            {"group_instance_id": config.group_instance_id}
-            if config.group_instance_id is not None
-            else {}
-        ),
-    }
 
 
 @contextlib.contextmanager

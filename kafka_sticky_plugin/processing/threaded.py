@@ -30,11 +30,12 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from .ledger import Ledger, Task
 
-__all__ = ["ConsumerPort", "ErrorCallback", "ThreadedProcessor"]
+__all__ = ["ConsumerPort", "ErrorCallback", "ProcessingOptions", "ThreadedProcessor"]
 
 log = logging.getLogger("kafka_sticky_plugin.processing")
 
@@ -73,6 +74,28 @@ def _check_positive(name: str, value: float) -> None:
         raise ValueError(f"{name} must be > 0, got {value!r}")
 
 
+@dataclass(frozen=True)
+class ProcessingOptions(Generic[P, R]):
+    """The options of a thread-pool client's ``Processor`` (each client's class takes them
+    as keywords, with these defaults, and documents them), checked once here: a
+    ``ValueError`` for ``max_in_flight`` or ``workers`` not above 0, or a negative
+    ``revoke_wait_s``."""
+
+    max_in_flight: int = 100
+    workers: int = 4
+    executor: Executor | None = None
+    revoke_wait_s: float = 30.0
+    commit_interval_s: float = 1.0
+    on_error: ErrorCallback[R] | None = None
+    on_commit: Callable[[dict[P, int]], None] | None = None
+
+    def __post_init__(self) -> None:
+        _check_positive("max_in_flight", self.max_in_flight)
+        _check_positive("workers", self.workers)
+        if self.revoke_wait_s < 0:
+            raise ValueError(f"revoke_wait_s must be >= 0, got {self.revoke_wait_s!r}")
+
+
 class ThreadedProcessor(Generic[P, R]):
     """Per-partition in-order processing on a pool (see the module docstring)."""
 
@@ -80,28 +103,19 @@ class ThreadedProcessor(Generic[P, R]):
         self,
         port: ConsumerPort[P, R],
         function: Callable[[R], object],
-        *,
-        max_in_flight: int = 100,
-        workers: int = 4,
-        executor: Executor | None = None,
-        revoke_wait_s: float = 30.0,
-        commit_interval_s: float = 1.0,
-        on_error: ErrorCallback[R] | None = None,
-        on_commit: Callable[[dict[P, int]], None] | None = None,
+        options: ProcessingOptions[P, R],
     ) -> None:
-        _check_positive("max_in_flight", max_in_flight)
-        _check_positive("workers", workers)
-        if revoke_wait_s < 0:
-            raise ValueError(f"revoke_wait_s must be >= 0, got {revoke_wait_s!r}")
         self._port = port
         self._function = function
-        self._max_in_flight = max_in_flight
-        self._own_executor = executor is None
-        self._executor = executor or ThreadPoolExecutor(workers, "kafka-sticky-processing")
-        self.revoke_wait_s = revoke_wait_s
-        self._commit_interval_s = commit_interval_s
-        self._on_error = on_error
-        self._on_commit = on_commit
+        self._max_in_flight = options.max_in_flight
+        self._own_executor = options.executor is None
+        self._executor = options.executor or ThreadPoolExecutor(
+            options.workers, "kafka-sticky-processing"
+        )
+        self.revoke_wait_s = options.revoke_wait_s
+        self._commit_interval_s = options.commit_interval_s
+        self._on_error = options.on_error
+        self._on_commit = options.on_commit
         self._ledger: Ledger[P, R] = Ledger()
         self._lock = threading.Condition()
         self._committing = False

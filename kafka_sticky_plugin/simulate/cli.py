@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..command_line import command_parser
 from ..errors import ConfigurationError, MissingExtraError, StickyPluginError
 from ..extras import EXIT_MISSING_EXTRA, require
 from .grid import Grid, load_grid, scenario_rows
@@ -25,9 +26,9 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m kafka_sticky_plugin simulate",
-        description="Simulate rebalances of a grid of consumer groups under several strategies.",
+    parser = command_parser(
+        "simulate",
+        "Simulate rebalances of a grid of consumer groups under several strategies.",
     )
     parser.add_argument("grid", type=Path, help="scenario grid (.yaml, .yml or .json)")
     parser.add_argument("--out", type=Path, required=True, help="output directory")

@@ -87,13 +87,10 @@ class Strategy:
 
 
 def is_cooperative(name: str) -> bool:
-    """Whether the members of strategy ``name`` run the COOPERATIVE protocol."""
-    try:
-        return _COOPERATIVE[name]
-    except KeyError:
-        raise ConfigurationError(
-            f"unknown strategy {name!r}; expected one of {STRATEGY_NAMES}"
-        ) from None
+    """Whether the members of strategy ``name`` run the COOPERATIVE protocol (an unknown
+    name: :func:`check_strategy_names`'s error)."""
+    check_strategy_names([name])
+    return _COOPERATIVE[name]
 
 
 def is_baseline(name: str) -> bool:

@@ -2,7 +2,9 @@
 hooked subclass whose ``_coordinator`` slot attaches :class:`~.hooks.AioHooks` to the
 ``GroupCoordinator`` that ``start()`` creates, whose ``getone``/``getmany`` run the hooks'
 session check first, and whose ``start()`` does not fail on a subscribed topic it may not
-describe. Public face: :mod:`kafka_sticky_plugin.aiokafka`.
+describe, and says our one line when no bootstrap address answers
+(:mod:`...bootstrap_check`; aiokafka itself raises at once). Public face:
+:mod:`kafka_sticky_plugin.aiokafka`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from ...assignor.contract import JoinReadouts
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rebalance import RebalanceProtocol
+from ...bootstrap_check import BootstrapCheck
 from ...errors import ConfigurationError
 from ...listener.contract import RebalanceListener, check_rebalance_listener
 from ...metrics.recorder import RebalanceMetrics
@@ -133,6 +136,23 @@ async def _wait_topics(self: Any) -> None:
             continue  # in the cluster's unauthorized topics, which the hooks read
 
 
+async def _start(self: Any) -> None:
+    """aiokafka's ``start()``; when it cannot bootstrap (it raises at once, naming no group),
+    the line every hooked client says (:mod:`...bootstrap_check`) comes first, then its
+    error."""
+    from aiokafka.errors import KafkaConnectionError
+
+    try:
+        await type(self)._kafka_sticky_plugin_unhooked.start(self)
+    except KafkaConnectionError:
+        client = self._client
+        check = BootstrapCheck(
+            f"group {self._group_id} client {client._client_id}", client._bootstrap_servers
+        )
+        await asyncio.get_running_loop().run_in_executor(None, check.run)
+        raise
+
+
 def _subscribe(self: Any, *args: Any, **kwargs: Any) -> Any:
     """``subscribe`` refusing a listener beside a registered RebalanceListener (one slot,
     :mod:`.rebalance_consumer`)."""
@@ -160,6 +180,7 @@ def _hooked_class(cls: type) -> type:
                 "getone": _getone,
                 "getmany": _getmany,
                 "_wait_topics": _wait_topics,
+                "start": _start,
                 "subscribe": _subscribe,
                 "__module__": cls.__module__,
                 "__qualname__": cls.__qualname__,

@@ -19,9 +19,9 @@ import logging
 import time
 from typing import Any
 
-__all__ = ["AioReadReplicaRefresh", "needs_refresh_patch"]
+from ...assignor.read_replica import ReadReplicaPatch
 
-log = logging.getLogger("kafka_sticky_plugin.aiokafka")
+__all__ = ["AioReadReplicaRefresh", "needs_refresh_patch"]
 
 
 def needs_refresh_patch(fetcher: Any) -> bool:
@@ -32,35 +32,19 @@ def needs_refresh_patch(fetcher: Any) -> bool:
     )
 
 
-class AioReadReplicaRefresh:
-    """The patch of one fetcher instance (see the module docstring).
+class AioReadReplicaRefresh(ReadReplicaPatch):
+    """The patch of one aiokafka fetcher instance (see the module docstring and
+    :class:`~kafka_sticky_plugin.assignor.read_replica.ReadReplicaPatch`)."""
 
-    Invariant: the node chosen is the client's own choice; the patch only adds the metadata
-    update request the client leaves out.
-    """
+    log = logging.getLogger("kafka_sticky_plugin.aiokafka")
 
-    def __init__(self, fetcher: Any) -> None:
-        self.fetcher = fetcher
-        self._original = fetcher._select_read_replica
-        #: how many times a stale preferred read replica asked for fresh metadata
-        self.refreshes = 0
+    def stale_replica(self, tp: Any) -> Any | None:
+        cached = self.fetcher._preferred_read_replica.get(tp)
+        if cached is None:
+            return None
+        node_id, expires_at = cached
+        unknown = self.fetcher._client.cluster.broker_metadata(node_id) is None
+        return node_id if time.monotonic() < expires_at and unknown else None
 
-    def install(self) -> None:
-        vars(self.fetcher)["_select_read_replica"] = self.select_read_replica
-
-    def select_read_replica(self, tp: Any) -> Any:
-        fetcher = self.fetcher
-        cached = fetcher._preferred_read_replica.get(tp)
-        if cached is not None:
-            node_id, expires_at = cached
-            client = fetcher._client
-            if time.monotonic() < expires_at and client.cluster.broker_metadata(node_id) is None:
-                self.refreshes += 1
-                log.debug(
-                    "preferred read replica %s of %s is not in this consumer's metadata:"
-                    " requesting a metadata update",
-                    node_id,
-                    tp,
-                )
-                client.force_metadata_update()  # as the client's own fetcher calls it
-        return self._original(tp)
+    def request_update(self) -> None:
+        self.fetcher._client.force_metadata_update()

@@ -20,6 +20,7 @@ from ...authorization_advice import (
     member_topics_refused_line,
     principal_text,
 )
+from ...bootstrap_check import BootstrapCheck
 from ...errors import ConfigurationError
 from ...listener.contract import RebalanceListener as Kip1306Listener
 from ...migration_advice import refusal_line
@@ -68,6 +69,19 @@ class CheckedConsumer(confluent_kafka.Consumer):
         self.client_id = str(config.get("client.id") or "rdkafka")
         self._principal = principal_text(config)
         self._refusals_said: set[str] = set()
+        #: no bootstrap address answering is said once, soon after the first poll, unless
+        #: the group gave this consumer a member id meanwhile (read in the polling thread:
+        #: librdkafka's calls from the check's own thread wait behind a running poll)
+        self._joined = False
+        self.bootstrap_check = BootstrapCheck(
+            f"group {self.group_id} client {self.client_id}",
+            str(config.get("bootstrap.servers") or ""),
+            reached=lambda: self._joined,
+        )
+
+    def _look_for_member_id(self) -> None:
+        if not self._joined and not self.bootstrap_check.decided:
+            self._joined = bool(self.memberid())
 
     def _look_authorization(self, message: Any) -> None:
         """Say once, in one line naming the grant (ERROR for the group, WARNING for a topic, as
@@ -99,12 +113,16 @@ class CheckedConsumer(confluent_kafka.Consumer):
         self._look_authorization(message)
 
     def poll(self, *args: Any, **kwargs: Any) -> Any:
+        self.bootstrap_check.start()
         message = super().poll(*args, **kwargs)
+        self._look_for_member_id()
         self._look(message)
         return message
 
     def consume(self, *args: Any, **kwargs: Any) -> Any:
+        self.bootstrap_check.start()
         messages = super().consume(*args, **kwargs)
+        self._look_for_member_id()
         for message in messages:
             self._look(message)
         return messages

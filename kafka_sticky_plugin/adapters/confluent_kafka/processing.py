@@ -28,7 +28,7 @@ from typing import Any
 
 import confluent_kafka
 
-from ...processing.threaded import ErrorCallback, ThreadedProcessor
+from ...processing.threaded import ErrorCallback, ProcessingOptions, ThreadedProcessor
 from .listener import RebalanceListener, TopicPartition
 from .rebalance_consumer import one_argument
 
@@ -123,13 +123,15 @@ class Processor:
         self._core: ThreadedProcessor[TopicPartition, Any] = ThreadedProcessor(
             self._port,
             function,
-            max_in_flight=max_in_flight,
-            workers=workers,
-            executor=executor,
-            revoke_wait_s=revoke_wait_s,
-            commit_interval_s=commit_interval_s,
-            on_error=on_error,
-            on_commit=on_commit,
+            ProcessingOptions(
+                max_in_flight=max_in_flight,
+                workers=workers,
+                executor=executor,
+                revoke_wait_s=revoke_wait_s,
+                commit_interval_s=commit_interval_s,
+                on_error=on_error,
+                on_commit=on_commit,
+            ),
         )
 
     def listener(self, listener: Any = None) -> RebalanceListener:

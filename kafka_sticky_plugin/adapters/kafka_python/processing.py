@@ -42,7 +42,7 @@ else:
 
 from ...errors import ConfigurationError, UnsupportedClientError
 from ...listener.contract import CallbackKind, RebalanceListener, check_rebalance_listener
-from ...processing.threaded import ErrorCallback, ThreadedProcessor
+from ...processing.threaded import ErrorCallback, ProcessingOptions, ThreadedProcessor
 from ...processing.user_listener import ProcessingListenerSteps, call_user, lost_method
 from .rebalance_consumer import call_off_loop
 from .revoke_commit import commit_on_revoke
@@ -138,13 +138,15 @@ class Processor:
         self._core: ThreadedProcessor[TopicPartition, Any] = ThreadedProcessor(
             _Port(consumer),
             function,
-            max_in_flight=max_in_flight,
-            workers=workers,
-            executor=executor,
-            revoke_wait_s=revoke_wait_s,
-            commit_interval_s=commit_interval_s,
-            on_error=on_error,
-            on_commit=on_commit,
+            ProcessingOptions(
+                max_in_flight=max_in_flight,
+                workers=workers,
+                executor=executor,
+                revoke_wait_s=revoke_wait_s,
+                commit_interval_s=commit_interval_s,
+                on_error=on_error,
+                on_commit=on_commit,
+            ),
         )
 
     def listener(self, listener: Any = None) -> AsyncConsumerRebalanceListener:

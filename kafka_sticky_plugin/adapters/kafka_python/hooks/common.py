@@ -27,6 +27,7 @@ from ....assignor.member import NO_JOIN, JoinState
 from ....assignor.rack_changes import RackTracker
 from ....assignor.racks import racks_changed, replica_placement, replica_racks
 from ....assignor.rebalance import RebalanceProtocol
+from ....bootstrap_check import BootstrapCheck
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
 from ....metrics.observe import assign_observed
@@ -140,6 +141,13 @@ class HooksBase:
         #: KIP-881: the placement this member assigned with as leader (:meth:`watch_racks`)
         self.racks = RackTracker()
         self._racks_listener: Callable[[Any], None] | None = None
+        #: no bootstrap address answering, said once when the consumer first looks for its
+        #: coordinator (:mod:`kafka_sticky_plugin.bootstrap_check`)
+        self.bootstrap_check = BootstrapCheck(
+            f"group {self._coordinator.group_id} client {consumer.config.get('client_id')}",
+            consumer.config.get("bootstrap_servers"),
+            reached=lambda: self._coordinator.coordinator_id is not None,
+        )
 
     def say_refusal(self, error: BaseException) -> None:
         """One WARNING line, once per consumer, when the broker refuses this classic member

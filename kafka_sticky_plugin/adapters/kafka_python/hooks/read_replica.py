@@ -24,9 +24,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-__all__ = ["ReadReplicaRefresh", "needs_refresh_patch"]
+from ....assignor.read_replica import ReadReplicaPatch
 
-log = logging.getLogger("kafka_sticky_plugin.hooks")
+__all__ = ["ReadReplicaRefresh", "needs_refresh_patch"]
 
 
 def needs_refresh_patch(fetcher: Any) -> bool:
@@ -39,39 +39,18 @@ def needs_refresh_patch(fetcher: Any) -> bool:
     )
 
 
-class ReadReplicaRefresh:
-    """The patch of one fetcher instance (see the module docstring).
+class ReadReplicaRefresh(ReadReplicaPatch):
+    """The patch of one kafka-python fetcher instance (see the module docstring and
+    :class:`~kafka_sticky_plugin.assignor.read_replica.ReadReplicaPatch`)."""
 
-    Invariant: the node the client chooses is unchanged (its own ``_select_read_replica``
-    answers); the patch only adds the metadata update request the client leaves out.
-    """
+    log = logging.getLogger("kafka_sticky_plugin.hooks")
 
-    def __init__(self, fetcher: Any) -> None:
-        self._fetcher = fetcher
-        self._original = fetcher._select_read_replica
-        #: how many times a stale preferred read replica asked for fresh metadata
-        self.refreshes = 0
-
-    def install(self) -> None:
-        vars(self._fetcher)["_select_read_replica"] = self.select_read_replica
-
-    def uninstall(self) -> None:
-        if vars(self._fetcher).get("_select_read_replica") == self.select_read_replica:
-            del vars(self._fetcher)["_select_read_replica"]
-
-    def select_read_replica(self, tp: Any) -> Any:
-        fetcher = self._fetcher
-        state = fetcher._subscriptions.assignment.get(tp)
+    def stale_replica(self, tp: Any) -> Any | None:
+        state = self.fetcher._subscriptions.assignment.get(tp)
         preferred = state.preferred_read_replica() if state is not None else None
-        if preferred is not None:
-            cluster = fetcher._manager.cluster
-            if not cluster.is_replica_node(tp, preferred):
-                self.refreshes += 1
-                log.debug(
-                    "preferred read replica %s of %s is not in this consumer's metadata:"
-                    " requesting a metadata update",
-                    preferred,
-                    tp,
-                )
-                cluster.request_update()
-        return self._original(tp)
+        if preferred is None or self.fetcher._manager.cluster.is_replica_node(tp, preferred):
+            return None
+        return preferred
+
+    def request_update(self) -> None:
+        self.fetcher._manager.cluster.request_update()

@@ -334,7 +334,9 @@ class V2Hooks(HooksBase):
         nothing) no request is sent: this ``poll()``'s share of the wait is slept and "not
         ready" returned (2.0.2 and kafka-python-ng, whose lookup takes no timeout and whose
         answer is not read: at most 1 s is slept, then the lookup runs). A refused lookup is
-        reported. The client alone sent one per ``poll()`` (556 in 10 s, 2.3 measured)."""
+        reported. The client alone sent one per ``poll()`` (556 in 10 s, 2.3 measured). The
+        first call also checks, off this thread, that a bootstrap address answers."""
+        self.bootstrap_check.start()
         original = self.original(self._coordinator, "ensure_coordinator_ready")
         timeout_ms = kwargs.get("timeout_ms", args[0] if args else None)
         timed = "timeout_ms" in kwargs or bool(args)

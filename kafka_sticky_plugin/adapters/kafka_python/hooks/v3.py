@@ -300,7 +300,9 @@ class V3Hooks(HooksBase):
 
     async def ensure_coordinator_ready_async(self, timeout_ms: int | None = None) -> bool:
         """The gated lookup (:class:`.coordinator_lookup.CoordinatorLookup`); a refused
-        FindCoordinator is reported (:class:`.authorization.GroupAuthorization`)."""
+        FindCoordinator is reported (:class:`.authorization.GroupAuthorization`). The first
+        call also checks, off this thread, that a bootstrap address answers."""
+        self.bootstrap_check.start()
         if await self._wait_if_refused(timeout_ms):
             return False
         try:
