@@ -31,11 +31,18 @@ import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
 from .ledger import Ledger, Task
 
-__all__ = ["ConsumerPort", "ErrorCallback", "ProcessingOptions", "ThreadedProcessor"]
+__all__ = [
+    "ConsumerPort",
+    "ErrorCallback",
+    "ProcessingKeywords",
+    "ProcessingOptions",
+    "ThreadedProcessor",
+    "processing_options",
+]
 
 log = logging.getLogger("kafka_sticky_plugin.processing")
 
@@ -94,6 +101,31 @@ class ProcessingOptions(Generic[P, R]):
         _check_positive("workers", self.workers)
         if self.revoke_wait_s < 0:
             raise ValueError(f"revoke_wait_s must be >= 0, got {self.revoke_wait_s!r}")
+
+
+class ProcessingKeywords(TypedDict, total=False):
+    """The keywords every client's ``Processor`` takes (``**options``) and hands to
+    :class:`ProcessingOptions` unchanged: the names, types and defaults are that class's."""
+
+    max_in_flight: int
+    workers: int
+    executor: Executor | None
+    revoke_wait_s: float
+    commit_interval_s: float
+    on_error: ErrorCallback[Any] | None
+    on_commit: Callable[[dict[Any, int]], None] | None
+
+
+def processing_options(face: str, options: ProcessingKeywords) -> ProcessingOptions[Any, Any]:
+    """``options`` as :class:`ProcessingOptions`; a keyword it lacks is a ``TypeError`` naming
+    ``face`` (the user's class, e.g. ``"kafka_python.Processor"``) and the keywords it takes."""
+    unknown = sorted(set(options) - set(ProcessingKeywords.__annotations__))
+    if unknown:
+        known = ", ".join(ProcessingKeywords.__annotations__)
+        raise TypeError(
+            f"{face}() got unexpected keyword(s) {', '.join(unknown)}; it takes {known}"
+        )
+    return ProcessingOptions(**options)
 
 
 class ThreadedProcessor(Generic[P, R]):

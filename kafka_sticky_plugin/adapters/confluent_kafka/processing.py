@@ -23,14 +23,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import confluent_kafka
 
-from ...processing.threaded import ErrorCallback, ProcessingOptions, ThreadedProcessor
+from ...processing.threaded import (
+    ProcessingKeywords,
+    ThreadedProcessor,
+    processing_options,
+)
 from .listener import RebalanceListener, TopicPartition
 from .rebalance_consumer import one_argument
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = ["Processor"]
 
@@ -109,29 +115,15 @@ class Processor:
         consumer: confluent_kafka.Consumer,
         function: Callable[[Any], object],
         *,
-        max_in_flight: int = 100,
-        workers: int = 4,
-        executor: Executor | None = None,
-        revoke_wait_s: float = 30.0,
-        commit_interval_s: float = 1.0,
         batch: int = 100,
-        on_error: ErrorCallback[Any] | None = None,
-        on_commit: Callable[[dict[TopicPartition, int]], None] | None = None,
+        **options: Unpack[ProcessingKeywords],
     ) -> None:
         self._consumer = consumer
         self._port = _Port(consumer, batch)
         self._core: ThreadedProcessor[TopicPartition, Any] = ThreadedProcessor(
             self._port,
             function,
-            ProcessingOptions(
-                max_in_flight=max_in_flight,
-                workers=workers,
-                executor=executor,
-                revoke_wait_s=revoke_wait_s,
-                commit_interval_s=commit_interval_s,
-                on_error=on_error,
-                on_commit=on_commit,
-            ),
+            processing_options("confluent.Processor", options),
         )
 
     def listener(self, listener: Any = None) -> RebalanceListener:

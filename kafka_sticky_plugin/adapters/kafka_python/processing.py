@@ -26,8 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
 
@@ -42,10 +41,17 @@ else:
 
 from ...errors import ConfigurationError, UnsupportedClientError
 from ...listener.contract import CallbackKind, RebalanceListener, check_rebalance_listener
-from ...processing.threaded import ErrorCallback, ProcessingOptions, ThreadedProcessor
+from ...processing.threaded import (
+    ProcessingKeywords,
+    ThreadedProcessor,
+    processing_options,
+)
 from ...processing.user_listener import ProcessingListenerSteps, call_user, lost_method
 from .rebalance_consumer import call_off_loop
 from .revoke_commit import commit_on_revoke
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 __all__ = ["Processor"]
 
@@ -103,11 +109,13 @@ def _metadata(offsets: dict[TopicPartition, int]) -> dict[TopicPartition, Offset
 class Processor:
     """Per-partition in-order processing of a kafka-python 3.x consumer's records on a pool.
 
-    Options (all keyword): ``max_in_flight`` records held at most (queued or running; one
-    poll's records may come on top: bound them with ``max_poll_records``), ``workers`` threads
-    (or your ``executor``), ``revoke_wait_s`` how long a revocation waits for running work,
-    ``commit_interval_s``, ``on_error(record, exc)`` (returning skips the record; without it
-    a failure stops its partition and the next :meth:`poll` raises
+    Options (all keyword; defaults and checks in
+    :class:`~kafka_sticky_plugin.processing.threaded.ProcessingOptions`): ``max_in_flight``
+    records held at most (queued or running; one poll's records may come on top: bound them
+    with ``max_poll_records``), ``workers`` threads (or your ``executor``), ``revoke_wait_s``
+    how long a revocation waits for running work, ``commit_interval_s``,
+    ``on_error(record, exc)`` (returning skips the record; without it a failure stops its
+    partition and the next :meth:`poll` raises
     :class:`~kafka_sticky_plugin.processing.ProcessingError`), ``on_commit(offsets)``.
     """
 
@@ -115,14 +123,7 @@ class Processor:
         self,
         consumer: KafkaConsumer,
         function: Callable[[Any], object],
-        *,
-        max_in_flight: int = 100,
-        workers: int = 4,
-        executor: Executor | None = None,
-        revoke_wait_s: float = 30.0,
-        commit_interval_s: float = 1.0,
-        on_error: ErrorCallback[Any] | None = None,
-        on_commit: Callable[[dict[TopicPartition, int]], None] | None = None,
+        **options: Unpack[ProcessingKeywords],
     ) -> None:
         if not _ASYNC_LISTENERS:
             raise UnsupportedClientError(
@@ -138,15 +139,7 @@ class Processor:
         self._core: ThreadedProcessor[TopicPartition, Any] = ThreadedProcessor(
             _Port(consumer),
             function,
-            ProcessingOptions(
-                max_in_flight=max_in_flight,
-                workers=workers,
-                executor=executor,
-                revoke_wait_s=revoke_wait_s,
-                commit_interval_s=commit_interval_s,
-                on_error=on_error,
-                on_commit=on_commit,
-            ),
+            processing_options("kafka_python.Processor", options),
         )
 
     def listener(self, listener: Any = None) -> AsyncConsumerRebalanceListener:
