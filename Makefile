@@ -217,6 +217,13 @@ bench-rolling: venv kafka-broker
 bench-scale: venv kafka-broker
 	$(PY) -m testlab.bench_scale $(SCALE_ARGS)
 
+## What one member costs its machine in steady state, per client (CPU ms per second per
+## member, 20 members over bench-scale's 24 x 50 partitions; testlab/member_cpu.py;
+## CPU_ARGS, e.g. --members 50 --peers kafka-python/cooperative-sticky). About 5 minutes.
+.PHONY: bench-member-cpu
+bench-member-cpu: venv kafka-broker java-member
+	$(PY) -m testlab.member_cpu $(CPU_ARGS)
+
 ## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
 ## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).
 bench-metrics: venv
