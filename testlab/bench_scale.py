@@ -22,7 +22,8 @@ classic protocol, the broker's ``group.consumer.session.timeout.ms`` under KIP-8
 producer and the broker are the same for every row; times are monotonic clock readings of
 this process, from the members' own event reports.
 
-Per row: time to stable (first member started -> every member joined and the group stable),
+Per row: time to stable (first member started -> every member joined and the group stable;
+it includes starting the lone member's process, one process or JVM more than the packs),
 rebalance rounds per restart, paused partition-seconds per restart (nobody owned the
 partition), the same split into partitions that kept their owner through the restart and
 partitions that moved, the partitions handed over, the seconds a staying member (neither the
