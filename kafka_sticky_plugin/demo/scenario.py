@@ -332,6 +332,9 @@ def run_rolling_restart(
         if victim is not None:
             say(f"[{strategy.name}] killing {victim}'s process with SIGKILL")
             kill = _kill_step(runner, victim, stable, idle_before_stop_s, wait_stable)
+            gone = {e.key for e in log.events() if e.kind == "killed" and e.t >= kill.t_kill}
+            if gone != {kill.killed_key}:
+                errors.append(f"the kill step killed {sorted(gone)}, not {kill.killed_key} alone")
             say(
                 f"[{strategy.name}] {victim} killed: stable without it at generation"
                 f" {kill.after.generation} after {kill.t_stable - kill.t_kill:.1f}s"
