@@ -42,7 +42,9 @@ def test_bench_scale_rows_measure_one_member_killed(broker: RunningBroker) -> No
     print("\n" + format_table(rows) + "\n" + "\n".join(skipped))
     failed = [s for s in skipped if "failed" in s]
     assert not failed, failed
-    assert [r.row.client for r in rows][:2] == ["kafka-python", "confluent"], skipped
+    clients = {r.row.client for r in rows}
+    assert {"kafka-python", "confluent"} <= clients, skipped  # Java: where its tools are
+    assert len(rows) + len(skipped) == 3, skipped
     for scale in rows:
         row = scale.row
         assert row.problems == (), row.problems
