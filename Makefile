@@ -127,7 +127,8 @@ TANSU_MATRIX := kafka-python-3.0 aiokafka-0.14
 ## only: the separate scenarios on fresh groups and Java's sticky gauntlet.
 KAFKA_TIERS := $(wildcard $(addprefix integration_tests/,faults kip848))
 ## The scale tier (issue 38): 50 kafka-python members and the 84-member heterogeneous aiokafka
-## group, several members per child process, correctness figures only; on the session's
+## group, several members per child process, and bench-scale's kill step in small,
+## correctness figures only; on the session's
 ## Apache Kafka broker, at the end of lane A (lane B carries the clusters of KAFKA_TIERS).
 SCALE_TIER := $(wildcard integration_tests/scale)
 KAFKA_IGNORES := --ignore=integration_tests/hooks --ignore=integration_tests/aiokafka \

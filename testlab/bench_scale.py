@@ -1,21 +1,29 @@
 """The group-size curve (issue 38): :mod:`.rolling_compare`'s rolling restart at 10, 50, 100
-and 200 members, one table from one run.
+and 200 members, then one member killed, one table from one run.
 
 ``python -m testlab.bench_scale`` (``make bench-scale``) starts Apache Kafka on
 loopback, then for every size and every peer (:data:`.rolling_compare.PEERS`, the same rows
 and the same row figures as ``make bench-rolling``) runs
-:func:`.scenario.run_rolling_restart` over many topics (``--topics`` topics of
-``--partitions-per-topic`` partitions, the first one produced to at ``--rate`` records a
-second, the others subscribed and idle), members ``--per-process`` per child process
+:func:`.scenario.run_rolling_restart` with its kill step over many topics (``--topics``
+topics of ``--partitions-per-topic`` partitions, the first one produced to at ``--rate``
+records a second, the others subscribed and idle).
+
+How each row is fed and timed: members run ``--per-process`` per child process
 (kafka-python, aiokafka and confluent-kafka: :mod:`kafka_sticky_plugin.groups.member_pack`;
 Java: one JVM running that many ``KafkaConsumer`` threads, ``kafkasticky.JavaMemberPack``; a
-restarted member's successor runs in the same process), and restarts the
-first ``--restarts`` members one at a time (a clean stop, the group stable without it, a
-successor, stable again). How each row is fed and timed: the producer and the broker are
-the same for every row; times are monotonic clock readings of this process, from the
-members' own event reports.
+restarted member's successor runs in the same process), except the last member, which runs
+alone in a process of its own (a Python member process, or a JVM of its own for Java) so
+that SIGKILL kills exactly that one member. Every member started and the group stable, the
+first ``--restarts`` members are restarted one at a time (a clean stop, the group stable
+without it, a successor, stable again); then the lone member's process is SIGKILLed (no
+LeaveGroup, no commit) and the run waits until the group is stable without it (the broker
+notices when its session times out: the members' ``session.timeout.ms`` of 10 s under the
+classic protocol, the broker's ``group.consumer.session.timeout.ms`` under KIP-848). The
+producer and the broker are the same for every row; times are monotonic clock readings of
+this process, from the members' own event reports.
 
-Per row: time to stable (first member started -> every member joined and the group stable),
+Per row: time to stable (first member started -> every member joined and the group stable;
+it includes starting the lone member's process, one process or JVM more than the packs),
 rebalance rounds per restart, paused partition-seconds per restart (nobody owned the
 partition), the same split into partitions that kept their owner through the restart and
 partitions that moved, the partitions handed over, the seconds a staying member (neither the
@@ -24,12 +32,18 @@ restarted one nor its successor) owned no partition per member per restart
 spent inside rebalances
 per member per restart (its ``rebalance-latency-total``; with the hooks a cooperative member
 keeps consuming what it keeps meanwhile, see docs/hooks.md), the leader's assign time (mean
-and worst, from the hooked members' metrics), lost and duplicated records, two-owner
-overlaps, the resident memory of the members' child processes per member once the group
-is stable (n/a for members that are threads of this process), and the 1-minute load
-average when the row ended. Not measured: the kill of a member (the issue's "one member
-killed"), and a stall of a member that owns partitions but returns nothing (no callback shows
-it; every peer here keeps consuming what it owns, docs/hooks.md).
+and worst, from the hooked members' metrics), the resident memory of the members' child
+processes per member once the group is stable (the lone member's process left out; n/a for
+members that are threads of this process), lost and duplicated records and two-owner
+overlaps of the restarts (up to the kill), and the 1-minute load average when the row ended.
+The kill step (:mod:`kafka_sticky_plugin.demo.kill_metrics` defines its figures): the
+seconds from the kill to the group stable without the member (next to the session timeout
+that bounds the broker's wait), the paused partition-seconds in that time, split into kept
+and moved partitions as the restarts' are, and its own lost records, duplicates and two
+owners. Duplicates after a kill are expected (records the killed member delivered but never
+committed come again) and break no guarantee; lost records and two owners do, in either
+step. Not measured: a stall of a member that owns partitions but returns nothing (no
+callback shows it; every peer here keeps consuming what it owns, docs/hooks.md).
 Output: the table, and Markdown + JSON under ``--out`` (default ``build/bench-scale``). Exit
 status 0 when every row kept its guarantees, 1 otherwise, 2 for bad arguments.
 """
@@ -47,6 +61,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kafka_sticky_plugin.brokers.choose import FAST_GROUP_SETTINGS
 from kafka_sticky_plugin.demo.metrics_table import aggregate
 from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
 from kafka_sticky_plugin.demo.scenario import StrategyResult, run_rolling_restart
@@ -56,7 +71,7 @@ from kafka_sticky_plugin.groups.runner import GroupNotStable
 from testlab.brokers import open_broker
 from testlab.rolling_compare import Peer, PeerRow, _number, choose_peers, measure
 
-__all__ = ["ScaleRow", "main", "run_sizes"]
+__all__ = ["ScaleRow", "format_table", "main", "run_sizes", "session_timeout_s"]
 
 
 @dataclass(frozen=True)
@@ -72,10 +87,25 @@ class ScaleRow:
     leader_assign_ms_max: float | None
     load_average: float
     rss_per_member_mb: float | None = None
+    #: The session timeout that bounds the kill step's wait (module docstring).
+    session_timeout_s: float | None = None
 
 
 def _finite(value: float) -> float | None:
     return None if math.isnan(value) else value
+
+
+#: The classic members' ``session.timeout.ms`` in every row.
+CLASSIC_SESSION_TIMEOUT_MS = 10000
+
+
+def session_timeout_s(protocol: str) -> float:
+    """How long the broker waits for a vanished member of a ``protocol`` group: the members'
+    own session timeout (classic), or the broker's (KIP-848: the lab broker runs
+    :data:`~kafka_sticky_plugin.brokers.choose.FAST_GROUP_SETTINGS`)."""
+    if protocol == "consumer":
+        return int(FAST_GROUP_SETTINGS["group.consumer.session.timeout.ms"]) / 1000
+    return CLASSIC_SESSION_TIMEOUT_MS / 1000
 
 
 def run_sizes(
@@ -147,6 +177,7 @@ def run_sizes(
                     leader_assign_ms_max=_finite(metrics.assign_max_ms),
                     load_average=os.getloadavg()[0],
                     rss_per_member_mb=result.rss_per_member_mb,
+                    session_timeout_s=session_timeout_s(peer.protocol),
                 )
             )
             problems = broken_guarantees(result)
@@ -181,7 +212,8 @@ def _run_one(
     per_process: int,
     restarts: int,
 ) -> StrategyResult:
-    """One rolling restart of ``size`` members of ``peer`` (module docstring)."""
+    """One rolling restart of ``size`` members of ``peer``, then the kill (module
+    docstring)."""
     return run_rolling_restart(
         bootstrap,
         peer.strategy(label),
@@ -192,7 +224,7 @@ def _run_one(
         client=peer.client,
         member_settings={
             "group_protocol": peer.protocol,
-            "session_timeout_ms": 10000,
+            "session_timeout_ms": CLASSIC_SESSION_TIMEOUT_MS,
             "max_poll_interval_ms": 60000,
         },
         settle_between=True,
@@ -200,6 +232,7 @@ def _run_one(
         idle_topics=topics - 1,
         per_process=per_process,
         restart_count=restarts,
+        kill_one=True,
     )
 
 
@@ -219,6 +252,10 @@ _HEADERS = (
     "lost",
     "dups",
     "two owners",
+    "kill: stable s (session s)",
+    "kill: paused p*s",
+    "kill: kept + moved p*s",
+    "kill: lost / dups / two owners",
     "load avg",
 )
 
@@ -241,7 +278,21 @@ def _cells(scale: ScaleRow) -> tuple[str, ...]:
         str(row.lost),
         str(row.duplicates),
         str(row.overlaps),
+        *_kill_cells(scale),
         f"{scale.load_average:.1f}",
+    )
+
+
+def _kill_cells(scale: ScaleRow) -> tuple[str, str, str, str]:
+    kill = scale.row.kill
+    if kill is None:
+        return ("n/a", "n/a", "n/a", "n/a")
+    session = "n/a" if scale.session_timeout_s is None else f"{scale.session_timeout_s:g}"
+    return (
+        f"{kill.stable_s:.1f} ({session})",
+        _number(kill.paused_partition_s),
+        f"{_number(kill.kept_paused_s)} + {_number(kill.moved_paused_s)}",
+        f"{kill.lost} / {kill.duplicates} / {kill.overlaps}",
     )
 
 
@@ -314,8 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.monotonic() - started
     heading = (
         f"Group-size curve: {args.topics} topics x {args.partitions_per_topic} partitions,"
-        f" {args.rate:.0f} records/s on one topic, {args.restarts} restarts, members"
-        f" {args.per_process} per process (Python) or JVM (Java), on {broker.kind} (wall time"
+        f" {args.rate:.0f} records/s on one topic, {args.restarts} restarts then one member"
+        f" killed, members {args.per_process} per process (Python) or JVM (Java), the killed"
+        f" one alone, on {broker.kind} (wall time"
         f" {wall:.0f} s,"
         f" {platform.machine()}, {os.cpu_count() or 1} CPUs):"
     )

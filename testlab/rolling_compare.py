@@ -53,6 +53,7 @@ from kafka_sticky_plugin.demo.bounce_metrics import (
     kept_moved_pause,
     unable_to_consume,
 )
+from kafka_sticky_plugin.demo.kill_metrics import KillFigures, kill_figures, split_at
 from kafka_sticky_plugin.demo.report import broken_guarantees, markdown_table
 from kafka_sticky_plugin.demo.scenario import (
     RestartRecord,
@@ -61,6 +62,7 @@ from kafka_sticky_plugin.demo.scenario import (
     run_rolling_restart,
 )
 from kafka_sticky_plugin.errors import ConfigurationError, StickyPluginError
+from kafka_sticky_plugin.groups.analysis import find_overlaps
 from testlab.brokers import open_broker
 
 __all__ = [
@@ -161,6 +163,10 @@ class PeerRow:
     paused_kept_ps_per_bounce: float | None = None
     paused_moved_ps_per_bounce: float | None = None
     unable_s_per_member_bounce: float | None = None
+    #: The kill step after the restarts (:mod:`kafka_sticky_plugin.demo.kill_metrics`), or
+    #: None; with it, ``duplicates``, ``lost`` and ``overlaps`` above are the restarts' only
+    #: (before the kill) and the kill's are here.
+    kill: KillFigures | None = None
 
 
 @dataclass(frozen=True)
@@ -226,6 +232,32 @@ def measure(
     ]
     bounces = max(1, len(costs))
     recoveries = [c.recovery_s for c in costs]
+    duplicates, lost, overlaps = (
+        result.deliveries.duplicates,
+        len(result.deliveries.lost),
+        result.overlaps,
+    )
+    kill = None
+    if result.kill is not None:
+        restarts_part, kill_part = split_at(
+            result.kill.t_kill,
+            result.delivery_log,
+            result.deliveries.lost,
+            find_overlaps(result.intervals),
+        )
+        duplicates, lost, overlaps = (
+            restarts_part.duplicates,
+            restarts_part.lost,
+            restarts_part.overlaps,
+        )
+        kill = kill_figures(
+            result.kill.killed_key,
+            result.kill.t_kill,
+            result.kill.t_stable,
+            result.intervals,
+            result.partitions,
+            kill_part,
+        )
     return PeerRow(
         peer=peer.name,
         client=peer.client,
@@ -246,9 +278,9 @@ def measure(
         handovers_per_bounce=sum(c.whole.handovers for c in costs) / bounces,
         rebalancing_s_per_bounce=sum(c.rebalancing_s for c in costs) / bounces,
         consumed=result.deliveries.consumed,
-        duplicates=result.deliveries.duplicates,
-        lost=len(result.deliveries.lost),
-        overlaps=result.overlaps,
+        duplicates=duplicates,
+        lost=lost,
+        overlaps=overlaps,
         problems=tuple(broken_guarantees(result)),
         heartbeats_per_member_s=(
             heartbeats[0] / heartbeats[2] if heartbeats and heartbeats[2] > 0 else None
@@ -263,6 +295,7 @@ def measure(
             [c.split.moved_paused_s if c.split else None for c in costs]
         ),
         unable_s_per_member_bounce=_mean([c.unable_s for c in costs]),
+        kill=kill,
     )
 
 

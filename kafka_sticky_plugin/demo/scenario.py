@@ -6,6 +6,12 @@ for a stable group, then restarts each member in turn (stop: commit on revoke an
 start: a new consumer with the same name), waiting for a stable group after each. It then
 drains the topic, closes the group and measures everything from the event log.
 
+With ``kill_one``, the last member runs alone in a child process of its own (a member pack
+of one: a Python process, or its own JVM for Java members; :func:`process_plan`), and after
+the restarts that process is killed with SIGKILL (no LeaveGroup, no commit: exactly one
+member gone), and the run waits until the group is stable without it (:class:`KillRecord`;
+:mod:`.kill_metrics` measures that step).
+
 A *strategy* is a list of bounces: ``sticky`` and ``cooperative-sticky`` are one bounce with
 the same assignor throughout; ``upgrade-from-range`` starts on ``range`` and performs KIP-429's
 two bounces (``[cooperative-sticky, range]`` then ``[cooperative-sticky]``), which only means
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,12 +41,21 @@ from ..groups.analysis import (
     revoked_partitions,
 )
 from ..groups.events import Delivery, EventLog, Partition, member_key
+from ..groups.member_pack import PackedMember
 from ..groups.member_process import PYTHON_CLIENTS
 from ..groups.metrics_events import MetricsSample, metrics_samples
 from ..groups.producer import KeyedProducer
 from ..groups.runner import ConsumerGroupRunner, StableGroup
 
-__all__ = ["STRATEGIES", "RestartRecord", "Strategy", "StrategyResult", "run_rolling_restart"]
+__all__ = [
+    "STRATEGIES",
+    "KillRecord",
+    "RestartRecord",
+    "Strategy",
+    "StrategyResult",
+    "process_plan",
+    "run_rolling_restart",
+]
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,19 @@ class RestartRecord:
 
 
 @dataclass(frozen=True)
+class KillRecord:
+    """The kill step: one member's process SIGKILLed at ``t_kill`` (its incarnation
+    ``killed_key``), the group stable again without it at ``t_stable``."""
+
+    member: str
+    killed_key: str
+    t_kill: float
+    t_stable: float
+    before: StableGroup
+    after: StableGroup
+
+
+@dataclass(frozen=True)
 class StrategyResult:
     """Everything measured for one strategy."""
 
@@ -118,6 +146,8 @@ class StrategyResult:
     #: Resident memory of the members' child processes per member they hold, once stable
     #: (None when every member is a thread of this process, or without /proc).
     rss_per_member_mb: float | None = None
+    #: The kill step after the restarts (``kill_one``), or None.
+    kill: KillRecord | None = None
 
     @property
     def revoked_per_restart(self) -> float:
@@ -133,9 +163,16 @@ class StrategyResult:
 Reporter = Callable[[str], None]
 
 
-def _rss_per_member_mb(runner: ConsumerGroupRunner) -> float | None:
-    """VmRSS of the members' child processes (Linux /proc) divided by the members they hold."""
+def _rss_per_member_mb(runner: ConsumerGroupRunner, alone: str | None) -> float | None:
+    """VmRSS of the members' child processes (Linux /proc) divided by the members they hold,
+    leaving out the process of member ``alone`` (the one to be killed: a process of one
+    member would weigh on the per-member figure as no packed member does)."""
     pids, held = runner.child_processes()
+    if alone is not None:
+        handle = runner.member(alone)
+        if isinstance(handle, PackedMember) and handle.pack.pid in pids:
+            pids.discard(handle.pack.pid)
+            held -= 1
     total_kb = 0
     for pid in pids:
         try:
@@ -150,6 +187,19 @@ def _rss_per_member_mb(runner: ConsumerGroupRunner) -> float | None:
 
 def _member_names(count: int) -> list[str]:
     return [f"m{i}" for i in range(count)]
+
+
+def process_plan(names: Sequence[str], per_process: int, kill_one: bool) -> list[list[str]]:
+    """How members are started: each inner list is one child process (a member pack), in
+    start order; a member in no list runs on its own (a thread of this process, or a JVM of
+    its own for Java). ``per_process`` members per process (0: none packed); with
+    ``kill_one`` the last member always has a process to itself, whatever ``per_process``,
+    so that killing that process kills exactly one member."""
+    victim = [list(names[-1:])] if kill_one and names else []
+    packed = list(names[:-1]) if victim else list(names)
+    if per_process <= 0:
+        return victim
+    return [packed[i : i + per_process] for i in range(0, len(packed), per_process)] + victim
 
 
 def run_rolling_restart(
@@ -168,6 +218,7 @@ def run_rolling_restart(
     idle_topics: int = 0,
     per_process: int = 0,
     restart_count: int | None = None,
+    kill_one: bool = False,
 ) -> StrategyResult:
     """Run the scenario of the module docstring and measure it.
 
@@ -186,8 +237,12 @@ def run_rolling_restart(
     produced to (a group over many topics); ``per_process``: Python members run that many per
     child process (:mod:`..groups.member_pack`), Java members that many per JVM (0: threads
     of this process, a JVM per Java member; the default);
-    ``restart_count``: restart only the first that many members (default: every one).
+    ``restart_count``: restart only the first that many members (default: every one);
+    ``kill_one``: after the restarts, SIGKILL the last member, which runs alone in its own
+    child process (module docstring), and wait until the group is stable without it.
     """
+    if kill_one and members < 2:
+        raise ValueError("kill_one needs at least 2 members (one must survive)")
     topic = create_topic(bootstrap, unique_name(f"demo-{strategy.name}"), partitions)
     idle = [
         create_topic(bootstrap, unique_name(f"demo-{strategy.name}-idle"), partitions)
@@ -200,6 +255,7 @@ def run_rolling_restart(
     producer.start(rate_per_s)
     names = _member_names(members)
     restarts: list[RestartRecord] = []
+    kill: KillRecord | None = None
     errors: list[str] = []
     t_origin = time.monotonic()
     runner = ConsumerGroupRunner(
@@ -221,15 +277,18 @@ def run_rolling_restart(
         stack.enter_context(view)
     try:
         say(f"[{strategy.name}] starting {members} members on {topic} ({partitions} partitions)")
-        if per_process > 0 and (client in PYTHON_CLIENTS or client.startswith("java-")):
-            for first in range(0, len(names), per_process):
-                runner.start_pack(names[first : first + per_process])
-        else:
-            for name in names:
+        packable = client in PYTHON_CLIENTS or client.startswith("java-")
+        plan = process_plan(names, per_process if packable else 0, kill_one)
+        in_packs = {name for pack in plan for name in pack}
+        for name in names:  # alone: threads (a JVM each for Java), before the packs
+            if name not in in_packs:
                 runner.start_member(name)
+        for pack in plan:
+            runner.start_pack(pack)
         stable = wait_stable()
         t_first_stable = stable.t
-        rss_per_member_mb = _rss_per_member_mb(runner)
+        victim = names[-1] if kill_one else None
+        rss_per_member_mb = _rss_per_member_mb(runner, victim)
         say(f"[{strategy.name}] stable at generation {stable.generation}")
         t_rolling = time.monotonic()
         for bounce, assignors in enumerate(strategy.bounces, start=1):
@@ -270,6 +329,16 @@ def run_rolling_restart(
                 )
                 stable = after
         t_rolled = time.monotonic()
+        if victim is not None:
+            say(f"[{strategy.name}] killing {victim}'s process with SIGKILL")
+            kill = _kill_step(runner, victim, stable, idle_before_stop_s, wait_stable)
+            gone = {e.key for e in log.events() if e.kind == "killed" and e.t >= kill.t_kill}
+            if gone != {kill.killed_key}:
+                errors.append(f"the kill step killed {sorted(gone)}, not {kill.killed_key} alone")
+            say(
+                f"[{strategy.name}] {victim} killed: stable without it at generation"
+                f" {kill.after.generation} after {kill.t_stable - kill.t_kill:.1f}s"
+            )
         producer.stop()
         if not runner.wait_delivered(producer.acknowledged(), timeout_s=30.0):
             errors.append("not every acknowledged record was delivered within 30 s")
@@ -302,4 +371,25 @@ def run_rolling_restart(
         metrics=tuple(metrics_samples(events)),
         time_to_stable_s=t_first_stable - t_origin,
         rss_per_member_mb=rss_per_member_mb,
+        kill=kill,
     )
+
+
+def _kill_step(
+    runner: ConsumerGroupRunner,
+    victim: str,
+    stable: StableGroup,
+    idle_before_s: float,
+    wait_stable: Callable[[], StableGroup],
+) -> KillRecord:
+    """SIGKILL ``victim``'s process (it holds no other member: :func:`process_plan`) and
+    wait until the group is stable without it."""
+    handle = runner.member(victim)
+    if not isinstance(handle, PackedMember):
+        raise RuntimeError(f"member {victim} does not run in a process of its own")
+    killed_key = member_key(victim, handle.config.incarnation)
+    time.sleep(idle_before_s)
+    t_kill = time.monotonic()
+    handle.kill()
+    after = wait_stable()
+    return KillRecord(victim, killed_key, t_kill, after.t, stable, after)
