@@ -10,7 +10,11 @@ and the best CPU seconds of each are printed with their ratio; the bytes of ever
 checked equal. ``--reference COMMIT`` also times the hooked call with that commit's
 ``metrics/leader_round.py`` (read with ``git show``), in the same turns. Both calls run in
 the same process, one after the other, so the ratio holds on a loaded machine where the
-seconds do not. Figures only (docs/benchmarks.md).
+seconds do not. Both calls get the input's replica racks as every adapter's leader passes
+them (:func:`~kafka_sticky_plugin.assignor.racks.replica_racks` builds a
+:class:`~kafka_sticky_plugin.core.replica_racks.ReplicaRacks`; converted untimed, as the
+cluster's metadata is read before either call); ``--dict-racks`` passes the plain dict that
+``assign_from_bytes`` callers may pass instead. Figures only (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from kafka_sticky_plugin.assignor.leader import (  # noqa: E402
     PartitionRacks,
     read_group,
 )
+from kafka_sticky_plugin.core.replica_racks import ReplicaRacks  # noqa: E402
 from kafka_sticky_plugin.metrics import RebalanceMetrics  # noqa: E402
 
 Call = Callable[[], dict[str, bytes]]
@@ -114,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("inputs", nargs="*", type=Path)
     parser.add_argument("--calls", type=int, default=4)
     parser.add_argument("--reference", metavar="COMMIT")
+    parser.add_argument(
+        "--dict-racks", action="store_true", help="replica racks as a plain dict, not as the hooks"
+    )
     args = parser.parse_args(argv)
     inputs = args.inputs or sorted((HERE.parent / "build" / "bench").glob("*.in"))
     current = getattr(observe, "leader_round")  # noqa: B009
@@ -123,7 +131,9 @@ def main(argv: list[str] | None = None) -> int:
             describers["reference"] = reference_module(args.reference, Path(tmp)).leader_round
     for path in inputs:
         shape, protocol, phase, source = path.name.removesuffix(".in").split(".")
-        partitions, metadata, racks = read_input(path)
+        partitions, metadata, pairs = read_input(path)
+        racks = pairs if args.dict_racks or pairs is None else ReplicaRacks.from_pairs(pairs)
+        del pairs
         members = [MemberMetadata(m, data) for m, data in metadata.items()]
         del metadata
         try:

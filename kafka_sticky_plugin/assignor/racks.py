@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.replica_racks import ReplicaRacks
 from .rack_changes import RackTracker
 
 __all__ = ["partition_counts", "replica_placement", "replica_racks"]
@@ -66,10 +67,11 @@ def replica_placement(
     return out
 
 
-def replica_racks(
-    cluster: Any, partitions_per_topic: Mapping[str, int]
-) -> dict[tuple[str, int], tuple[str, ...]] | None:
-    """``{(topic, partition): sorted replica racks}`` or ``None`` when no broker has a rack."""
+def replica_racks(cluster: Any, partitions_per_topic: Mapping[str, int]) -> ReplicaRacks | None:
+    """``{(topic, partition): sorted replica racks}`` (a :class:`ReplicaRacks`, built topic
+    by topic: it knows which topics it lists whole) or ``None`` when no broker has a rack or
+    no partition has a replica on a racked broker. A partition whose replicas have no rack
+    is no key."""
     rack_of = _broker_racks(cluster)
     if not rack_of or not any(rack_of.values()):
         return None
@@ -77,13 +79,16 @@ def replica_racks(
     if not isinstance(partitions, Mapping):
         return None
     interned: dict[frozenset[str], tuple[str, ...]] = {}
-    out: dict[tuple[str, int], tuple[str, ...]] = {}
+    by_topic: dict[str, list[tuple[str, ...]]] = {}
     for topic in partitions_per_topic:
-        for partition, meta in (partitions.get(topic) or {}).items():
-            nodes = _replica_ids(meta)
-            racks = frozenset(r for r in (rack_of.get(n) for n in nodes) if r)
-            if racks:
-                out[(topic, int(partition))] = interned.setdefault(racks, tuple(sorted(racks)))
+        known = {int(p): meta for p, meta in (partitions.get(topic) or {}).items()}
+        seq: list[tuple[str, ...]] = [()] * (max(known, default=-1) + 1)
+        for partition, meta in known.items():
+            racks = frozenset(r for r in (rack_of.get(n) for n in _replica_ids(meta)) if r)
+            if racks and partition >= 0:  # Kafka numbers partitions from 0
+                seq[partition] = interned.setdefault(racks, tuple(sorted(racks)))
+        by_topic[topic] = seq
+    out = ReplicaRacks(by_topic)
     return out or None
 
 

@@ -39,6 +39,7 @@ from operator import add, itemgetter, lt, setitem
 from ..core.api import DensePlan
 from ..core.claims import TIED, Claims
 from ..core.layout import Layout
+from ..core.replica_racks import ReplicaRacks
 
 __all__ = ["LeaderRound", "leader_round"]
 
@@ -170,10 +171,17 @@ def _rack_locality(
 def _lists_every_partition(
     layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]
 ) -> bool:
-    """Whether the keys of ``partition_racks`` are exactly the layout's partitions, told in
-    four C-level passes when it is plain (as many keys as partitions, every one a known topic
-    and an int partition below every topic's count: distinct keys, so all of them);
-    ``False`` when that is not so plain (then :func:`_listed` tells each partition)."""
+    """Whether every partition of the layout is a key of ``partition_racks``: one look per
+    topic when they are :class:`~..core.replica_racks.ReplicaRacks` (what the hooks pass,
+    knowing it since they built them); otherwise whether the keys are exactly the layout's
+    partitions, told in four C-level passes when it is plain (as many keys as partitions,
+    every one a known topic and an int partition below every topic's count: distinct keys,
+    so all of them). ``False`` when that is not so plain (then :func:`_listed` tells each
+    partition)."""
+    if isinstance(partition_racks, ReplicaRacks):
+        return partition_racks.lists_every_partition(
+            dict(zip(layout.topics, layout.counts, strict=True))
+        )
     if len(partition_racks) != layout.total or not layout.total:
         return False
     if not set(map(itemgetter(0), partition_racks)) <= layout.topic_index.keys():
