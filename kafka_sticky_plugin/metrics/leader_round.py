@@ -51,7 +51,10 @@ class LeaderRound:
     """One leader assignment: timings (seconds) and counts (see the module docstring).
 
     ``describe_s`` is the time spent computing this description, part of the leader's
-    latency as the other three steps are."""
+    latency as the other three steps are; ``racks_s`` the time the hooks spent reading the
+    replica racks from the cluster metadata before the engine (0 when no member has a rack:
+    they are not read), part of it too, as Java reads them inside the assignor's
+    ``assign()``."""
 
     decode_s: float
     engine_s: float
@@ -68,6 +71,7 @@ class LeaderRound:
     rack_local: int
     rack_eligible: int
     describe_s: float = 0.0
+    racks_s: float = 0.0
 
 
 def leader_round(
