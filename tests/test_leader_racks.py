@@ -27,7 +27,7 @@ from test_metrics_leader_round import COUNTS, Recorded, _as_hooks_pass, _group
 
 from kafka_sticky_plugin import StickyAssignor
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, read_group
-from kafka_sticky_plugin.assignor.racks import leader_racks, replica_racks
+from kafka_sticky_plugin.assignor.racks import leader_racks, replica_placement, replica_racks
 from kafka_sticky_plugin.codec import encode_subscription, subscription_of
 from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.metrics.observe import assign_observed
@@ -85,14 +85,14 @@ class Broker:
 class PartitionMeta:
     """kafka-python 3's ``replica_nodes``."""
 
-    replica_nodes: Any
+    replica_nodes: list[int] | tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class OldPartitionMeta:
     """kafka-python 2's and aiokafka's ``replicas``."""
 
-    replicas: Any
+    replicas: list[int] | tuple[int, ...]
 
 
 class Metadata:
@@ -139,15 +139,16 @@ def _metadata(rng: random.Random) -> tuple[Metadata, dict[str, int]]:
     return Metadata(brokers, partitions), counts
 
 
+def _replicas(meta: PartitionMeta | OldPartitionMeta) -> Iterable[int]:
+    return meta.replica_nodes if isinstance(meta, PartitionMeta) else meta.replicas
+
+
 def _brute_force(metadata: Metadata, counts: Mapping[str, int]) -> dict[tuple[str, int], Any]:
     rack_of = {b.nodeId: b.rack for b in metadata._brokers if b.rack}
     out: dict[tuple[str, int], Any] = {}
     for topic in counts:
         for p, meta in sorted(metadata._partitions.get(topic, {}).items()):
-            replicas: Iterable[int] = (
-                meta.replica_nodes if isinstance(meta, PartitionMeta) else meta.replicas
-            )
-            racks = sorted({rack_of[n] for n in replicas if n in rack_of})
+            racks = sorted({rack_of[n] for n in _replicas(meta) if n in rack_of})
             if racks and p >= 0:
                 out[(topic, p)] = tuple(racks)
     return out
@@ -173,6 +174,20 @@ def test_replica_racks_equal_a_brute_force_construction(seed: int) -> None:
     assert list(got.items()) == list(expected.items())  # same keys, racks and order
     for topic in counts:
         assert got.listed_prefix(topic) == _prefix(expected, topic)
+
+
+@pytest.mark.parametrize("seed", range(400))
+def test_replica_placement_equals_a_brute_force_construction(seed: int) -> None:
+    """Replica ids with their broker's rack (``""``: none, ``None``: broker absent)."""
+    print(f"seed={seed}")
+    metadata, counts = _metadata(random.Random(seed))
+    rack_of = {b.nodeId: b.rack or "" for b in metadata._brokers}
+    expected = {
+        (topic, p): tuple(sorted((n, rack_of.get(n)) for n in _replicas(meta)))
+        for topic in counts
+        for p, meta in metadata._partitions.get(topic, {}).items()
+    }
+    assert replica_placement(metadata, counts) == expected
 
 
 def test_the_seeds_reach_every_case() -> None:

@@ -54,17 +54,23 @@ def replica_placement(
 ) -> dict[tuple[str, int], tuple[tuple[int, str | None], ...]] | None:
     """``{(topic, partition): ((replica id, rack), ...)}`` for the partitions of ``topics`` the
     cluster knows (the input of :mod:`.rack_changes`): rack ``None`` when the replica's broker
-    is absent from the metadata, ``""`` when it has no rack; ``None`` when unreadable."""
+    is absent from the metadata, ``""`` when it has no rack; ``None`` when unreadable.
+    Each distinct replica list is sorted once (partitions share a few)."""
     rack_of = _broker_racks(cluster)
     partitions = getattr(cluster, "_partitions", None)
     if rack_of is None or not isinstance(partitions, Mapping):
         return None
     out: dict[tuple[str, int], tuple[tuple[int, str | None], ...]] = {}
+    of_replicas: dict[tuple[Any, ...], tuple[tuple[int, str | None], ...]] = {}
     for topic in set(topics):
         for partition, meta in (partitions.get(topic) or {}).items():
-            out[(topic, int(partition))] = tuple(
-                sorted((int(n), rack_of.get(n)) for n in _replica_ids(meta))
-            )
+            replicas = tuple(_replica_ids(meta))
+            placed = of_replicas.get(replicas)
+            if placed is None:  # once per distinct replica list, as in replica_racks
+                placed = of_replicas[replicas] = tuple(
+                    sorted((int(n), rack_of.get(n)) for n in replicas)
+                )
+            out[(topic, int(partition))] = placed
     return out
 
 
