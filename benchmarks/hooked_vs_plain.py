@@ -1,6 +1,7 @@
 """The hooked leader against the plain call on ``make bench``'s inputs, in one process.
 
-Usage: ``python benchmarks/hooked_vs_plain.py [--calls N] [--reference COMMIT] [INPUT...]``
+Usage: ``python benchmarks/hooked_vs_plain.py [--calls N] [--reference COMMIT] [--given-racks]
+[--dict-racks] [INPUT...]``
 (inputs: ``build/bench/*.in`` by default, as ``run.py --generate SHAPE PROTOCOL build/bench``
 writes them). For each input, ``plain`` (``read_group``, then ``DecodedGroup.assign``: what
 ``assign_from_bytes`` and a consumer without the hooks run) and ``hooked`` (``read_group``,
@@ -10,7 +11,20 @@ and the best CPU seconds of each are printed with their ratio; the bytes of ever
 checked equal. ``--reference COMMIT`` also times the hooked call with that commit's
 ``metrics/leader_round.py`` (read with ``git show``), in the same turns. Both calls run in
 the same process, one after the other, so the ratio holds on a loaded machine where the
-seconds do not. Figures only (docs/benchmarks.md).
+seconds do not.
+
+Replica racks (the racked shapes): ``plain`` is given them as a
+:class:`~kafka_sticky_plugin.core.replica_racks.ReplicaRacks` built untimed (what an
+``assign_from_bytes`` caller holding them passes; ``--dict-racks``: the plain dict). A
+consumer reads them from its cluster metadata on every leader assignment, so by default
+(unless ``--given-racks``) the input's racks are also put in a real kafka-python
+``ClusterMetadata`` (``racked_metadata.py``, untimed: the client holds it already) and two
+calls read them from it, timed: ``cluster`` (``assign_cluster``: a kafka-python consumer
+without the hooks) and ``hooked`` (the hooks' path: ``leader_racks``, the replica racks and
+the placement a racked leader remembers, then ``assign_observed``). The row then prints
+hooked / cluster (both read the metadata: the user's two paths) and hooked / plain, and
+``racks``: the best seconds of the hooked call's ``leader_racks``. Figures only
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -26,11 +40,13 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from peer_files import read_input  # noqa: E402
+from racked_metadata import cluster_metadata  # noqa: E402
 
 import kafka_sticky_plugin.metrics.observe as observe  # noqa: E402
 from kafka_sticky_plugin.assignor.leader import (  # noqa: E402
@@ -38,6 +54,9 @@ from kafka_sticky_plugin.assignor.leader import (  # noqa: E402
     PartitionRacks,
     read_group,
 )
+from kafka_sticky_plugin.assignor.racks import leader_racks  # noqa: E402
+from kafka_sticky_plugin.core.replica_racks import ReplicaRacks  # noqa: E402
+from kafka_sticky_plugin.groups.assignor_names import assignor_class  # noqa: E402
 from kafka_sticky_plugin.metrics import RebalanceMetrics  # noqa: E402
 
 Call = Callable[[], dict[str, bytes]]
@@ -87,23 +106,42 @@ def calls_on(
     partitions: dict[str, int],
     racks: PartitionRacks | None,
     describers: dict[str, Callable[..., object]],
+    cluster: Any = None,
+    racks_cpu: list[float] | None = None,
 ) -> dict[str, Call]:
     """``plain`` and one hooked call per ``describers`` entry (a ``leader_round`` function
-    that ``assign_observed`` calls) on one input."""
+    that ``assign_observed`` calls) on one input; with a ``cluster`` (metadata holding the
+    input's replica racks), ``cluster`` too, and the hooked calls read the racks from it
+    (their ``leader_racks`` CPU seconds appended to ``racks_cpu``)."""
 
     def plain() -> dict[str, bytes]:
         group = read_group(protocol, members)
         return group.assign(partitions, partition_racks=racks)
+
+    def on_cluster() -> dict[str, bytes]:
+        out: dict[str, bytes] = assignor_class(protocol)().assign_cluster(cluster, members)
+        return out
 
     def hooked(describe: Callable[..., object]) -> dict[str, bytes]:
         setattr(observe, "leader_round", describe)  # noqa: B010 (the module's own name)
         started = time.perf_counter()
         group = read_group(protocol, members)
         decode_s = time.perf_counter() - started
+        given, racks_s = racks, 0.0
+        if cluster is not None:
+            started, cpu = time.perf_counter(), time.process_time()
+            given, _placement = leader_racks(cluster, partitions, group.specs)
+            racks_s = time.perf_counter() - started
+            if racks_cpu is not None:
+                racks_cpu.append(time.process_time() - cpu)
         recorder = RebalanceMetrics("bench")
-        return observe.assign_observed(recorder, group, partitions, racks, decode_s=decode_s)
+        return observe.assign_observed(
+            recorder, group, partitions, given, decode_s=decode_s, racks_s=racks_s
+        )
 
     calls: dict[str, Call] = {"plain": plain}
+    if cluster is not None:
+        calls["cluster"] = on_cluster
     for name, describe in describers.items():
         calls[name] = partial(hooked, describe)
     return calls
@@ -114,6 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("inputs", nargs="*", type=Path)
     parser.add_argument("--calls", type=int, default=4)
     parser.add_argument("--reference", metavar="COMMIT")
+    parser.add_argument(
+        "--dict-racks", action="store_true", help="replica racks as a plain dict, not as the hooks"
+    )
+    parser.add_argument(
+        "--given-racks",
+        action="store_true",
+        help="no call reads the replica racks from cluster metadata (all are given them)",
+    )
     args = parser.parse_args(argv)
     inputs = args.inputs or sorted((HERE.parent / "build" / "bench").glob("*.in"))
     current = getattr(observe, "leader_round")  # noqa: B009
@@ -123,15 +169,28 @@ def main(argv: list[str] | None = None) -> int:
             describers["reference"] = reference_module(args.reference, Path(tmp)).leader_round
     for path in inputs:
         shape, protocol, phase, source = path.name.removesuffix(".in").split(".")
-        partitions, metadata, racks = read_input(path)
+        partitions, metadata, pairs = read_input(path)
+        racks = pairs if args.dict_racks or pairs is None else ReplicaRacks.from_pairs(pairs)
+        cluster = None if args.given_racks or pairs is None else cluster_metadata(partitions, pairs)
+        del pairs
         members = [MemberMetadata(m, data) for m, data in metadata.items()]
         del metadata
+        racks_cpu: list[float] = []
+        calls = calls_on(protocol, members, partitions, racks, describers, cluster, racks_cpu)
         try:
-            best = best_cpu(calls_on(protocol, members, partitions, racks, describers), args.calls)
+            best = best_cpu(calls, args.calls)
         finally:
             setattr(observe, "leader_round", current)  # noqa: B010
-        cells = [f"plain {best['plain']:.3f}", f"hooked {best['hooked']:.3f}"]
-        cells.append(f"{best['hooked'] / best['plain']:.2f}x")
+        del calls, cluster
+        cells = [f"plain {best['plain']:.3f}"]
+        if "cluster" in best:
+            cells.append(f"cluster {best['cluster']:.3f}")
+        cells.append(f"hooked {best['hooked']:.3f}")
+        if "cluster" in best:
+            cells.append(f"hooked/cluster {best['hooked'] / best['cluster']:.2f}x")
+        cells.append(f"hooked/plain {best['hooked'] / best['plain']:.2f}x")
+        if racks_cpu:
+            cells.append(f"racks {min(racks_cpu):.3f}")
         if args.reference:
             cells.append(f"{args.reference[:7]} {best['reference'] / best['plain']:.2f}x")
         print(f"{shape:<17} {protocol:<18} {phase:<6} {source:<4} " + "  ".join(cells), flush=True)

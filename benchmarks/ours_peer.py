@@ -10,9 +10,15 @@ metrics' description of the round), its steps timed apart as Java's and franz-go
 (``encode_dense``: every assignment's bytes), ``describe_s`` (the metrics' description,
 :func:`~kafka_sticky_plugin.metrics.leader_round`). The first three are the plain call
 (``assign_from_bytes``, the table's ``plain`` column); all four the hooked one (its ``ours``
-column). Replica racks are passed when the input has them, unless ``--no-racks``: then the
-leader is given none, as franz-go on the racked shapes (the ``ours-norack`` column). Writes
-the assignment bytes of the last call.
+column). Replica racks, when the input has them, are read from cluster metadata as a
+consumer's leader reads them (unless ``--no-racks``: then the leader is given none, as
+franz-go on the racked shapes, the ``ours-norack`` column): the input's racks are put in a
+real kafka-python ``ClusterMetadata`` untimed (``racked_metadata.py``; Java's peer likewise
+builds its ``PartitionInfo`` lists untimed and reads their racks inside ``assign_s``), and
+each call times ``racks_s`` (``replica_racks``: a consumer with or without the hooks) and
+``placement_s`` (``replica_placement``: the placement a hooked leader remembers), both only
+when some member has a rack (``leader_racks``). ``plain`` is then decode + racks + engine +
+encode, ``ours`` every step. Writes the assignment bytes of the last call.
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peer_calls import call_args, emit, run_calls
 from peer_files import read_input, write_output
+from racked_metadata import cluster_metadata
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, read_group
+from kafka_sticky_plugin.assignor.racks import replica_placement, replica_racks
 from kafka_sticky_plugin.groups.assignor_names import assignor_class
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
@@ -50,25 +59,41 @@ def leader_split(
     partitions: Mapping[str, int],
     metadata: Mapping[str, bytes],
     racks: PartitionRacks | None,
+    cluster: Any = None,
 ) -> tuple[dict[str, bytes], dict[str, float]]:
     """The hooked leader's call on ``metadata`` (``read_group``, then ``assign_observed`` as
     the hooks call them, each pausing the cyclic GC itself): the bytes
     ``assign_from_bytes(partitions, metadata, racks)`` of ``protocol``'s assignor returns
     (``tests/test_bench_split.py``), with its four steps' seconds. ``encode_s`` includes
     freeing the decoded members (the hooks have freed them when they return), so the four
-    add up to what one timer around the call reads."""
+    add up to what one timer around the call reads. With a ``cluster`` (metadata), the
+    racks are read from it instead of ``racks``, in two more steps, ``racks_s`` and
+    ``placement_s``, as the hooks' ``leader_racks`` reads them (only when some member has
+    a rack)."""
     recorder = _Rounds()
     t0 = time.perf_counter()
     group = read_group(protocol, [MemberMetadata(m, data) for m, data in metadata.items()])
+    decoded = time.perf_counter()
+    steps: dict[str, float] = {}
+    if cluster is not None:
+        racked = any(spec.rack for spec in group.specs)
+        racks = replica_racks(cluster, partitions) if racked else None
+        t_racks = time.perf_counter()
+        placement = replica_placement(cluster, partitions) if racked else None
+        del placement  # the hooks remember it; here it is only read
+        steps = {"racks_s": t_racks - decoded, "placement_s": time.perf_counter() - t_racks}
     t1 = time.perf_counter()
-    result = assign_observed(recorder, group, partitions, racks, decode_s=t1 - t0)
+    result = assign_observed(
+        recorder, group, partitions, racks, decode_s=decoded - t0, racks_s=t1 - decoded
+    )
     del group  # freed inside the timed region, as the hooks free it before they return
     t2 = time.perf_counter()
     round_ = recorder.round
     assert round_ is not None
     engine, describe = round_.engine_s, round_.describe_s
     return result, {
-        "decode_s": t1 - t0,
+        "decode_s": decoded - t0,
+        **steps,
         "assign_s": engine,
         "encode_s": t2 - t1 - engine - describe,
         "describe_s": describe,
@@ -83,11 +108,12 @@ def main(argv: list[str]) -> int:
     partitions, metadata, racks = read_input(Path(source))
     if no_racks:
         racks = None
+    cluster = None if racks is None else cluster_metadata(partitions, racks)
     assignor = assignor_class(protocol)()
     leader_split(assignor.name, {"warm-up": 4}, {"w": assignor.metadata(["warm-up"])}, None)
 
     def call() -> tuple[dict[str, bytes], dict[str, float]]:
-        return leader_split(assignor.name, partitions, metadata, racks)
+        return leader_split(assignor.name, partitions, metadata, None, cluster)
 
     result, done = run_calls(call, calls, budget)
     write_output(Path(target), result or {})

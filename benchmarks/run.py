@@ -16,7 +16,10 @@ Rejoin and leave inputs carry our engine's fresh plan as every member's previous
 Then every peer runs on each input in its own process (``ours``: our leader's bytes path as
 the hooks run it, ``benchmarks/ours_peer.py``: the assignment plus the rebalance metrics'
 description of the round, timed in four steps: decode, engine (the ``engine`` column),
-encode, describe; decode + engine + encode is the plain call, the ``plain`` column; on racked
+encode, describe, and on racked shapes two more before the engine, the replica racks and
+the placement read from a kafka-python ``ClusterMetadata`` as a consumer's leader reads them
+(Java's ``assign_s`` reads its ``PartitionInfo`` racks likewise); every step but describe and
+placement is the plain call (what ``assign_cluster`` does), the ``plain`` column; on racked
 shapes also ``ours-norack``, the same without replica racks, as franz-go gets them;
 ``franz``: ``build/go/franz-peer``; ``java``: ``BenchPeer`` on kafka-clients;
 ``kafka-python``: ``benchmarks/kafka_python_peer.py``).
@@ -378,9 +381,10 @@ class ProcessClock:
         }
 
 
-#: The timed steps of a call: every peer's three, and our hooked leader's description of the
-#: round (``ours_peer.py``).
-STEPS = ("decode_s", "assign_s", "encode_s", "describe_s")
+#: The timed steps of a call: every peer's three, and our leader's reading of the replica racks
+#: and placement from cluster metadata and its hooked description of the round
+#: (``ours_peer.py``).
+STEPS = ("decode_s", "racks_s", "placement_s", "assign_s", "encode_s", "describe_s")
 
 
 def call_seconds(call: Mapping[str, object]) -> float:
@@ -703,12 +707,14 @@ def _engine_fig(engine: Mapping[str, object] | None, ours: Mapping[str, object] 
 
 
 def _plain_cell(ours: Mapping[str, object] | None) -> str:
-    """The ``plain`` column: our leader's call without the metrics' description (decode +
-    engine + encode of the call in the ``ours`` column); ``-`` for a run (or a ``--json``
-    file from before the description was timed) without it."""
+    """The ``plain`` column: our leader's call without what only the hooks add, the metrics'
+    description and the placement a hooked leader remembers (decode + replica racks read
+    from metadata + engine + encode of the call in the ``ours`` column); ``-`` for a run (or
+    a ``--json`` file from before the description was timed) without it."""
     if ours is None or ours.get("status") != "ok" or ours.get("describe_s") is None:
         return "-"
-    return f"{_seconds(ours['seconds']) - _seconds(ours['describe_s']):.3f}"
+    hooks_only = _seconds(ours["describe_s"]) + _seconds(ours.get("placement_s", 0.0))
+    return f"{_seconds(ours['seconds']) - hooks_only:.3f}"
 
 
 def _fig(row: Mapping[str, object] | None, key: str, digits: int = 3) -> str:

@@ -11,6 +11,7 @@ from kafka.protocol.metadata import MetadataResponse
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
 from kafka_sticky_plugin.assignor.racks import replica_racks
+from kafka_sticky_plugin.core.replica_racks import ReplicaRacks
 
 
 def racked_cluster(count: int, broker_racks: Mapping[int, str | None]) -> ClusterMetadata:
@@ -70,13 +71,26 @@ def plan_of(result: Mapping[str, bytes]) -> dict[str, list[int]]:
 def test_replica_racks_read_from_cluster_metadata() -> None:
     """Brokers' racks and partitions' replica lists become the engine's partition_racks."""
     cluster = racked_cluster(4, {0: "a", 1: "b"})
-    assert replica_racks(cluster, {"t": 4}) == {
+    racks = replica_racks(cluster, {"t": 4})
+    assert racks is not None
+    assert dict(racks) == {
         ("t", 0): ("a",),
         ("t", 1): ("b",),
         ("t", 2): ("a",),
         ("t", 3): ("b",),
     }
     assert replica_racks(racked_cluster(4, {0: None, 1: None}), {"t": 4}) is None
+
+
+def test_replica_racks_know_the_topics_they_list_whole() -> None:
+    """The hooks' replica racks are a ``ReplicaRacks``: every partition listed when every
+    replica's broker has a rack; a partition on an unracked broker is no key."""
+    whole = replica_racks(racked_cluster(4, {0: "a", 1: "b"}), {"t": 4})
+    assert isinstance(whole, ReplicaRacks) and whole.lists_every_partition({"t": 4})
+    holed = replica_racks(racked_cluster(4, {0: "a", 1: None}), {"t": 4})
+    assert isinstance(holed, ReplicaRacks)
+    assert dict(holed) == {("t", 0): ("a",), ("t", 2): ("a",)}
+    assert holed.listed_prefix("t") == 1 and not holed.lists_every_partition({"t": 4})
 
 
 def test_leader_gives_members_the_partitions_of_their_rack() -> None:

@@ -30,6 +30,7 @@ from java_form import java_metadata, same_as_ours  # noqa: E402
 from ours_peer import leader_split  # noqa: E402
 from peer_files import read_input  # noqa: E402
 from plan_quality import input_members, plan_of, quality  # noqa: E402
+from racked_metadata import cluster_metadata  # noqa: E402
 from run import _metadata, call_seconds, summarise  # noqa: E402
 from shapes import SHAPES, Shape  # noqa: E402
 
@@ -89,6 +90,14 @@ def test_leader_split_writes_what_assign_from_bytes_writes(seed: int) -> None:
     summary = summarise([{"call": 0, **parts}])
     assert summary["assign_s"] == parts["assign_s"]
     assert summary["describe_s"] == parts["describe_s"]
+    if replica is not None:  # read from metadata, as a consumer's leader reads them
+        cluster = cluster_metadata(partitions, replica)
+        read, parts = leader_split(protocol, partitions, metadata, None, cluster)
+        assert read == expected
+        steps = {"decode_s", "assign_s", "encode_s", "describe_s", "racks_s", "placement_s"}
+        assert set(parts) == steps
+        assert call_seconds({"call": 0, **parts}) == pytest.approx(sum(parts.values()))
+        assert all(v >= 0 for v in parts.values())
 
 
 @pytest.mark.parametrize("seed", range(24))

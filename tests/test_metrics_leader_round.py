@@ -15,6 +15,7 @@ from kafka_sticky_plugin.assignor.leader import MemberMetadata, read_group
 from kafka_sticky_plugin.assignor.strategies import strategy_named
 from kafka_sticky_plugin.codec import encode_subscription, subscription_of
 from kafka_sticky_plugin.core import MemberSpec
+from kafka_sticky_plugin.core.replica_racks import ReplicaRacks
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics, leader_round
 from kafka_sticky_plugin.metrics.observe import assign_observed
 
@@ -102,7 +103,7 @@ def _described(
     protocol: str,
     counts: Mapping[str, int],
     specs: list[MemberSpec],
-    racks: Racks | None,
+    racks: Mapping[tuple[str, int], Iterable[str]] | None,
     unreadable: int = 0,
 ) -> tuple[dict[str, int], dict[str, int]]:
     """(new, reference) counts of the engine's plan of ``specs``."""
@@ -162,6 +163,42 @@ def test_description_from_bytes_equals_the_reference(seed: int, protocol: str) -
     )
     assert _counts(recorded[0]) == _counts(old)
     assert recorded[0].describe_s >= 0.0
+
+
+def _as_hooks_pass(racks: Racks) -> ReplicaRacks:
+    """``racks`` as the adapters' ``replica_racks`` builds them: keys that are no partition
+    (negative; the engine and the description ignore them) left out."""
+    return ReplicaRacks.from_pairs({key: r for key, r in racks.items() if key[1] >= 0})
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_description_from_replica_racks_equals_the_reference(seed: int, protocol: str) -> None:
+    """The hooks' typed replica racks (which tell in one look per topic that every partition
+    is listed) give the description the plain dict gives, and the reference's."""
+    print(f"seed={seed}")
+    counts, specs, racks = _group(random.Random(seed))
+    if racks is None:
+        return
+    typed = _as_hooks_pass(racks)
+    new, old = _described(protocol, counts, specs, typed)
+    assert new == old
+    assert new == _described(protocol, counts, specs, racks)[0]
+
+
+def test_replica_racks_reach_both_answers_without_a_rack_view() -> None:
+    """Over the seeds, groups without a rack view whose typed racks list every partition
+    and groups whose typed racks do not are both drawn, with racked members planned."""
+    seen = {"whole": 0, "not whole": 0}
+    for seed in SEEDS:
+        counts, specs, racks = _group(random.Random(seed))
+        if racks is None:
+            continue
+        typed = _as_hooks_pass(racks)
+        plan = strategy_named("sticky").assign_dense(counts, specs, partition_racks=typed)
+        if plan.racks is None and any(s.rack for s in specs) and any(counts.values()):
+            seen["whole" if typed.lists_every_partition(counts) else "not whole"] += 1
+    assert all(v >= 10 for v in seen.values()), seen
 
 
 def test_the_groups_reach_every_kind_of_claim() -> None:

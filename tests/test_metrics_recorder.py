@@ -136,8 +136,9 @@ def test_the_docs_table_lists_every_metric_as_defined() -> None:
 
 
 def test_leader_latency_includes_describing_the_round() -> None:
-    """``leader-assign-latency-max`` is the whole hooked call: decode, engine, encode and the
-    metrics' own description of the round; the rack-local ratio is local over eligible."""
+    """``leader-assign-latency-max`` is the whole hooked call: decode, reading the replica
+    racks from the metadata, engine, encode and the metrics' own description of the round;
+    the rack-local ratio is local over eligible."""
     counts = dict.fromkeys(
         ("partitions", "claims", "honoured", "moved", "stale", "contested", "invalid"), 0
     )
@@ -146,6 +147,7 @@ def test_leader_latency_includes_describing_the_round() -> None:
         engine_s=0.002,
         encode_s=0.003,
         describe_s=0.004,
+        racks_s=0.005,
         members=2,
         unreadable=0,
         rack_local=1,
@@ -155,6 +157,6 @@ def test_leader_latency_includes_describing_the_round() -> None:
     m = recorder(Clock())
     m.leader_assigned(round_)
     snap = m.snapshot()
-    assert snap.leader_assign_latency_max == pytest.approx(10.0)
+    assert snap.leader_assign_latency_max == pytest.approx(15.0)
     assert snap.leader_assign_encode_ms_total == pytest.approx(3.0)
     assert snap.rack_local_ratio == pytest.approx(0.5)

@@ -213,11 +213,15 @@ class AssignorShell:
         Every member is read once (an unreadable one gets an empty assignment and one error
         log line); partition counts come from ``cluster.partitions_for_topic`` (topics the
         cluster does not know are ignored); replica racks (KIP-881) from the cluster's
-        brokers and partitions when the brokers report racks.
+        brokers and partitions when the brokers report racks and some member has a rack
+        (without one the plan is the plan without racks: they are not read).
         """
         group = self.read_members(members)
         counts = partition_counts(cluster, group.topics)
-        return group.assign(counts, partition_racks=replica_racks(cluster, counts))
+        racked = any(spec.rack for spec in group.specs)
+        return group.assign(
+            counts, partition_racks=replica_racks(cluster, counts) if racked else None
+        )
 
     def assign_from_bytes(
         self,

@@ -39,6 +39,7 @@ from operator import add, itemgetter, lt, setitem
 from ..core.api import DensePlan
 from ..core.claims import TIED, Claims
 from ..core.layout import Layout
+from ..core.replica_racks import ReplicaRacks
 
 __all__ = ["LeaderRound", "leader_round"]
 
@@ -50,7 +51,10 @@ class LeaderRound:
     """One leader assignment: timings (seconds) and counts (see the module docstring).
 
     ``describe_s`` is the time spent computing this description, part of the leader's
-    latency as the other three steps are."""
+    latency as the other three steps are; ``racks_s`` the time the hooks spent reading the
+    replica racks from the cluster metadata before the engine (0 when no member has a rack:
+    they are not read), part of it too, as Java reads them inside the assignor's
+    ``assign()``."""
 
     decode_s: float
     engine_s: float
@@ -67,6 +71,7 @@ class LeaderRound:
     rack_local: int
     rack_eligible: int
     describe_s: float = 0.0
+    racks_s: float = 0.0
 
 
 def leader_round(
@@ -170,10 +175,17 @@ def _rack_locality(
 def _lists_every_partition(
     layout: Layout, partition_racks: Mapping[Partition, Iterable[str]]
 ) -> bool:
-    """Whether the keys of ``partition_racks`` are exactly the layout's partitions, told in
-    four C-level passes when it is plain (as many keys as partitions, every one a known topic
-    and an int partition below every topic's count: distinct keys, so all of them);
-    ``False`` when that is not so plain (then :func:`_listed` tells each partition)."""
+    """Whether every partition of the layout is a key of ``partition_racks``: one look per
+    topic when they are :class:`~..core.replica_racks.ReplicaRacks` (what the hooks pass,
+    knowing it since they built them); otherwise whether the keys are exactly the layout's
+    partitions, told in four C-level passes when it is plain (as many keys as partitions,
+    every one a known topic and an int partition below every topic's count: distinct keys,
+    so all of them). ``False`` when that is not so plain (then :func:`_listed` tells each
+    partition)."""
+    if isinstance(partition_racks, ReplicaRacks):
+        return partition_racks.lists_every_partition(
+            dict(zip(layout.topics, layout.counts, strict=True))
+        )
     if len(partition_racks) != layout.total or not layout.total:
         return False
     if not set(map(itemgetter(0), partition_racks)) <= layout.topic_index.keys():

@@ -2,9 +2,10 @@
 
 One call for every client's hooks: the engine's plan, its encoding and the round's
 description (:func:`~.leader_round.leader_round`, read from the engine's dense plan) are
-timed apart, the decode time is measured by the caller (who reads the members before asking
-its cluster about their topics), and the bytes are returned unchanged, so the assignment is
-exactly what ``DecodedGroup.assign`` returns. The cyclic garbage collector is paused over
+timed apart, the decode time and the replica racks' read time are measured by the caller
+(who reads the members before asking its cluster about their topics and racks), and the
+bytes are returned unchanged, so the assignment is exactly what ``DecodedGroup.assign``
+returns. The cyclic garbage collector is paused over
 the three steps, as ``DecodedGroup.assign`` pauses it over its two.
 """
 
@@ -29,8 +30,10 @@ def assign_observed(
     partition_racks: Mapping[tuple[str, int], Iterable[str]] | None,
     *,
     decode_s: float,
+    racks_s: float = 0.0,
 ) -> dict[str, bytes]:
-    """``group.assign(...)``, recording the round on ``metrics`` (see the module docstring)."""
+    """``group.assign(...)``, recording the round on ``metrics`` (see the module docstring);
+    ``racks_s``: the caller's time reading ``partition_racks`` from its cluster metadata."""
     with cyclic_gc_paused():
         started = time.perf_counter()
         dense = group.plan_dense(partitions_per_topic, partition_racks=partition_racks)
@@ -47,5 +50,6 @@ def assign_observed(
             encode_s=encoded - planned,
         )
         del dense  # freed before the collector comes back (see gc_pause's docstring)
-        metrics.leader_assigned(replace(round_, describe_s=time.perf_counter() - encoded))
+        described = time.perf_counter() - encoded
+        metrics.leader_assigned(replace(round_, describe_s=described, racks_s=racks_s))
     return out

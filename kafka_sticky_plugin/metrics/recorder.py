@@ -230,7 +230,13 @@ class RebalanceMetrics:
             leader.decode_s += round_.decode_s
             leader.engine_s += round_.engine_s
             leader.encode_s += round_.encode_s
-            steps_s = round_.decode_s + round_.engine_s + round_.encode_s + round_.describe_s
+            steps_s = (
+                round_.decode_s
+                + round_.racks_s
+                + round_.engine_s
+                + round_.encode_s
+                + round_.describe_s
+            )
             total_ms = steps_s * 1000.0
             leader.window.record(self._clock(), total_ms)
             leader.moved += round_.moved

@@ -61,12 +61,7 @@ from ...assignor.leader import MemberMetadata
 from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rack_changes import RackTracker
-from ...assignor.racks import (
-    partition_counts,
-    racks_changed,
-    replica_placement,
-    replica_racks,
-)
+from ...assignor.racks import leader_racks, partition_counts, racks_changed
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
 from ...listener.contract import CallbackKind, RebalanceListener
@@ -742,11 +737,13 @@ class AioHooks:
         await coordinator._client._maybe_wait_metadata()
         cluster = coordinator._cluster
         counts = partition_counts(cluster, group.topics)
-        racks = replica_racks(cluster, counts)
-        member_racks = [spec.rack for spec in group.specs]  # read only when some has a rack
-        placement = replica_placement(cluster, counts) if any(member_racks) else None
-        self.racks.remember(placement, member_racks)
-        plan = assign_observed(self.metrics, group, counts, racks, decode_s=decode_s)
+        started = time.perf_counter()
+        racks, placement = leader_racks(cluster, counts, group.specs)
+        racks_s = time.perf_counter() - started
+        self.racks.remember(placement, [spec.rack for spec in group.specs])
+        plan = assign_observed(
+            self.metrics, group, counts, racks, decode_s=decode_s, racks_s=racks_s
+        )
         coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
         log.debug("group %s: leader plan over %s", self.group_id, counts)
         own = (

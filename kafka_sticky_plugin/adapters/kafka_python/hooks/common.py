@@ -25,7 +25,7 @@ from ....assignor.decisions import (
 )
 from ....assignor.member import NO_JOIN, JoinState
 from ....assignor.rack_changes import RackTracker
-from ....assignor.racks import racks_changed, replica_placement, replica_racks
+from ....assignor.racks import leader_racks, racks_changed
 from ....assignor.rebalance import RebalanceProtocol
 from ....bootstrap_check import BootstrapCheck
 from ....codec.consumer_protocol import Assignment, decode_assignment
@@ -322,7 +322,9 @@ class HooksBase:
         Every member is decoded once, which also yields the group's topics; a member whose
         metadata cannot be read gets an empty assignment and one error log line, and the
         rest of the group is assigned normally (nothing raises out of ``poll()``).
-        Replica racks (KIP-881) come from the cluster metadata when brokers report racks.
+        Replica racks (KIP-881) come from the cluster metadata when brokers report racks and
+        some member has a rack (:func:`~....assignor.racks.leader_racks`), timed as part of
+        the assignment (``LeaderRound.racks_s``), as Java reads them inside ``assign()``.
         Mirrors the client's bookkeeping: the group subscription widens to every member's
         topics, metadata is refreshed, and the snapshot used to detect partition changes is
         recorded.
@@ -345,11 +347,13 @@ class HooksBase:
         partitions_per_topic = {
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
-        racks = replica_racks(cluster, partitions_per_topic)
-        member_racks = [spec.rack for spec in group.specs]  # read only when some has a rack
-        placement = replica_placement(cluster, partitions_per_topic) if any(member_racks) else None
-        self.racks.remember(placement, member_racks)
-        plan = assign_observed(self.metrics, group, partitions_per_topic, racks, decode_s=decode_s)
+        started = time.perf_counter()
+        racks, placement = leader_racks(cluster, partitions_per_topic, group.specs)
+        racks_s = time.perf_counter() - started
+        self.racks.remember(placement, [spec.rack for spec in group.specs])
+        plan = assign_observed(
+            self.metrics, group, partitions_per_topic, racks, decode_s=decode_s, racks_s=racks_s
+        )
         for member in metas:
             if member.member_id not in plan:
                 raise ConfigurationError(
