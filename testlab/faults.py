@@ -154,9 +154,12 @@ class FaultRun:
         process_members: bool = False,
         static: bool = False,
         group_id: str | None = None,
+        static_member_settings: dict[str, Any] | None = None,
         **member_settings: Any,
     ) -> None:
-        """``group_id``: the group's id (default: a fresh unique one)."""
+        """``group_id``: the group's id (default: a fresh unique one);
+        ``static_member_settings``: more member settings for the static members
+        (:attr:`~kafka_sticky_plugin.groups.runner.ConsumerGroupRunner.static_member_settings`)."""
         self.cluster = cluster
         self.label = label or f"{'+'.join(assignors)}"
         self.topic = create_topic(
@@ -169,6 +172,7 @@ class FaultRun:
             assignors,
             **member_settings,
         )
+        self.group.static_member_settings = dict(static_member_settings or {})
         self.names = [f"m{i}" for i in range(members)]
         self.process_members = process_members
         self.static = static

@@ -10,6 +10,13 @@ positions (last delivered offset + 1) for revoked partitions inside
 (asynchronous: a synchronous commit blocks the loop while no coordinator is known), and never
 for lost partitions, like the kafka-python member.
 
+librdkafka returns its errors from ``consume()`` as messages; the loop passes over them
+(librdkafka retries them itself) except a fatal one (``_FATAL``: the consumer can no longer
+be used, e.g. a static member fenced), which ends the loop as an error, as an exception out
+of ``poll()`` ends the other clients' loops. Before, the member polled its dead consumer on,
+alive and owning nothing (the confluent gauntlet's "never stable" finding of 5 December 2026;
+:mod:`kafka_sticky_plugin.adapters.confluent_kafka.fencing`).
+
 librdkafka does not expose the group generation id to Python: every event of a confluent
 member carries generation -1 and it reports no ``generation`` events
 (:meth:`~.runner.ConsumerGroupRunner.wait_stable` leaves confluent members out of its
@@ -186,7 +193,11 @@ def confluent_consume_loop(config: MemberConfig, sink: EventSink, control: LoopC
             now = time.monotonic()
             batch: list[Delivery] = []
             for message in messages:
-                if message.error() is not None:
+                error = message.error()
+                if error is not None:
+                    if error.code() == confluent_kafka.KafkaError._FATAL:
+                        # the consumer can no longer be used: an error out of the loop
+                        raise confluent_kafka.KafkaException(error)
                     continue
                 topic, partition = message.topic() or "", message.partition() or 0
                 offset = message.offset() or 0

@@ -108,6 +108,10 @@ class ConsumerGroupRunner:
         self.assignors = tuple(assignors)
         self.log = log if log is not None else EventLog()
         self._member_settings = dict(member_settings)
+        #: more :class:`MemberConfig` fields for every incarnation started with a
+        #: ``group_instance_id`` (over ``member_settings``, under a call's own settings), say a
+        #: longer session for a static member; set before starting members
+        self.static_member_settings: dict[str, object] = {}
         self._members: dict[str, MemberHandle] = {}
         self._incarnations: dict[str, int] = {}
         self._child_log_dir: Path | None = None
@@ -134,7 +138,8 @@ class ConsumerGroupRunner:
             assignors=assignors if assignors is not None else self.assignors,
             group_instance_id=instance_id,
         )
-        settings = {**self._member_settings, **(overrides or {})}
+        static = self.static_member_settings if instance_id is not None else {}
+        settings = {**self._member_settings, **static, **(overrides or {})}
         return replace(base, **settings)  # type: ignore[arg-type]
 
     def _handle(self, config: MemberConfig, process: bool) -> MemberHandle:

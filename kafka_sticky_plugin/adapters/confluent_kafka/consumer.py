@@ -25,6 +25,7 @@ from ...errors import ConfigurationError
 from ...listener.contract import RebalanceListener as Kip1306Listener
 from ...migration_advice import refusal_line
 from .config import RebalanceProtocol, check_config
+from .fencing import self_fencing_line
 from .listener import RebalanceBridge, RebalanceListener
 from .rebalance_consumer import one_argument
 from .statistics import StatisticsFeed, chain_stats_cb, statistics_enabled
@@ -48,10 +49,12 @@ class CheckedConsumer(confluent_kafka.Consumer):
     """A ``confluent_kafka.Consumer`` whose configuration passed :func:`check_config`.
 
     Invariant: :attr:`rebalance_protocol` is the protocol librdkafka uses for this consumer.
-    Only the protocol, ``group.id`` and ``client.id`` are kept, not the configuration (which
-    may hold credentials). With ``statistics.interval.ms`` set, librdkafka's statistics also
-    feed the rebalance metrics of :func:`subscribe`'s bridge (:mod:`.statistics`; the
-    configuration's own ``stats_cb`` is still called).
+    Only the protocol, ``group.id``, ``client.id``, ``group.instance.id`` and
+    ``session.timeout.ms`` are kept, not the configuration (which may hold credentials). With
+    ``statistics.interval.ms`` set, librdkafka's statistics also feed the rebalance metrics
+    of :func:`subscribe`'s bridge (:mod:`.statistics`; the configuration's own ``stats_cb`` is
+    still called). A static member that librdkafka fences with a fatal error says so once,
+    with the cause and the remedy (:mod:`.fencing`).
     """
 
     def __init__(self, config: Mapping[str, Any]) -> None:
@@ -69,6 +72,11 @@ class CheckedConsumer(confluent_kafka.Consumer):
         self.client_id = str(config.get("client.id") or "rdkafka")
         self._principal = principal_text(config)
         self._refusals_said: set[str] = set()
+        #: what a fencing of this static member is told with (:mod:`.fencing`)
+        instance_id = config.get("group.instance.id")
+        self._instance_id = str(instance_id) if instance_id else None
+        self._session_timeout_ms = int(config.get("session.timeout.ms") or 45000)
+        self._fatal_said = False
         #: no bootstrap address answering is said once, soon after the first poll, unless
         #: the group gave this consumer a member id meanwhile (read in the polling thread:
         #: librdkafka's calls from the check's own thread wait behind a running poll)
@@ -108,9 +116,29 @@ class CheckedConsumer(confluent_kafka.Consumer):
             self._refusals_said.add(key)
             _log.log(level, "%s", line)
 
+    def _look_fatal(self, message: Any) -> None:
+        """Say once, in one ERROR line with the cause and the remedy, that librdkafka fenced
+        this static member with a fatal error (:func:`.fencing.self_fencing_line`; librdkafka
+        reports it only as a ``_FATAL`` message and a level-0 log line). The message itself is
+        returned unchanged."""
+        error = message.error() if message is not None else None
+        if self._fatal_said or error is None or error.code() != confluent_kafka.KafkaError._FATAL:
+            return
+        line = self_fencing_line(
+            self.group_id,
+            self.client_id,
+            self._instance_id,
+            self._session_timeout_ms,
+            str(error.str()),
+        )
+        if line is not None:
+            self._fatal_said = True
+            _log.error("%s", line)
+
     def _look(self, message: Any) -> None:
         """What the consumer checks on every message ``poll()``/``consume()`` return."""
         self._look_authorization(message)
+        self._look_fatal(message)
 
     def poll(self, *args: Any, **kwargs: Any) -> Any:
         self.bootstrap_check.start()
