@@ -291,8 +291,8 @@ def _kill_cells(scale: ScaleRow) -> tuple[str, str, str, str]:
     return (
         f"{kill.stable_s:.1f} ({session})",
         _number(kill.paused_partition_s),
-        f"{_number(kill.kept_paused_s)} + {_number(kill.moved_paused_s)}",
-        f"{kill.lost} / {kill.duplicates} / {kill.overlaps}",
+        f"{_number(kill.pause.kept_paused_s)} + {_number(kill.pause.moved_paused_s)}",
+        f"{kill.guarantees.lost} / {kill.guarantees.duplicates} / {kill.guarantees.overlaps}",
     )
 
 

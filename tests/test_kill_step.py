@@ -145,9 +145,9 @@ def test_a_cooperative_kill_pauses_only_the_killed_members_partitions() -> None:
     assert kill.stable_s == 12.0
     # P1, P4, P5 had nobody from m2's killed event (20.5) to 31: 10.5 s each.
     assert abs(kill.paused_partition_s - 3 * 10.5) < 1e-9
-    assert kill.kept_paused_s == 0.0 and abs(kill.moved_paused_s - 3 * 10.5) < 1e-9
-    assert kill.moved == 3
-    assert (kill.lost, kill.duplicates, kill.overlaps) == (0, 5, 0)
+    assert kill.pause.kept_paused_s == 0.0 and abs(kill.pause.moved_paused_s - 3 * 10.5) < 1e-9
+    assert kill.pause.moved == 3
+    assert (kill.guarantees.lost, kill.guarantees.duplicates, kill.guarantees.overlaps) == (0, 5, 0)
 
 
 def test_an_eager_kill_also_pauses_the_partitions_that_kept_their_owner() -> None:
@@ -155,7 +155,7 @@ def test_an_eager_kill_also_pauses_the_partitions_that_kept_their_owner() -> Non
     intervals = ownership_intervals(events, END)
     kill = kill_figures("m2#0", T_KILL, T_STABLE, intervals, P, split_at(T_KILL, [], (), ())[1])
     # P0, P2, P3 were given up at 30 and back to the same consumers at 31: kept, 1 s each.
-    assert (kill.kept_paused_s, kill.moved) == (3.0, 3)
+    assert (kill.pause.kept_paused_s, kill.pause.moved) == (3.0, 3)
     assert abs(kill.paused_partition_s - (3.0 + 3 * 10.5)) < 1e-9
 
 
@@ -183,7 +183,11 @@ def test_the_row_reports_the_restarts_and_the_kill_apart_and_kill_duplicates_bre
     row = measure(COOPERATIVE, _result(events, deliveries, set()))
     assert (row.duplicates, row.lost, row.overlaps) == (1, 0, 0)  # the restart's only
     assert row.kill is not None and row.kill.killed == "m2#0"
-    assert (row.kill.duplicates, row.kill.lost, row.kill.overlaps) == (5, 0, 0)
+    assert (
+        row.kill.guarantees.duplicates,
+        row.kill.guarantees.lost,
+        row.kill.guarantees.overlaps,
+    ) == (5, 0, 0)
     assert row.problems == ()  # re-deliveries from the last commit are justified
     # the restart window [10, 16] ends before the kill: m2's partitions' pause is not in it
     assert row.paused_ps_per_bounce < 10.0
@@ -193,7 +197,7 @@ def test_a_record_lost_through_the_kill_is_a_broken_guarantee_of_the_kill() -> N
     events, deliveries = _run()
     never = Delivery(0.0, "-", 0, "t", 4, 25, 0)  # acknowledged, never delivered
     row = measure(COOPERATIVE, _result(events, deliveries, {never}))
-    assert row.lost == 0 and row.kill is not None and row.kill.lost == 1
+    assert row.lost == 0 and row.kill is not None and row.kill.guarantees.lost == 1
     assert row.problems == ("1 acknowledged records never delivered",)
 
 

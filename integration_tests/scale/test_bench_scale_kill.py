@@ -52,7 +52,7 @@ def test_bench_scale_rows_measure_one_member_killed(broker: RunningBroker) -> No
         kill = row.kill
         assert kill is not None, row
         assert kill.killed == "m2#0", kill
-        assert (kill.lost, kill.overlaps) == (0, 0), kill
-        assert kill.moved >= 1 and kill.paused_partition_s > 0, kill
-        assert kill.moved_paused_s > 0 and kill.stable_s > 0, kill
+        assert (kill.guarantees.lost, kill.guarantees.overlaps) == (0, 0), kill
+        assert kill.pause.moved >= 1 and kill.paused_partition_s > 0, kill
+        assert kill.pause.moved_paused_s > 0 and kill.stable_s > 0, kill
         assert scale.session_timeout_s in (6.0, 10.0), scale

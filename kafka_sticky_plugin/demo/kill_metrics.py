@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from ..groups.analysis import Interval, Overlap
 from ..groups.events import Delivery, Partition
-from .bounce_metrics import bounce_figures, kept_moved_pause
+from .bounce_metrics import KeptMoved, bounce_figures, kept_moved_pause
 
 __all__ = ["KillFigures", "StepGuarantees", "kill_figures", "split_at"]
 
@@ -105,13 +105,11 @@ class KillFigures:
     killed: str
     stable_s: float
     paused_partition_s: float
-    kept_paused_s: float
-    moved_paused_s: float
-    #: partitions whose owner at ``t_stable`` is not the one at ``t_kill``
-    moved: int
-    lost: int
-    duplicates: int
-    overlaps: int
+    #: the same pause split by kept and moved partitions (``pause.moved``: partitions whose
+    #: owner at ``t_stable`` is not the one at ``t_kill``)
+    pause: KeptMoved
+    #: lost, duplicated and doubly-owned records of the kill step (:func:`split_at`)
+    guarantees: StepGuarantees
 
 
 def kill_figures(
@@ -124,16 +122,10 @@ def kill_figures(
 ) -> KillFigures:
     """The kill step's figures over ``[t_kill, t_stable]``; ``after``: the guarantee
     figures :func:`split_at` gave the kill."""
-    whole = bounce_figures(intervals, (), partitions, t_kill, t_stable)
-    split = kept_moved_pause(intervals, partitions, t_kill, t_stable)
     return KillFigures(
-        killed=killed,
-        stable_s=t_stable - t_kill,
-        paused_partition_s=whole.paused_partition_s,
-        kept_paused_s=split.kept_paused_s,
-        moved_paused_s=split.moved_paused_s,
-        moved=split.moved,
-        lost=after.lost,
-        duplicates=after.duplicates,
-        overlaps=after.overlaps,
+        killed,
+        t_stable - t_kill,
+        bounce_figures(intervals, (), partitions, t_kill, t_stable).paused_partition_s,
+        kept_moved_pause(intervals, partitions, t_kill, t_stable),
+        after,
     )

@@ -14,8 +14,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import Any
 
 from ..assignor.leader import DecodedGroup
+from ..assignor.rack_changes import RackTracker
+from ..assignor.racks import leader_racks
 from ..core.gc_pause import cyclic_gc_paused
 from .leader_round import leader_round
 from .recorder import RebalanceMetrics
@@ -53,3 +56,26 @@ def assign_observed(
         described = time.perf_counter() - encoded
         metrics.leader_assigned(replace(round_, describe_s=described, racks_s=racks_s))
     return out
+
+
+def assign_from_cluster(
+    metrics: RebalanceMetrics,
+    tracker: RackTracker,
+    cluster: Any,
+    group: DecodedGroup,
+    partitions_per_topic: Mapping[str, int],
+    *,
+    decode_s: float,
+) -> dict[str, bytes]:
+    """A hooked leader's round once its members are decoded: the replica racks read from the
+    client's ``cluster`` metadata (only when some member has a rack,
+    :func:`~..assignor.racks.leader_racks`), the placement remembered on ``tracker`` for
+    KIP-881's rack-change check, then :func:`assign_observed`, whose latency includes the
+    racks' read as Java's ``assign()`` includes reading its ``Cluster``."""
+    started = time.perf_counter()
+    racks, placement = leader_racks(cluster, partitions_per_topic, group.specs)
+    racks_s = time.perf_counter() - started
+    tracker.remember(placement, [spec.rack for spec in group.specs])
+    return assign_observed(
+        metrics, group, partitions_per_topic, racks, decode_s=decode_s, racks_s=racks_s
+    )

@@ -61,11 +61,11 @@ from ...assignor.leader import MemberMetadata
 from ...assignor.member import NO_JOIN, JoinState
 from ...assignor.prompt_heartbeats import DEFAULT_PROMPT_HEARTBEATS, PromptHeartbeats
 from ...assignor.rack_changes import RackTracker
-from ...assignor.racks import leader_racks, partition_counts, racks_changed
+from ...assignor.racks import partition_counts, racks_changed
 from ...assignor.rebalance import RebalanceProtocol
 from ...codec import decode_assignment
 from ...listener.contract import CallbackKind, RebalanceListener
-from ...metrics.observe import assign_observed
+from ...metrics.observe import assign_from_cluster
 from ...metrics.recorder import RebalanceMetrics
 from ...migration_advice import refusal_line
 from .authorization import AioGroupAuthorization, AioLeaderRefusal, is_group_refusal
@@ -737,12 +737,8 @@ class AioHooks:
         await coordinator._client._maybe_wait_metadata()
         cluster = coordinator._cluster
         counts = partition_counts(cluster, group.topics)
-        started = time.perf_counter()
-        racks, placement = leader_racks(cluster, counts, group.specs)
-        racks_s = time.perf_counter() - started
-        self.racks.remember(placement, [spec.rack for spec in group.specs])
-        plan = assign_observed(
-            self.metrics, group, counts, racks, decode_s=decode_s, racks_s=racks_s
+        plan = assign_from_cluster(
+            self.metrics, self.racks, cluster, group, counts, decode_s=decode_s
         )
         coordinator._metadata_snapshot = coordinator._get_metadata_snapshot()
         log.debug("group %s: leader plan over %s", self.group_id, counts)

@@ -27,11 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import confluent_kafka
 
-from ...processing.threaded import (
-    ProcessingKeywords,
-    ThreadedProcessor,
-    processing_options,
-)
+from ...processing.threaded import ProcessingKeywords, ThreadedProcessor, processing_options
 from .listener import RebalanceListener, TopicPartition
 from .rebalance_consumer import one_argument
 

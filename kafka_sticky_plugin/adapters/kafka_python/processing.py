@@ -41,11 +41,7 @@ else:
 
 from ...errors import ConfigurationError, UnsupportedClientError
 from ...listener.contract import CallbackKind, RebalanceListener, check_rebalance_listener
-from ...processing.threaded import (
-    ProcessingKeywords,
-    ThreadedProcessor,
-    processing_options,
-)
+from ...processing.threaded import ProcessingKeywords, ThreadedProcessor, processing_options
 from ...processing.user_listener import ProcessingListenerSteps, call_user, lost_method
 from .rebalance_consumer import call_off_loop
 from .revoke_commit import commit_on_revoke

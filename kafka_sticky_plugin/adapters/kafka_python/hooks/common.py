@@ -25,12 +25,12 @@ from ....assignor.decisions import (
 )
 from ....assignor.member import NO_JOIN, JoinState
 from ....assignor.rack_changes import RackTracker
-from ....assignor.racks import leader_racks, racks_changed
+from ....assignor.racks import racks_changed
 from ....assignor.rebalance import RebalanceProtocol
 from ....bootstrap_check import BootstrapCheck
 from ....codec.consumer_protocol import Assignment, decode_assignment
 from ....errors import ConfigurationError
-from ....metrics.observe import assign_observed
+from ....metrics.observe import assign_from_cluster
 from ....metrics.recorder import RebalanceMetrics
 from ....migration_advice import refusal_line
 from .authorization import TopicAuthorization
@@ -347,12 +347,8 @@ class HooksBase:
         partitions_per_topic = {
             topic: len(cluster.partitions_for_topic(topic) or ()) for topic in sorted(topics)
         }
-        started = time.perf_counter()
-        racks, placement = leader_racks(cluster, partitions_per_topic, group.specs)
-        racks_s = time.perf_counter() - started
-        self.racks.remember(placement, [spec.rack for spec in group.specs])
-        plan = assign_observed(
-            self.metrics, group, partitions_per_topic, racks, decode_s=decode_s, racks_s=racks_s
+        plan = assign_from_cluster(
+            self.metrics, self.racks, cluster, group, partitions_per_topic, decode_s=decode_s
         )
         for member in metas:
             if member.member_id not in plan:
