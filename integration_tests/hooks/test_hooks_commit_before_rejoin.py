@@ -35,6 +35,15 @@ COMMIT_HAS_DEADLINE = (
 HOOKS_LOGGER = "kafka_sticky_plugin.hooks"
 
 
+def _debug_tracebacks(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The hooks' DEBUG records carrying a traceback."""
+    return [
+        r
+        for r in caplog.records
+        if r.name == HOOKS_LOGGER and r.levelno == logging.DEBUG and r.exc_info is not None
+    ]
+
+
 def _commit_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     """Commit-failure lines at WARNING or above: the hooks', and the client's own (2.x logs
     "Offset commit failed" with a traceback when it commits for the hooks)."""
@@ -121,7 +130,11 @@ def test_a_failed_pre_rebalance_commit_is_one_warning_line(
     with _frozen(pid):
         member.resubscribe([g.names["t"], g.names["u"]])
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not _commit_lines(caplog):
+        # The member's thread logs the WARNING, then the DEBUG traceback: wait for both (this
+        # thread could otherwise read the records between the two calls).
+        while time.monotonic() < deadline and not (
+            _commit_lines(caplog) and _debug_tracebacks(caplog)
+        ):
             time.sleep(0.2)
     lines = _commit_lines(caplog)
     assert len(lines) == 1, [r.getMessage() for r in lines]
@@ -135,8 +148,5 @@ def test_a_failed_pre_rebalance_commit_is_one_warning_line(
         r for r in caplog.records if r.name.startswith("kafka_sticky_plugin") and r.levelno >= 40
     ]
     assert not ours_at_error, [r.getMessage() for r in ours_at_error]
-    assert any(
-        r.name == HOOKS_LOGGER and r.levelno == logging.DEBUG and r.exc_info is not None
-        for r in caplog.records
-    ), "the traceback belongs at DEBUG"
+    assert _debug_tracebacks(caplog), "the traceback belongs at DEBUG"
     wait_stable([member], g.all_partitions(), timeout_s=60)
