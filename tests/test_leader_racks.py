@@ -23,31 +23,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
-from test_metrics_leader_round import COUNTS, Recorded, _as_hooks_pass, _group
+from test_metrics_leader_round import COUNTS, Recorded, _as_hooks_pass, _group, member_bytes
 
 from kafka_sticky_plugin import StickyAssignor
-from kafka_sticky_plugin.assignor.leader import MemberMetadata, read_group
+from kafka_sticky_plugin.assignor.leader import read_group
 from kafka_sticky_plugin.assignor.racks import leader_racks, replica_placement, replica_racks
-from kafka_sticky_plugin.codec import encode_subscription, subscription_of
 from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.metrics.observe import assign_observed
 
 PROTOCOLS = ("sticky", "cooperative-sticky")
 SEEDS = range(300)
-
-
-def _bytes_of(specs: list[MemberSpec]) -> list[MemberMetadata]:
-    return [
-        MemberMetadata(
-            s.member_id,
-            encode_subscription(
-                subscription_of(
-                    s.topics, owned_partitions=s.owned, generation_id=s.generation, rack_id=s.rack
-                )
-            ),
-        )
-        for s in specs
-    ]
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -59,7 +44,7 @@ def test_without_member_racks_replica_racks_change_nothing(seed: int, protocol: 
     if racks is None:  # replica racks on every partition instead
         racks = {(t, p): ("r0", "r1") for t, n in counts.items() for p in range(n)}
     specs = [replace(s, rack=None) for s in specs]
-    group = read_group(protocol, _bytes_of(specs))
+    group = read_group(protocol, member_bytes(specs))
     plain = group.plan(counts)
     plain_bytes = group.assign(counts)
     recorded = Recorded()
@@ -226,10 +211,10 @@ def test_leader_racks_read_the_metadata_only_for_racked_members() -> None:
 def test_assign_cluster_reads_replica_racks_only_for_racked_members() -> None:
     metadata = _racked_metadata()
     assignor = StickyAssignor()
-    plain = _bytes_of(_specs([None, None]))
+    plain = member_bytes(_specs([None, None]))
     out = assignor.assign_cluster(metadata, plain)
     assert metadata.broker_reads == 0
     assert set(out) == {"m0", "m1"}
-    racked = _bytes_of(_specs(["a", "b"]))
+    racked = member_bytes(_specs(["a", "b"]))
     assignor.assign_cluster(metadata, racked)
     assert metadata.broker_reads == 1
