@@ -6,12 +6,12 @@ and the keywords it does take; known ones arrive unchanged and are checked there
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import confluent_kafka
 import pytest
+import test_confluent_listener
 
 from kafka_sticky_plugin.confluent import Processor
 from kafka_sticky_plugin.processing.threaded import (
@@ -20,14 +20,8 @@ from kafka_sticky_plugin.processing.threaded import (
     processing_options,
 )
 
-
-@pytest.fixture
-def consumer() -> Iterator[confluent_kafka.Consumer]:
-    made = confluent_kafka.Consumer({"group.id": "unit", "log_level": 0})
-    try:
-        yield made
-    finally:
-        made.close()
+#: test_confluent_listener's real librdkafka consumer with no broker configured
+consumer = test_confluent_listener.consumer
 
 
 def test_every_keyword_arrives_unchanged() -> None:
