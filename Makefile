@@ -215,7 +215,7 @@ bench-rolling: venv kafka-broker
 ## 24 topics x 50 partitions, every client, one table (testlab/bench_scale.py;
 ## SCALE_ARGS, e.g. --sizes 10,50 --peers kafka-python/cooperative-sticky).
 .PHONY: bench-scale
-bench-scale: venv kafka-broker
+bench-scale: venv kafka-broker java-member
 	$(PY) -m testlab.bench_scale $(SCALE_ARGS)
 
 ## What one member costs its machine in steady state, per client (CPU ms per second per

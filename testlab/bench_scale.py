@@ -44,6 +44,9 @@ owners. Duplicates after a kill are expected (records the killed member delivere
 committed come again) and break no guarantee; lost records and two owners do, in either
 step. Not measured: a stall of a member that owns partitions but returns nothing (no
 callback shows it; every peer here keeps consuming what it owns, docs/hooks.md).
+``--largest kafka-python=100,aiokafka=100`` skips a client's rows above that size with a line
+in the output (where the machine cannot hold that many of its members: on 2 cores 200
+kafka-python members need about 6 cores of their own, ``make bench-member-cpu``).
 Output: the table, and Markdown + JSON under ``--out`` (default ``build/bench-scale``). Exit
 status 0 when every row kept its guarantees, 1 otherwise, 2 for bad arguments.
 """
@@ -57,7 +60,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -71,7 +74,7 @@ from kafka_sticky_plugin.groups.runner import GroupNotStable
 from testlab.brokers import open_broker
 from testlab.rolling_compare import Peer, PeerRow, _number, choose_peers, measure
 
-__all__ = ["ScaleRow", "format_table", "main", "run_sizes", "session_timeout_s"]
+__all__ = ["ScaleRow", "format_table", "main", "parse_largest", "run_sizes", "session_timeout_s"]
 
 
 @dataclass(frozen=True)
@@ -118,13 +121,16 @@ def run_sizes(
     rate_per_s: float,
     per_process: int,
     restarts: int,
+    largest: Mapping[str, int] | None = None,
     say: Callable[[str], None] = print,
     on_row: Callable[[list[ScaleRow], list[str]], None] | None = None,
 ) -> tuple[list[ScaleRow], list[str]]:
     """Every size with every peer (module docstring); the rows and the skipped peers (and
     the runs that failed: a group that never became stable, a member that did not start,
-    with the reason). ``on_row(rows, skipped)`` is called after each run (the partial
-    table is written as the curve goes)."""
+    with the reason). ``largest`` caps a client's group size (``{"kafka-python": 100}``:
+    its rows above 100 members are skipped with a line saying so, where this machine cannot
+    hold that many of its members). ``on_row(rows, skipped)`` is called after each run (the
+    partial table is written as the curve goes)."""
     rows: list[ScaleRow] = []
     skipped: list[str] = []
     for peer in peers:
@@ -135,6 +141,15 @@ def run_sizes(
     runnable = [p for p in peers if p.unavailable() is None]
     for size in sizes:
         for peer in runnable:
+            client = _client_key(peer)
+            cap = (largest or {}).get(client)
+            if cap is not None and size > cap:
+                skipped.append(
+                    f"{size} members, {peer.key} ({peer.protocol}) skipped: --largest"
+                    f" {client}={cap} (more of its members than this machine holds)"
+                )
+                say(skipped[-1])
+                continue
             label = f"{size}-{peer.key.replace('/', '-')}-{peer.protocol}"
             say(f"== {size} members, {peer.name}: {peer.assignor}, {peer.protocol}")
             try:
@@ -321,8 +336,38 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--restarts", type=int, default=5, help="members restarted (default 5)")
     parser.add_argument("--peers", default="all", help="peer keys as for bench-rolling")
+    parser.add_argument(
+        "--largest",
+        default="",
+        help="per-client size caps, CLIENT=N comma list (kafka-python=100,aiokafka=100):"
+        " that client's larger rows are skipped with a line",
+    )
     parser.add_argument("--out", type=Path, default=Path("build/bench-scale"))
     return parser
+
+
+def _client_key(peer: Peer) -> str:
+    """The client part of the peer's ``--peers`` key (``java`` for every Java version)."""
+    return peer.key.split("/", 1)[0]
+
+
+def parse_largest(text: str) -> dict[str, int]:
+    """``--largest``: ``"kafka-python=100,aiokafka=100"`` -> ``{"kafka-python": 100, ...}``;
+    ``ValueError`` naming the entry for anything else (a client name no peer has, a size
+    that is not a whole number of at least 2)."""
+    clients = {_client_key(peer) for peer in choose_peers("all")}
+    caps: dict[str, int] = {}
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        client, sep, size = entry.partition("=")
+        if not sep or client not in clients or not size.isdigit() or int(size) < 2:
+            raise ValueError(
+                f"--largest {entry!r}: want CLIENT=N with N >= 2 and CLIENT one of"
+                f" {', '.join(sorted(clients))}"
+            )
+        caps[client] = int(size)
+    return caps
 
 
 def _write_partial(out: Path, rows: Sequence[ScaleRow], skipped: Sequence[str]) -> None:
@@ -337,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
         peers = choose_peers(args.peers)
+        largest = parse_largest(args.largest)
     except (ValueError, StickyPluginError) as exc:
         print(f"error: {exc}")
         return 2
@@ -360,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
             rate_per_s=args.rate,
             per_process=args.per_process,
             restarts=args.restarts,
+            largest=largest,
             on_row=lambda done, failed: _write_partial(out, done, failed),
         )
     wall = time.monotonic() - started

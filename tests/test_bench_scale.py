@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from testlab.bench_scale import ScaleRow, format_table, main
-from testlab.rolling_compare import PeerRow
+from testlab.bench_scale import ScaleRow, format_table, main, parse_largest, run_sizes
+from testlab.rolling_compare import PeerRow, choose_peers
 
 
 @pytest.mark.parametrize(
@@ -18,6 +18,9 @@ from testlab.rolling_compare import PeerRow
         ["--sizes", "10", "--per-process", "0"],
         ["--peers", "nobody/nothing"],
         ["--rate", "0"],
+        ["--largest", "kafka=100"],
+        ["--largest", "kafka-python"],
+        ["--largest", "aiokafka=1"],
     ],
 )
 def test_bad_arguments_exit_2_before_any_broker(argv: list[str], tmp_path: object) -> None:
@@ -62,3 +65,37 @@ def test_one_line_per_size_and_unknown_figures_say_so() -> None:
     assert lines[2].count("n/a") == 1 + 4
     cells = [c.strip() for c in lines[2].split("|")]
     assert "0.5 + 5.0" in cells and "0.25" in cells  # kept + moved, unable to consume
+
+
+def test_largest_names_clients_by_their_peer_key() -> None:
+    assert parse_largest("") == {}
+    assert parse_largest("kafka-python=100, java=150") == {"kafka-python": 100, "java": 150}
+    with pytest.raises(ValueError, match=r"'java-4\.4\.0=100'.*aiokafka, confluent, java"):
+        parse_largest("java-4.4.0=100")
+
+
+def test_rows_above_a_clients_cap_are_skipped_with_a_line_before_any_broker() -> None:
+    """Every row here is above its cap, so no run starts (the bootstrap address is never
+    contacted); each skipped row is said once, naming the size, the peer and the cap."""
+    said: list[str] = []
+    peers = choose_peers("kafka-python/cooperative-sticky,aiokafka/sticky")
+    rows, skipped = run_sizes(
+        "127.0.0.1:1",
+        [200],
+        peers,
+        topics=1,
+        partitions_per_topic=1,
+        rate_per_s=1.0,
+        per_process=10,
+        restarts=1,
+        largest={"kafka-python": 100, "aiokafka": 150},
+        say=said.append,
+    )
+    assert rows == []
+    assert skipped == said
+    assert skipped == [
+        "200 members, kafka-python/cooperative-sticky (classic) skipped: --largest"
+        " kafka-python=100 (more of its members than this machine holds)",
+        "200 members, aiokafka/sticky (classic) skipped: --largest aiokafka=150"
+        " (more of its members than this machine holds)",
+    ]
