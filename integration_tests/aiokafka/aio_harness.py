@@ -9,7 +9,10 @@ Commands run *in* the member's loop: :meth:`freeze` blocks the loop (no heartbea
 process stopped in a debugger), :meth:`stall` stops consuming while the loop runs (aiokafka
 leaves the group after ``max_poll_interval_ms``), :meth:`crash` drops the member's connections
 without a LeaveGroup. With ``commit_on_revoke`` auto-commit is off and the listener commits
-the processed positions of revoked partitions (never of lost ones).
+the processed positions of revoked partitions (never of lost ones). Every
+``on_partitions_revoked`` is noted when it begins (:attr:`AioMember.revoking`) and may take
+``revoke_delay_s`` (awaited: the member's ``getmany`` loop runs meanwhile, as an application's
+would while its callback commits).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is
         self._consumer = consumer
 
     async def on_partitions_revoked(self, revoked: Any) -> None:
+        self._member._revoking(revoked)
+        if self._member.revoke_delay_s:
+            await asyncio.sleep(self._member.revoke_delay_s)  # a slow commit, say
         if self._member.commit_on_revoke:
             offsets = {
                 tp: self._member.processed[tp] for tp in revoked if tp in self._member.processed
@@ -70,11 +76,14 @@ class AioMember:
     strategy: list[Any]
     hooks: bool = True
     commit_on_revoke: bool = False
+    revoke_delay_s: float = 0.0
     settings: dict[str, Any] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     deliveries: list[Delivery] = field(default_factory=list)
     owned: set[Partition] = field(default_factory=set)
     processed: dict[Any, int] = field(default_factory=dict)
+    #: ``(monotonic time, partitions)`` at the start of every ``on_partitions_revoked``.
+    revoking: list[tuple[float, frozenset[Partition]]] = field(default_factory=list)
     error: BaseException | None = None
     handle: Any = None
 
@@ -94,6 +103,11 @@ class AioMember:
                 self.owned |= parts
             else:
                 self.owned -= parts
+
+    def _revoking(self, partitions: Iterable[Any]) -> None:
+        parts = frozenset((tp.topic, tp.partition) for tp in partitions)
+        with self._lock:
+            self.revoking.append((time.monotonic(), parts))
 
     def snapshot(self) -> frozenset[Partition]:
         with self._lock:

@@ -464,6 +464,21 @@ class AioHooks:
             self._held, self._held_by = current.assignment, current
         self.owned = frozenset(kept)
 
+    def _stop_returning(self, revoked: Iterable[Any]) -> None:
+        """Partitions a cooperative round revokes return nothing more from here on: they are
+        paused before the commit and ``on_partitions_revoked`` (aiokafka's fetcher returns
+        no record of a paused partition and drops what it holds of one).
+
+        The callback runs in the coordination task while the application's ``getmany`` runs
+        in its own; a callback that awaits (a commit does) let ``getmany`` return records of
+        the partitions being revoked, past the positions the callback had read, and the next
+        owner read them again. Java's callback runs inside ``poll()``, where this cannot
+        happen. The partitions leave the assignment right after the callback, so nothing
+        resumes them."""
+        for tp in revoked:
+            if self._subscription.is_assigned(tp):
+                self._subscription.pause(tp)
+
     async def _revoke(self, revoked: set[Any]) -> None:
         """``on_partitions_revoked`` before the JoinGroup, while the partitions are still
         assigned (KIP-429's promise: the callback can read their positions and commit them).
@@ -780,6 +795,7 @@ class AioHooks:
         )
         listener = state.listener
         if decision.revoked:
+            self._stop_returning(decision.revoked)
             await self._commit_held()
             await self._listen(listener, "on_partitions_revoked", decision.revoked, "revoked")
         assign_keeping_positions(state, assigned, self._held if self.cooperative else None)
