@@ -126,3 +126,34 @@ def test_the_tracker_rebalances_once_and_only_for_groups_with_racks() -> None:
     assert tracker.check(moved) == []
     tracker.remember(None, ["r0"])  # no metadata read
     assert not tracker.tracking
+
+
+def test_per_topic_comparison_equals_the_partition_by_partition_rule() -> None:
+    """Seeded: placements with holes (partitions one side does not list), topics on one side
+    only, lists of different lengths, absent brokers; ``changed_partitions`` equals the rule
+    applied to every partition listed on both sides, one at a time."""
+    seed = int(os.environ.get("RACK_CHANGES_SEED", random.randrange(2**32)))
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+
+    def draw() -> dict[tuple[str, int], Replicas]:
+        return {
+            (f"t{t}", p): tuple(
+                sorted((b, rng.choice([RACK[b], RACK[b], None, "", "r9"])) for b in ids)
+            )
+            for t in range(rng.randint(0, 4))
+            for p in range(rng.randint(0, 6))
+            if rng.random() < 0.8
+            for ids in [rng.sample(sorted(RACK), rng.randint(0, 3))]
+        }
+
+    for _ in range(300):
+        then, now = draw(), draw()
+        if rng.random() < 0.3:  # mostly the same: one topic's lists compared whole
+            now = {**then, **dict(list(now.items())[:2])}
+        expected = sorted(
+            tp
+            for tp in then.keys() & now.keys()
+            if partition_racks_of(then[tp], now[tp]) != partition_racks_of(now[tp], then[tp])
+        )
+        assert changed_partitions(by_topic(then), by_topic(now)) == expected, (seed, then, now)
