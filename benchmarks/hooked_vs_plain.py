@@ -20,8 +20,9 @@ consumer reads them from its cluster metadata on every leader assignment, so by 
 (unless ``--given-racks``) the input's racks are also put in a real kafka-python
 ``ClusterMetadata`` (``racked_metadata.py``, untimed: the client holds it already) and two
 calls read them from it, timed: ``cluster`` (``assign_cluster``: a kafka-python consumer
-without the hooks) and ``hooked`` (the hooks' path: ``leader_racks``, the replica racks and
-the placement a racked leader remembers, then ``assign_observed``). The row then prints
+without the hooks) and ``hooked`` (the hooks' path, ``assign_from_cluster``: ``leader_racks``,
+the replica racks and the placement a racked leader remembers on a ``RackTracker``, then
+``assign_observed``). The row then prints
 hooked / cluster (both read the metadata: the user's two paths) and hooked / plain, and
 ``racks``: the best seconds of the hooked call's ``leader_racks``. Figures only
 (docs/benchmarks.md).
@@ -54,6 +55,7 @@ from kafka_sticky_plugin.assignor.leader import (  # noqa: E402
     PartitionRacks,
     read_group,
 )
+from kafka_sticky_plugin.assignor.rack_changes import RackTracker  # noqa: E402
 from kafka_sticky_plugin.assignor.racks import leader_racks  # noqa: E402
 from kafka_sticky_plugin.core.replica_racks import ReplicaRacks  # noqa: E402
 from kafka_sticky_plugin.groups.assignor_names import assignor_class  # noqa: E402
@@ -127,17 +129,22 @@ def calls_on(
         started = time.perf_counter()
         group = read_group(protocol, members)
         decode_s = time.perf_counter() - started
-        given, racks_s = racks, 0.0
-        if cluster is not None:
-            started, cpu = time.perf_counter(), time.process_time()
-            given, _placement = leader_racks(cluster, partitions, group.specs)
-            racks_s = time.perf_counter() - started
-            if racks_cpu is not None:
-                racks_cpu.append(time.process_time() - cpu)
         recorder = RebalanceMetrics("bench")
-        return observe.assign_observed(
-            recorder, group, partitions, given, decode_s=decode_s, racks_s=racks_s
+        if cluster is None:
+            return observe.assign_observed(recorder, group, partitions, racks, decode_s=decode_s)
+        return observe.assign_from_cluster(
+            recorder, RackTracker(), cluster, group, partitions, decode_s=decode_s
         )
+
+    def timed_racks(*args: Any) -> Any:
+        """``leader_racks`` as ``assign_from_cluster`` calls it, its CPU seconds kept."""
+        cpu = time.process_time()
+        out = leader_racks(*args)
+        if racks_cpu is not None:
+            racks_cpu.append(time.process_time() - cpu)
+        return out
+
+    setattr(observe, "leader_racks", timed_racks)  # noqa: B010 (the module's own name)
 
     calls: dict[str, Call] = {"plain": plain}
     if cluster is not None:
@@ -181,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             best = best_cpu(calls, args.calls)
         finally:
             setattr(observe, "leader_round", current)  # noqa: B010
+            setattr(observe, "leader_racks", leader_racks)  # noqa: B010
         del calls, cluster
         cells = [f"plain {best['plain']:.3f}"]
         if "cluster" in best:

@@ -15,10 +15,11 @@ consumer's leader reads them (unless ``--no-racks``: then the leader is given no
 franz-go on the racked shapes, the ``ours-norack`` column): the input's racks are put in a
 real kafka-python ``ClusterMetadata`` untimed (``racked_metadata.py``; Java's peer likewise
 builds its ``PartitionInfo`` lists untimed and reads their racks inside ``assign_s``), and
-each call times ``racks_s`` (``replica_racks``: a consumer with or without the hooks) and
-``placement_s`` (``replica_placement``: the placement a hooked leader remembers), both only
-when some member has a rack (``leader_racks``). ``plain`` is then decode + racks + engine +
-encode, ``ours`` every step. Writes the assignment bytes of the last call.
+each call times ``racks_s`` (``leader_racks``: the racks and the placement from one walk over
+the metadata, the walk a consumer without the hooks makes too, ``assign_cluster``) and
+``placement_s`` (``RackTracker.remember``: what only a hooked leader adds, remembering the
+placement), both only when some member has a rack. ``plain`` is then decode + racks + engine
++ encode, ``ours`` every step. Writes the assignment bytes of the last call.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from peer_files import read_input, write_output
 from racked_metadata import cluster_metadata
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, read_group
-from kafka_sticky_plugin.assignor.racks import replica_placement, replica_racks
+from kafka_sticky_plugin.assignor.rack_changes import RackTracker
+from kafka_sticky_plugin.assignor.racks import leader_racks
 from kafka_sticky_plugin.groups.assignor_names import assignor_class
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
@@ -67,20 +69,20 @@ def leader_split(
     (``tests/test_bench_split.py``), with its four steps' seconds. ``encode_s`` includes
     freeing the decoded members (the hooks have freed them when they return), so the four
     add up to what one timer around the call reads. With a ``cluster`` (metadata), the
-    racks are read from it instead of ``racks``, in two more steps, ``racks_s`` and
-    ``placement_s``, as the hooks' ``leader_racks`` reads them (only when some member has
-    a rack)."""
+    racks are read from it instead of ``racks``, in two more steps, ``racks_s`` (the hooks'
+    ``leader_racks``) and ``placement_s`` (the placement remembered), as
+    ``assign_from_cluster`` runs them (only when some member has a rack)."""
     recorder = _Rounds()
     t0 = time.perf_counter()
     group = read_group(protocol, [MemberMetadata(m, data) for m, data in metadata.items()])
     decoded = time.perf_counter()
     steps: dict[str, float] = {}
     if cluster is not None:
-        racked = any(spec.rack for spec in group.specs)
-        racks = replica_racks(cluster, partitions) if racked else None
+        member_racks = [spec.rack for spec in group.specs]
+        racks, placement = leader_racks(cluster, partitions, group.specs)
         t_racks = time.perf_counter()
-        placement = replica_placement(cluster, partitions) if racked else None
-        del placement  # the hooks remember it; here it is only read
+        if any(member_racks):
+            RackTracker().remember(placement, member_racks)
         steps = {"racks_s": t_racks - decoded, "placement_s": time.perf_counter() - t_racks}
     t1 = time.perf_counter()
     result = assign_observed(

@@ -9,6 +9,7 @@ import random
 from kafka_sticky_plugin.assignor.rack_changes import (
     Placement,
     RackTracker,
+    Replicas,
     changed_partitions,
     partition_racks_of,
 )
@@ -16,15 +17,28 @@ from kafka_sticky_plugin.assignor.rack_changes import (
 RACK = {1: "r0", 2: "r1", 3: "r2", 4: "r0", 5: "r1", 6: "r2"}  # broker -> rack, two per rack
 
 
+def by_topic(pairs: dict[tuple[str, int], Replicas]) -> Placement:
+    """``{(topic, partition): replicas}`` as a placement: per topic, indexed by partition,
+    ``None`` for a partition not listed."""
+    out: dict[str, list[Replicas | None]] = {}
+    for (topic, partition), replicas in sorted(pairs.items()):
+        listed = out.setdefault(topic, [])
+        listed.extend([None] * (partition + 1 - len(listed)))
+        listed[partition] = replicas
+    return out
+
+
 def placement(
     replicas: dict[tuple[str, int], list[int]], absent: frozenset[int] | set[int] = frozenset()
 ) -> Placement:
     """``replicas`` as a placement read from metadata where the brokers in ``absent`` are
     missing (offline)."""
-    return {
-        tp: tuple(sorted((b, None if b in absent else RACK[b]) for b in ids))
-        for tp, ids in replicas.items()
-    }
+    return by_topic(
+        {
+            tp: tuple(sorted((b, None if b in absent else RACK[b]) for b in ids))
+            for tp, ids in replicas.items()
+        }
+    )
 
 
 def test_a_broker_bounce_is_no_change() -> None:
@@ -50,7 +64,7 @@ def test_a_replica_moved_within_its_rack_is_no_change() -> None:
 
 def test_a_broker_back_with_another_rack_is_a_change() -> None:
     before = placement({("t", 0): [1, 2]})
-    after = {("t", 0): ((1, "r5"), (2, "r1"))}
+    after = by_topic({("t", 0): ((1, "r5"), (2, "r1"))})
     assert changed_partitions(before, after) == [("t", 0)]
 
 
@@ -69,7 +83,8 @@ def test_partitions_on_one_side_only_are_left_to_the_client() -> None:
 
 def test_no_rack_brokers_count_as_no_rack() -> None:
     assert partition_racks_of(((1, ""), (2, None)), ((2, "r1"),)) == frozenset({"r1"})
-    assert changed_partitions({("t", 0): ((1, ""),)}, {("t", 0): ((1, "r0"),)}) == [("t", 0)]
+    no_rack, racked = by_topic({("t", 0): ((1, ""),)}), by_topic({("t", 0): ((1, "r0"),)})
+    assert changed_partitions(no_rack, racked) == [("t", 0)]
 
 
 def test_random_bounces_never_count_and_cross_rack_moves_always_do() -> None:
@@ -111,3 +126,34 @@ def test_the_tracker_rebalances_once_and_only_for_groups_with_racks() -> None:
     assert tracker.check(moved) == []
     tracker.remember(None, ["r0"])  # no metadata read
     assert not tracker.tracking
+
+
+def test_per_topic_comparison_equals_the_partition_by_partition_rule() -> None:
+    """Seeded: placements with holes (partitions one side does not list), topics on one side
+    only, lists of different lengths, absent brokers; ``changed_partitions`` equals the rule
+    applied to every partition listed on both sides, one at a time."""
+    seed = int(os.environ.get("RACK_CHANGES_SEED", random.randrange(2**32)))
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+
+    def draw() -> dict[tuple[str, int], Replicas]:
+        return {
+            (f"t{t}", p): tuple(
+                sorted((b, rng.choice([RACK[b], RACK[b], None, "", "r9"])) for b in ids)
+            )
+            for t in range(rng.randint(0, 4))
+            for p in range(rng.randint(0, 6))
+            if rng.random() < 0.8
+            for ids in [rng.sample(sorted(RACK), rng.randint(0, 3))]
+        }
+
+    for _ in range(300):
+        then, now = draw(), draw()
+        if rng.random() < 0.3:  # mostly the same: one topic's lists compared whole
+            now = {**then, **dict(list(now.items())[:2])}
+        expected = sorted(
+            tp
+            for tp in then.keys() & now.keys()
+            if partition_racks_of(then[tp], now[tp]) != partition_racks_of(now[tp], then[tp])
+        )
+        assert changed_partitions(by_topic(then), by_topic(now)) == expected, (seed, then, now)

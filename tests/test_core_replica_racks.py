@@ -12,6 +12,7 @@ import pytest
 from kafka_sticky_plugin.core import MemberSpec, sticky_assign
 from kafka_sticky_plugin.core.api import make_dense_plan
 from kafka_sticky_plugin.core.replica_racks import RackNames, ReplicaRacks
+from kafka_sticky_plugin.metrics.leader_round import leader_round
 
 SEEDS = range(200)
 
@@ -111,3 +112,17 @@ def test_the_engine_plans_from_replica_racks_as_from_their_dict(seed: int) -> No
     )
     views = [make_dense_plan(counts, specs, partition_racks=r).racks for r in (racks, as_dict)]
     assert views[0] == views[1]
+
+
+def test_the_engine_and_the_round_read_replica_racks_without_their_keys() -> None:
+    """Issue 37: a leader's rack view is read topic by topic, so the million
+    ``(topic, partition)`` keys of the 1M shapes are never built: a plan with a rack pass and
+    its round description leave the keyed dict unbuilt; a read by key builds it."""
+    counts = {"t0": 6, "t1": 4}
+    racks = ReplicaRacks({"t0": [("a",), ("b",)] * 3, "t1": [("b",), ("c",), (), ("a", "b")]})
+    specs = [MemberSpec(member_id=f"m{i}", topics=["t0", "t1"], rack="abc"[i]) for i in range(3)]
+    dense = make_dense_plan(counts, specs, partition_racks=racks)
+    assert dense.racks is not None  # the rack view was built
+    leader_round(dense, len(specs), 0, racks, decode_s=0.0, engine_s=0.0, encode_s=0.0)
+    assert racks._keyed is None
+    assert racks[("t1", 3)] == ("a", "b") and racks._keyed is not None

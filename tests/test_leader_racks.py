@@ -17,6 +17,7 @@ Seeds are printed.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -27,7 +28,13 @@ from test_metrics_leader_round import COUNTS, Recorded, _as_hooks_pass, _group, 
 
 from kafka_sticky_plugin import StickyAssignor
 from kafka_sticky_plugin.assignor.leader import read_group
-from kafka_sticky_plugin.assignor.racks import leader_racks, replica_placement, replica_racks
+from kafka_sticky_plugin.assignor.rack_changes import RackTracker
+from kafka_sticky_plugin.assignor.racks import (
+    leader_racks,
+    racks_changed,
+    replica_placement,
+    replica_racks,
+)
 from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.metrics.observe import assign_observed
 
@@ -167,11 +174,13 @@ def test_replica_placement_equals_a_brute_force_construction(seed: int) -> None:
     print(f"seed={seed}")
     metadata, counts = _metadata(random.Random(seed))
     rack_of = {b.nodeId: b.rack or "" for b in metadata._brokers}
-    expected = {
-        (topic, p): tuple(sorted((n, rack_of.get(n)) for n in _replicas(meta)))
-        for topic in counts
-        for p, meta in metadata._partitions.get(topic, {}).items()
-    }
+    expected: dict[str, list[Any]] = {}
+    for topic in counts:
+        known = metadata._partitions.get(topic, {})
+        expected[topic] = [None] * (max(known, default=-1) + 1)
+        for p, meta in known.items():
+            if p >= 0:  # a negative partition is none
+                expected[topic][p] = tuple(sorted((n, rack_of.get(n)) for n in _replicas(meta)))
     assert replica_placement(metadata, counts) == expected
 
 
@@ -205,7 +214,42 @@ def test_leader_racks_read_the_metadata_only_for_racked_members() -> None:
     racks, placement = leader_racks(metadata, {"t": 6}, _specs([None, "a"]))
     assert racks is not None and placement is not None
     assert dict(racks) == {("t", p): ("ab"[p % 2],) for p in range(6)}
-    assert placement[("t", 1)] == ((1, "b"),)
+    assert placement["t"][1] == ((1, "b"),)
+    assert metadata.broker_reads == 1  # one read of the brokers, one walk: racks and placement
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_leader_racks_are_replica_racks_and_placement_in_one_read(seed: int) -> None:
+    print(f"seed={seed}")
+    metadata, counts = _metadata(random.Random(seed))
+    racks, placement = leader_racks(metadata, counts, _specs(["r0"]))
+    assert metadata.broker_reads == 1
+    assert placement == replica_placement(metadata, counts)
+    expected = replica_racks(metadata, counts)
+    if expected is None:
+        assert racks is None
+    else:
+        assert racks is not None and list(racks.items()) == list(expected.items())
+
+
+def test_a_tracked_leader_sees_rack_changes_but_not_a_bounce() -> None:
+    """``racks_changed`` over metadata updates, after ``leader_racks``' placement is remembered:
+    broker 0 absent (a bounce) is no change, broker 0 back on another rack is one, once."""
+    log = logging.getLogger("test_leader_racks")
+    metadata = _racked_metadata()
+    tracker = RackTracker()
+    specs = _specs([None, "a"])
+    _racks, placement = leader_racks(metadata, {"t": 6}, specs)
+    tracker.remember(placement, [spec.rack for spec in specs])
+    assert not racks_changed(tracker, metadata, "g", log)
+    metadata._brokers = [Broker(1, "b")]  # broker 0 down
+    assert not racks_changed(tracker, metadata, "g", log)
+    metadata._brokers = [Broker(0, "c"), Broker(1, "b")]  # back with another rack
+    assert tracker.check(replica_placement(metadata, ["t"])) == [("t", 0), ("t", 2), ("t", 4)]
+    assert not tracker.tracking
+    tracker.remember(placement, [spec.rack for spec in specs])
+    assert racks_changed(tracker, metadata, "g", log)
+    assert not racks_changed(tracker, metadata, "g", log)  # once
 
 
 def test_assign_cluster_reads_replica_racks_only_for_racked_members() -> None:

@@ -4,10 +4,13 @@ since the leader assigned? Client-free (typed values in, a decision out).
 The leader remembers the replica placement it assigned with (:class:`RackTracker`); on every
 metadata update its hooks compare the current placement with it and rebalance once when the
 racks of some partition changed, as Java's ``ConsumerCoordinator`` does (its metadata snapshot
-carries the replica racks since KIP-881). A placement maps each partition to its replicas,
-``(replica id, rack)`` in replica-id order, where the rack is ``None`` when the replica's
-broker is absent from the metadata (offline, or restarting) and ``""`` when the broker is
-present without a rack.
+carries the replica racks since KIP-881). A placement lists, per topic and indexed by
+partition, each partition's replicas, ``(replica id, rack)`` in replica-id order, where the
+rack is ``None`` when the replica's broker is absent from the metadata (offline, or
+restarting) and ``""`` when the broker is present without a rack; a partition the metadata
+does not list is ``None`` in its topic's list (the list is as long as the topic's highest
+listed partition + 1). Per topic, as :class:`~..core.replica_racks.ReplicaRacks` holds the
+racks, so a topic whose replicas did not change is told in one list comparison.
 
 The rule (:func:`changed_partitions`), which is Java's after KAFKA-20778: the racks of a
 partition are compared by replica id, and a replica whose broker is absent from either
@@ -22,17 +25,18 @@ client's own snapshot's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeAlias
 
-__all__ = ["Placement", "RackTracker", "changed_partitions", "partition_racks_of"]
+__all__ = ["Placement", "RackTracker", "Replicas", "changed_partitions", "partition_racks_of"]
 
 Partition: TypeAlias = tuple[str, int]
 #: ``(replica id, rack)`` per replica of one partition: rack ``None`` = broker absent from the
 #: metadata, ``""`` = broker present without a rack.
 Replicas: TypeAlias = tuple[tuple[int, str | None], ...]
-#: Every tracked partition's replicas.
-Placement: TypeAlias = Mapping[Partition, Replicas]
+#: Every tracked partition's replicas: ``placement[topic][partition]`` (``None``: a partition
+#: the metadata does not list).
+Placement: TypeAlias = Mapping[str, Sequence[Replicas | None]]
 
 
 def partition_racks_of(replicas: Replicas, other: Replicas) -> frozenset[str]:
@@ -51,14 +55,20 @@ def partition_racks_of(replicas: Replicas, other: Replicas) -> frozenset[str]:
 
 def changed_partitions(assigned: Placement, current: Placement) -> list[Partition]:
     """The partitions (sorted) present in both placements whose racks differ, by the rule of
-    the module docstring."""
+    the module docstring. A topic whose replicas are all the same on both sides (the common
+    case: most metadata updates change nothing) is told by one list comparison; only the
+    partitions of other topics are compared one by one."""
     changed = []
-    for partition, then in assigned.items():
-        now = current.get(partition)
-        if now is None or now == then:
+    for topic, then_replicas in assigned.items():
+        now_replicas = current.get(topic)
+        if now_replicas is None or now_replicas == then_replicas:
             continue
-        if partition_racks_of(then, now) != partition_racks_of(now, then):
-            changed.append(partition)
+        both = zip(then_replicas, now_replicas, strict=False)  # partitions on both sides
+        for partition, (then, now) in enumerate(both):
+            if then is None or now is None or now == then:
+                continue
+            if partition_racks_of(then, now) != partition_racks_of(now, then):
+                changed.append((topic, partition))
     return sorted(changed)
 
 
@@ -77,7 +87,7 @@ class RackTracker:
         """The leader assigned with ``placement``; tracked only when some member has a rack
         (a group without racks never rebalances for racks) and brokers were read."""
         if placement is not None and any(member_racks):
-            self.assigned = dict(placement)
+            self.assigned = {topic: list(replicas) for topic, replicas in placement.items()}
         else:
             self.assigned = None
 

@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.replica_racks import RackNames, ReplicaRacks
 from ..core.spec import MemberSpec
-from .rack_changes import RackTracker
+from .rack_changes import Placement, RackTracker, Replicas
 
-__all__ = ["leader_racks", "partition_counts", "replica_placement", "replica_racks"]
+__all__ = [
+    "MetadataRacks",
+    "leader_racks",
+    "partition_counts",
+    "read_metadata_racks",
+    "replica_placement",
+    "replica_racks",
+]
 
 
 def partition_counts(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
@@ -49,80 +57,113 @@ def _replica_ids(meta: Any) -> Any:
     return nodes if nodes is not None else getattr(meta, "replicas", None) or ()
 
 
-def replica_placement(
-    cluster: Any, topics: Iterable[str]
-) -> dict[tuple[str, int], tuple[tuple[int, str | None], ...]] | None:
-    """``{(topic, partition): ((replica id, rack), ...)}`` for the partitions of ``topics`` the
-    cluster knows (the input of :mod:`.rack_changes`): rack ``None`` when the replica's broker
-    is absent from the metadata, ``""`` when it has no rack; ``None`` when unreadable.
-    Each distinct replica list is sorted once (partitions share a few)."""
+@dataclass(frozen=True)
+class MetadataRacks:
+    """One walk over the metadata's partitions of some topics (:func:`read_metadata_racks`):
+    per topic, lists indexed by partition, as long as the topic's highest listed partition
+    + 1 (a topic the metadata does not know has empty lists; a negative partition, which
+    Kafka never numbers, is left out).
+
+    ``racks[topic][p]``: the sorted distinct racks of partition ``p``'s replicas (``()``:
+    none known, or ``p`` not listed), the input of :class:`ReplicaRacks`;
+    ``placement[topic][p]``: its replicas as ``(replica id, rack)`` in replica-id order (rack
+    ``None``: broker absent from the metadata, ``""``: no rack; the entry is ``None`` when
+    ``p`` is not listed), the input of :mod:`.rack_changes`; ``broker_racks``: whether some
+    broker of the metadata has a rack."""
+
+    racks: dict[str, list[RackNames]]
+    placement: dict[str, list[Replicas | None]]
+    broker_racks: bool
+
+    def replica_racks(self) -> ReplicaRacks | None:
+        """The racks as the engine takes them; ``None`` when no partition has a replica on a
+        racked broker."""
+        return (ReplicaRacks(self.racks) or None) if self.broker_racks else None
+
+
+def read_metadata_racks(cluster: Any, topics: Iterable[str]) -> MetadataRacks | None:
+    """The racks and the placement of the partitions of ``topics`` (in the order given,
+    each once), read in one walk over the metadata's partitions (see :class:`MetadataRacks`);
+    ``None`` when the brokers or the partitions cannot be read.
+
+    Cost: per partition, one dict look-up (its replica ids, as the metadata lists them) and
+    two list stores: the racks and the placement of each distinct replica list are worked
+    out once, and most partitions of a cluster share a few replica lists. The replica list
+    is looked up as a tuple, so a list the metadata holds as a mutable sequence is read too.
+    """
+    metadata = _brokers_and_partitions(cluster)
+    return None if metadata is None else _walk(*metadata, topics)
+
+
+def _brokers_and_partitions(cluster: Any) -> tuple[dict[Any, str], Mapping[str, Any]] | None:
+    """``({broker id: rack or ""}, {topic: {partition: meta}})`` of ``cluster``, ``None`` when
+    either is unreadable."""
     rack_of = _broker_racks(cluster)
     partitions = getattr(cluster, "_partitions", None)
     if rack_of is None or not isinstance(partitions, Mapping):
         return None
-    out: dict[tuple[str, int], tuple[tuple[int, str | None], ...]] = {}
-    of_replicas: dict[tuple[Any, ...], tuple[tuple[int, str | None], ...]] = {}
-    for topic in set(topics):
-        for partition, meta in (partitions.get(topic) or {}).items():
+    return rack_of, partitions
+
+
+def _walk(
+    rack_of: Mapping[Any, str], partitions: Mapping[str, Any], topics: Iterable[str]
+) -> MetadataRacks:
+    """:func:`read_metadata_racks` once the brokers and partitions are read."""
+    interned: dict[frozenset[str], RackNames] = {}
+    of_replicas: dict[tuple[Any, ...], tuple[RackNames, Replicas]] = {}
+
+    def resolve(replicas: tuple[Any, ...]) -> tuple[RackNames, Replicas]:
+        """``replicas``' racks (sorted, distinct, one shared tuple per set) and placement."""
+        names = frozenset(r for r in map(rack_of.get, replicas) if r)
+        racks = interned.setdefault(names, tuple(sorted(names)))
+        placed = tuple(sorted((int(n), rack_of.get(n)) for n in replicas))
+        of_replicas[replicas] = (racks, placed)
+        return racks, placed
+
+    by_topic: dict[str, list[RackNames]] = {}
+    placement: dict[str, list[Replicas | None]] = {}
+    for topic in dict.fromkeys(topics):
+        known = partitions.get(topic) or {}
+        size = max(map(int, known), default=-1) + 1
+        topic_racks: list[RackNames] = [()] * size
+        topic_placement: list[Replicas | None] = [None] * size
+        for partition, meta in known.items():
             replicas = tuple(_replica_ids(meta))
-            placed = of_replicas.get(replicas)
-            if placed is None:  # once per distinct replica list, as in replica_racks
-                placed = of_replicas[replicas] = tuple(
-                    sorted((int(n), rack_of.get(n)) for n in replicas)
-                )
-            out[(topic, int(partition))] = placed
-    return out
+            racks, placed = of_replicas.get(replicas) or resolve(replicas)
+            p = int(partition)
+            if p >= 0:  # Kafka numbers partitions from 0
+                topic_racks[p] = racks
+                topic_placement[p] = placed
+        by_topic[topic] = topic_racks
+        placement[topic] = topic_placement
+    return MetadataRacks(by_topic, placement, any(rack_of.values()))
+
+
+def replica_placement(cluster: Any, topics: Iterable[str]) -> Placement | None:
+    """The placement of the partitions of ``topics`` (:attr:`MetadataRacks.placement`, the
+    input of :mod:`.rack_changes`); ``None`` when unreadable."""
+    read = read_metadata_racks(cluster, topics)
+    return None if read is None else read.placement
 
 
 def replica_racks(cluster: Any, partitions_per_topic: Mapping[str, int]) -> ReplicaRacks | None:
     """``{(topic, partition): sorted replica racks}`` (a :class:`ReplicaRacks`, built topic
-    by topic: it knows which topics it lists whole) or ``None`` when no broker has a rack or
-    no partition has a replica on a racked broker. A partition whose replicas have no rack
-    is no key.
-
-    Cost: one dict look-up per partition (its replica ids, as the metadata lists them): the
-    racks of each distinct replica list are worked out once, and most partitions of a
-    cluster share a few replica lists. The racks are looked up by the list itself, so a list
-    the metadata holds as a mutable sequence is read as a tuple."""
-    rack_of = _broker_racks(cluster)
-    if not rack_of or not any(rack_of.values()):
+    by topic: it knows which topics it lists whole) or ``None`` when no broker has a rack
+    (then the partitions are not read) or no partition has a replica on a racked broker. A
+    partition whose replicas have no rack is no key. Read as :func:`read_metadata_racks`
+    reads them."""
+    metadata = _brokers_and_partitions(cluster)
+    if metadata is None or not any(metadata[0].values()):
         return None
-    partitions = getattr(cluster, "_partitions", None)
-    if not isinstance(partitions, Mapping):
-        return None
-    interned: dict[frozenset[str], RackNames] = {}
-    of_replicas: dict[tuple[Any, ...], RackNames] = {}
-
-    def racks_of(replicas: tuple[Any, ...]) -> RackNames:
-        """The sorted distinct racks of ``replicas`` (``()``: none), one shared tuple each."""
-        names = frozenset(r for r in map(rack_of.get, replicas) if r)
-        racks = interned.get(names)
-        if racks is None:
-            racks = interned[names] = tuple(sorted(names))
-        of_replicas[replicas] = racks
-        return racks
-
-    by_topic: dict[str, list[RackNames]] = {}
-    for topic in partitions_per_topic:
-        known = partitions.get(topic) or {}
-        seq: list[RackNames] = [()] * (max(map(int, known), default=-1) + 1)
-        for partition, meta in known.items():
-            replicas = tuple(_replica_ids(meta))
-            racks = of_replicas.get(replicas)
-            if racks is None:
-                racks = racks_of(replicas)
-            if racks and int(partition) >= 0:  # Kafka numbers partitions from 0
-                seq[int(partition)] = racks
-        by_topic[topic] = seq
-    out = ReplicaRacks(by_topic)
-    return out or None
+    return _walk(*metadata, partitions_per_topic).replica_racks()
 
 
 def leader_racks(
     cluster: Any, partitions_per_topic: Mapping[str, int], specs: Iterable[MemberSpec]
-) -> tuple[ReplicaRacks | None, dict[tuple[str, int], tuple[tuple[int, str | None], ...]] | None]:
+) -> tuple[ReplicaRacks | None, Placement | None]:
     """What a hooked leader reads about racks: ``(replica racks, replica placement)`` of the
-    group's partitions, both ``None`` unless some member (``specs``) has a rack.
+    group's partitions, from one walk over the metadata (:func:`read_metadata_racks`), both
+    ``None`` unless some member (``specs``) has a rack.
 
     KIP-881 places partitions by rack only for members with a rack: with none, the engine's
     plan is the plan without racks whatever the replica racks are (its rack view is ``None``,
@@ -131,10 +172,10 @@ def leader_racks(
     on a rack-configured cluster, never reads the metadata's million partitions."""
     if not any(spec.rack for spec in specs):
         return None, None
-    return (
-        replica_racks(cluster, partitions_per_topic),
-        replica_placement(cluster, partitions_per_topic),
-    )
+    read = read_metadata_racks(cluster, partitions_per_topic)
+    if read is None:
+        return None, None
+    return read.replica_racks(), read.placement
 
 
 def racks_changed(tracker: RackTracker, cluster: Any, group_id: str, log: logging.Logger) -> bool:
@@ -146,8 +187,7 @@ def racks_changed(tracker: RackTracker, cluster: Any, group_id: str, log: loggin
     if not tracker.tracking:
         return False
     try:
-        assigned = tracker.assigned or {}
-        changed = tracker.check(replica_placement(cluster, {t for t, _ in assigned}))
+        changed = tracker.check(replica_placement(cluster, tracker.assigned or {}))
     except Exception:
         log.debug("group %s: rack check failed", group_id, exc_info=True)
         return False

@@ -11,6 +11,7 @@ from itertools import repeat
 
 from .components import Component
 from .layout import Layout
+from .replica_racks import ReplicaRacks
 
 __all__ = ["NO_RACK", "RackView", "build_rack_view", "rack_pass_applies"]
 
@@ -42,10 +43,14 @@ def build_rack_view(
     member_rack_names = {spec.rack for spec in layout.specs if spec.rack}
     if not member_rack_names:
         return None
-    try:  # tuples (what the adapters pass) hash directly; other iterables are converted
-        distinct: set[tuple[str, ...]] = set(partition_racks.values())  # type: ignore[arg-type]
-    except TypeError:
-        distinct = {tuple(racks) for racks in partition_racks.values()}
+    distinct: set[tuple[str, ...]]
+    if isinstance(partition_racks, ReplicaRacks):  # what the hooks pass: read topic by topic
+        distinct = partition_racks.distinct_racks()
+    else:
+        try:  # tuples hash directly; other iterables are converted
+            distinct = set(partition_racks.values())  # type: ignore[arg-type]
+        except TypeError:
+            distinct = {tuple(racks) for racks in partition_racks.values()}
     if all(member_rack_names <= set(racks) for racks in distinct):
         return None
     names: dict[str, int] = {}
@@ -82,11 +87,18 @@ def _index_partitions(
     partition_set: list[int],
 ) -> None:
     """Fill ``partition_set`` from ``partition_racks`` (``id_of``: a replica-rack tuple's set
-    id). When every key is a known topic and an in-range int partition (what the adapters
-    pass), the million entries are read in a few C-level passes; otherwise one at a time,
+    id). A :class:`~.replica_racks.ReplicaRacks` (what the hooks pass) is read per topic of
+    the layout, never by key. Otherwise, when every key is a known topic and an in-range int
+    partition, the million entries are read in a few C-level passes; else one at a time,
     skipping keys that name no partition of the group (an unknown topic, a partition out of
     range); a partition that is not an ``int`` raises ``TypeError`` naming the key."""
     topic_index, offsets, counts = layout.topic_index, layout.offsets, layout.counts
+    if isinstance(partition_racks, ReplicaRacks):  # one C-level pass per topic of the group
+        set_of = {**id_of, (): 0}
+        for topic, start, count in zip(layout.topics, offsets, counts, strict=True):
+            listed = partition_racks.topic_racks(topic)[:count]
+            partition_set[start : start + len(listed)] = map(set_of.__getitem__, listed)
+        return
     values = partition_racks.values()
     if set(map(type, values)) - {tuple}:
         values = [tuple(racks) for racks in values]  # type: ignore[assignment]
