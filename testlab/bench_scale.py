@@ -141,7 +141,7 @@ def run_sizes(
     runnable = [p for p in peers if p.unavailable() is None]
     for size in sizes:
         for peer in runnable:
-            client = _client_key(peer)
+            client = peer.client_key
             cap = (largest or {}).get(client)
             if cap is not None and size > cap:
                 skipped.append(
@@ -346,16 +346,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _client_key(peer: Peer) -> str:
-    """The client part of the peer's ``--peers`` key (``java`` for every Java version)."""
-    return peer.key.split("/", 1)[0]
-
-
 def parse_largest(text: str) -> dict[str, int]:
     """``--largest``: ``"kafka-python=100,aiokafka=100"`` -> ``{"kafka-python": 100, ...}``;
     ``ValueError`` naming the entry for anything else (a client name no peer has, a size
     that is not a whole number of at least 2)."""
-    clients = {_client_key(peer) for peer in choose_peers("all")}
+    clients = {peer.client_key for peer in choose_peers("all")}
     caps: dict[str, int] = {}
     for entry in (e.strip() for e in text.split(",")):
         if not entry:

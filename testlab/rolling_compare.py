@@ -89,10 +89,14 @@ class Peer:
     protocol: str = "classic"
 
     @property
+    def client_key(self) -> str:
+        """The client part of :attr:`key` (``java`` for every Java version)."""
+        return "java" if self.client.startswith("java-") else self.client
+
+    @property
     def key(self) -> str:
         """Short id for ``--peers`` (``kafka-python/sticky``, ``java/uniform``...)."""
-        client = "java" if self.client.startswith("java-") else self.client
-        return f"{client}/{self.assignor}"
+        return f"{self.client_key}/{self.assignor}"
 
     def strategy(self, label: str) -> Strategy:
         """The rolling restart's strategy for this peer: every member configured with its
