@@ -23,6 +23,7 @@ there are at least as many partitions as members, and no rebalance callback happ
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import threading
 import time
@@ -145,10 +146,7 @@ class ConsumerGroupRunner:
     def _handle(self, config: MemberConfig, process: bool) -> MemberHandle:
         child = [f for prefix, f in _CHILD_CLIENTS.items() if config.client.startswith(prefix)]
         if child:
-            if self._child_log_dir is None:
-                self._child_log_dir = Path(tempfile.mkdtemp(prefix="child-members-"))
-            path = self._child_log_dir / f"{config.member}-{config.incarnation}.log"
-            self._child_logs.append(path)
+            path = self._child_log(f"{config.member}-{config.incarnation}.log")
             return child[0](config, self.log, path)
         if config.client not in PYTHON_CLIENTS:
             hint = ""
@@ -157,9 +155,18 @@ class ConsumerGroupRunner:
             raise ValueError(f"unknown member client {config.client!r}{hint}")
         return ProcessMember(config, self.log) if process else ThreadMember(config, self.log)
 
+    def _child_log(self, name: str) -> Path:
+        """The path of a new child member's (or pack's) client log, in this runner's own
+        temporary directory (made on first use, deleted by :meth:`close`)."""
+        if self._child_log_dir is None:
+            self._child_log_dir = Path(tempfile.mkdtemp(prefix="child-members-"))
+        path = self._child_log_dir / name
+        self._child_logs.append(path)
+        return path
+
     def java_logs(self) -> list[Path]:
         """The client log file of every child-client (Java) member incarnation started so
-        far."""
+        far; readable until :meth:`close`, which deletes them."""
         return list(self._child_logs)
 
     def start_member(
@@ -204,11 +211,7 @@ class ConsumerGroupRunner:
         commands = [c for prefix, c in _PACK_COMMANDS.items() if client.startswith(prefix)]
         command = None
         if commands:
-            if self._child_log_dir is None:
-                self._child_log_dir = Path(tempfile.mkdtemp(prefix="child-members-"))
-            path = self._child_log_dir / f"pack-{len(self._packs)}.log"
-            self._child_logs.append(path)
-            command = commands[0](client, path)
+            command = commands[0](client, self._child_log(f"pack-{len(self._packs)}.log"))
         elif client and client not in PYTHON_CLIENTS:
             raise ValueError(f"no member pack runs client {client!r}")
         pack = MemberPack(self.log, command=command)
@@ -392,7 +395,8 @@ class ConsumerGroupRunner:
     # -- teardown ------------------------------------------------------------------------
 
     def close(self, timeout_s: float = 30.0) -> None:
-        """Stop every member at once (in parallel: closing one by one would rebalance)."""
+        """Stop every member at once (in parallel: closing one by one would rebalance), then
+        delete the child members' client logs."""
         errors: list[BaseException] = []
 
         def stop(handle: MemberHandle) -> None:
@@ -418,8 +422,17 @@ class ConsumerGroupRunner:
                 pack.close(timeout_s)
             except TimeoutError as exc:
                 errors.append(exc)
+        self._remove_child_logs()
         if errors:
             raise errors[0]
+
+    def _remove_child_logs(self) -> None:
+        """Delete the child members' log directory (every process writing into it has ended
+        or been killed above); nothing a run starts outlives it, files included."""
+        if self._child_log_dir is not None:
+            shutil.rmtree(self._child_log_dir, ignore_errors=True)
+            self._child_log_dir = None
+            self._child_logs.clear()
 
     def __enter__(self) -> ConsumerGroupRunner:
         return self
