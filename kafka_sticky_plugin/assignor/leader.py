@@ -47,13 +47,7 @@ from itertools import islice
 from typing import Any
 
 from ..codec import CONSUMER_PROTOCOL_LATEST_VERSION, Assignment, Subscription, encode_assignment
-from ..codec.implementation import (
-    SubscriptionRead,
-    read_subscriptions,
-    read_user_data_claims,
-    write_assignments,
-)
-from ..codec.topic_partitions import TopicRuns
+from ..codec.implementation import SubscriptionRead, read_subscriptions, write_assignments
 from ..core import MemberSpec
 from ..core.api import DensePlan
 from ..core.gc_pause import cyclic_gc_paused
@@ -140,7 +134,7 @@ def member_spec(
 def _same_claims(a: OwnedRuns, b: OwnedRuns) -> bool:
     """Whether runs ``a`` and ``b`` stand for the same pairs in the same order (equal runs
     do; other runs are compared pair by pair, which only a rare sender needs)."""
-    if a[0] == b[0] and a[1] == b[1] and a[2] == b[2]:
+    if a is b or (a[0] == b[0] and a[1] == b[1] and a[2] == b[2]):
         return True
     return runs_pairs(a) == runs_pairs(b)
 
@@ -173,22 +167,23 @@ class _Batch:
 def _spec_from_runs(
     member_id: str,
     read: SubscriptionRead,
-    claim: tuple[TopicRuns, int] | CodecError,
     instance_id: str | None,
     batch: _Batch,
 ) -> tuple[MemberSpec, bool]:
     """:func:`member_spec` of a member read from bytes (``read``: its subscription with its
-    owned partitions as runs; ``claim``: its user data's claim as runs, or why it is
-    unreadable), and whether its claims are exactly its owned partitions as sent (then a
-    plan of exactly them is its canonical owned array, when it has one). The claims stay
+    owned partitions and its user data's claim as runs), and whether its claims are exactly
+    its owned partitions as sent (then a plan of exactly them is its canonical owned array,
+    when it has one). The claims stay
     runs (:meth:`MemberSpec.from_runs`) unless the user data adds claims of its own to the
     owned partitions (then the constructor unites them)."""
     version = read.version
     generation = read.generation_id if version >= 2 else -1
+    claim = read.claim
+    ud_runs: OwnedRuns = _EMPTY_RUNS
+    ud_generation = -1
     if isinstance(claim, CodecError):
         _warn_unreadable_user_data(member_id, batch.protocol, claim)
-        ud_runs, ud_generation = _EMPTY_RUNS, -1
-    else:
+    elif claim is not None:  # always read by the seam's readers
         ud_runs, ud_generation = claim
     owned: OwnedRuns = read.owned
     canonical = read.owned_array is not None
@@ -354,12 +349,11 @@ def _read_member(
     batch: _Batch,
     member: MemberMetadata,
     read: SubscriptionRead | CodecError | None,
-    claim: tuple[TopicRuns, int] | CodecError | None,
     convert: Callable[[Any], Subscription] | None,
 ) -> tuple[MemberSpec, int, tuple[str, ...], bytes | None]:
     """One member's spec, subscription version, subscribed topics and the owned array to
-    hand back when planned exactly its claims: from the seam's reads (``read``, ``claim``)
-    for bytes, through :func:`member_spec` for objects (``read`` ``None``)."""
+    hand back when planned exactly its claims: from the seam's read for bytes, through
+    :func:`member_spec` for objects (``read`` ``None``)."""
     if isinstance(read, CodecError):
         raise read
     if read is None:
@@ -368,8 +362,7 @@ def _read_member(
             member.member_id, subscription, batch.protocol, instance_id=member.instance_id
         )
         return spec, subscription.version, subscription.topics, None
-    assert claim is not None
-    spec, alone = _spec_from_runs(member.member_id, read, claim, member.instance_id, batch)
+    spec, alone = _spec_from_runs(member.member_id, read, member.instance_id, batch)
     return spec, read.version, read.topics, read.owned_array if alone else None
 
 
@@ -380,33 +373,21 @@ def _read_group(
 ) -> DecodedGroup:
     batch = _Batch(protocol)
     listed = list(members)
-    # Every member sent as bytes goes through the seam in one call, its user data in another.
+    # Every member sent as bytes goes through the seam in one call.
     reads: list[SubscriptionRead | CodecError | None] = [None] * len(listed)
-    claims: list[tuple[TopicRuns, int] | CodecError | None] = [None] * len(listed)
     raw = [i for i, member in enumerate(listed) if isinstance(member.metadata, _RAW)]
-    got = read_subscriptions([bytes(listed[i].metadata) for i in raw])
-    readable: list[int] = []
-    user_data: list[bytes | None] = []
+    got = read_subscriptions([bytes(listed[i].metadata) for i in raw], batch.cooperative)
     for i, one in zip(raw, got, strict=True):
         reads[i] = one
-        if not isinstance(one, CodecError):
-            readable.append(i)
-            user_data.append(one.user_data)
-    for i, ud_claim in zip(
-        readable, read_user_data_claims(user_data, batch.cooperative), strict=True
-    ):
-        claims[i] = ud_claim
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
     topics: set[str] = set()
     topic_arrays: dict[int, tuple[str, ...]] = {}
     owned_arrays: dict[str, bytes] = {}
-    for member, read, claim in zip(listed, reads, claims, strict=True):
+    for member, read in zip(listed, reads, strict=True):
         try:
-            spec, version, subscribed, owned_array = _read_member(
-                batch, member, read, claim, convert
-            )
+            spec, version, subscribed, owned_array = _read_member(batch, member, read, convert)
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",

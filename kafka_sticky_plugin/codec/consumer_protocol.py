@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from ..errors import CodecError
 from ._wire import Reader, Writer
+from .sticky_user_data import read_user_data_runs
 from .topic_partitions import (
     EMPTY_RUNS,
     Interned,
@@ -56,6 +57,7 @@ __all__ = [
     "decode_subscription",
     "encode_assignment",
     "encode_subscription",
+    "read_subscription_claim",
     "read_subscription_runs",
     "subscription_of",
 ]
@@ -149,6 +151,10 @@ class SubscriptionRead(NamedTuple):
     generation_id: int
     rack_id: str | None
     owned_array: bytes | None
+    #: The user data's claim (:func:`~.sticky_user_data.read_user_data_runs`): ``(runs in
+    #: wire order, generation or -1)``, or the :class:`CodecError` reading it raised; its
+    #: runs are ``owned`` itself when they equal it. ``None`` when not read.
+    claim: tuple[TopicRuns, int] | CodecError | None = None
 
     def subscription(self) -> Subscription:
         """The :class:`Subscription` read (owned partitions as pairs, built here)."""
@@ -186,6 +192,25 @@ def read_subscription_runs(
             if version >= 3 and not reader.at_end():
                 rack_id = reader.nullable_string("rack id")
     return SubscriptionRead(version, topics, user_data, owned, generation_id, rack_id, owned_array)
+
+
+def read_subscription_claim(
+    data: bytes | bytearray | memoryview, cooperative: bool, shared: Interned | None = None
+) -> SubscriptionRead:
+    """:func:`read_subscription_runs` with ``claim`` read too (under ``cooperative`` or
+    not, :func:`~.sticky_user_data.read_user_data_runs`); a claim equal to the owned runs
+    is that very object."""
+    read = read_subscription_runs(data, shared)
+    claim: tuple[TopicRuns, int] | CodecError
+    try:
+        runs, generation = read_user_data_runs(
+            read.user_data, cooperative=cooperative, shared=shared
+        )
+    except CodecError as exc:
+        claim = exc
+    else:
+        claim = (read.owned if runs == read.owned else runs), generation
+    return read._replace(claim=claim)
 
 
 def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:

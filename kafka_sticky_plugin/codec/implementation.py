@@ -66,6 +66,7 @@ _ReadValues = tuple[
     int,
     str | None,
     bytes | None,
+    tuple[TopicRuns, int] | None,
 ]
 
 
@@ -76,7 +77,9 @@ class Twin(Protocol):
     SEAM_VERSION: int
     __version__: str
 
-    def read_subscriptions(self, payloads: Sequence[bytes]) -> list[_ReadValues | None] | None: ...
+    def read_subscriptions(
+        self, payloads: Sequence[bytes], cooperative: bool
+    ) -> list[_ReadValues | None] | None: ...
 
     def read_user_data_claims(
         self, user_data: Sequence[bytes | None], cooperative: bool
@@ -134,19 +137,25 @@ def describe() -> str:
     )
 
 
-def read_subscriptions(payloads: Sequence[bytes]) -> list[SubscriptionRead | CodecError]:
+def read_subscriptions(
+    payloads: Sequence[bytes], cooperative: bool
+) -> list[SubscriptionRead | CodecError]:
     """:func:`.seam.read_subscriptions`."""
     if twin is not None:
-        got = twin.read_subscriptions(payloads)
+        got = twin.read_subscriptions(payloads, cooperative)
         if got is not None:
             out: list[SubscriptionRead | CodecError] = []
             for payload, values in zip(payloads, got, strict=True):
                 if values is None:
-                    out.extend(reference.read_subscriptions([payload]))
-                else:
-                    out.append(SubscriptionRead(*values))
+                    out.extend(reference.read_subscriptions([payload], cooperative))
+                    continue
+                read = SubscriptionRead(*values)
+                if read.claim is None:
+                    claim = reference.read_user_data_claims([read.user_data], cooperative)[0]
+                    read = read._replace(claim=claim)
+                out.append(read)
             return out
-    return reference.read_subscriptions(payloads)
+    return reference.read_subscriptions(payloads, cooperative)
 
 
 def read_user_data_claims(

@@ -3,14 +3,16 @@
 The seam (stable signatures; a compiled twin implements exactly these three functions, and
 must give equal values, equal bytes and equal errors)::
 
-    read_subscriptions(payloads: Sequence[bytes]) -> list[SubscriptionRead | CodecError]
+    read_subscriptions(payloads: Sequence[bytes], cooperative: bool)
+        -> list[SubscriptionRead | CodecError]
     read_user_data_claims(user_data: Sequence[bytes | None], cooperative: bool)
         -> list[tuple[TopicRuns, int] | CodecError]
     write_assignments(version: int, topics: Sequence[str], counts: Sequence[int],
                       plans: Sequence[Sequence[int]]) -> list[bytes]
 
     class SubscriptionRead(NamedTuple):   # consumer_protocol.SubscriptionRead
-        version, topics, user_data, owned: TopicRuns, generation_id, rack_id, owned_array
+        version, topics, user_data, owned: TopicRuns, generation_id, rack_id, owned_array,
+        claim: tuple[TopicRuns, int] | CodecError    # the user data's, read_user_data_claims
 
 Claims cross the seam as *runs* (:data:`~.topic_partitions.TopicRuns`: per topic element
 its name once and its partitions in one flat int list; the engine's ``OwnedRuns``), never
@@ -18,8 +20,8 @@ as a tuple per partition: a leader of a million partitions builds no million pai
 cross it as ascending dense indices.
 
 Everything the leader does between them is the engine's, on typed values: the leader reads
-every member's JoinGroup metadata with :func:`read_subscriptions`, every member's user data
-claim with :func:`read_user_data_claims`, builds the engine's specs from the runs
+every member's JoinGroup metadata and user data claim with :func:`read_subscriptions`
+(:func:`read_user_data_claims` reads claims alone), builds the engine's specs from the runs
 (``MemberSpec.from_runs``), runs the engine, and writes every member's plan with
 :func:`write_assignments`.
 
@@ -32,8 +34,9 @@ Invariants every implementation keeps:
 - **Runs.** ``lengths`` is ``None`` exactly when every topic element holds one partition;
   an empty array is ``((), None, [])``.
 - **Sharing.** Within one call, equal topic names are one ``str`` and equal topic tuples
-  one ``tuple`` (the engine recognises a tuple it has seen by identity); values never
-  depend on it.
+  one ``tuple`` (the engine recognises a tuple it has seen by identity), and a member's
+  claim runs equal to its owned runs are that object (ours and librdkafka's members write
+  the list twice); values never depend on it.
 - **Null arrays.** An array count of -1 (a null array; Kafka's generated writers never send
   one for these non-nullable arrays, but some clients do) reads as empty, and is decided in
   one place (:meth:`~._wire.Reader.array_count`); every writer writes count 0 for no
@@ -50,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import CodecError
-from .consumer_protocol import SubscriptionRead, read_subscription_runs
+from .consumer_protocol import SubscriptionRead, read_subscription_claim
 from .sticky_user_data import read_user_data_runs
 from .topic_partitions import DenseTopics, Interned, TopicRuns
 
@@ -68,15 +71,18 @@ SEAM = ("read_subscriptions", "read_user_data_claims", "write_assignments")
 _NULL_USER_DATA = b"\xff\xff\xff\xff"
 
 
-def read_subscriptions(payloads: Sequence[bytes]) -> list[SubscriptionRead | CodecError]:
+def read_subscriptions(
+    payloads: Sequence[bytes], cooperative: bool
+) -> list[SubscriptionRead | CodecError]:
     """Every payload read as a consumer protocol subscription of any version (reading rules:
-    :mod:`.consumer_protocol`), in payload order: a :class:`SubscriptionRead`, or the
-    :class:`CodecError` that reading it raised (returned, not raised)."""
+    :mod:`.consumer_protocol`), in payload order: a :class:`SubscriptionRead` with its user
+    data's ``claim`` (as :func:`read_user_data_claims` reads it under ``cooperative``), or
+    the :class:`CodecError` that reading the subscription raised (returned, not raised)."""
     shared = Interned()
     out: list[SubscriptionRead | CodecError] = []
     for payload in payloads:
         try:
-            out.append(read_subscription_runs(payload, shared))
+            out.append(read_subscription_claim(payload, cooperative, shared))
         except CodecError as exc:
             out.append(exc)
     return out

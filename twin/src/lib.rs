@@ -27,16 +27,17 @@ use pyo3::prelude::*;
 #[pymodule]
 mod kafka_sticky_plugin_twin {
     use pyo3::prelude::*;
-    use pyo3::types::{PyBool, PyBytes, PyList, PyTuple};
+    use pyo3::types::{PyBool, PyBytes, PyList};
 
     use crate::py_values::{
-        bytes_arg, ints_arg, items, nullable_bytes_arg, runs_to_tuple, strs_arg, version_arg, Names,
+        bytes_arg, ints_arg, items, nullable_bytes_arg, runs_to_py, strs_arg, version_arg, Names,
     };
     use crate::seam::{self, DenseSpace};
+    use crate::topic_partitions::Runs;
 
     /// The seam's contract version (see the crate's doc).
     #[pymodule_export]
-    const SEAM_VERSION: u32 = 1;
+    const SEAM_VERSION: u32 = 2;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]
@@ -45,17 +46,25 @@ mod kafka_sticky_plugin_twin {
     }
 
     /// `seam.read_subscriptions`: per payload, in order, a tuple `(version, topics,
-    /// user_data, owned pairs, generation_id, rack_id, owned_array)` or `None` (that payload
-    /// is the reference's to read); `None` for anything but a list or tuple of payloads.
-    /// Topic names and partition numbers are built once for the whole batch.
+    /// user_data, owned runs, generation_id, rack_id, owned_array, claim)` or `None` (that
+    /// payload is the reference's to read); `None` for anything but a list or tuple of
+    /// payloads and an exact `bool`. The owned partitions are runs `(topics, lengths or None,
+    /// flat partitions)`, never a tuple per partition; `claim` is the user data's `(runs,
+    /// generation or -1)`, or `None` when the reference must read it; its runs are the owned
+    /// runs' very object when the user data's array is the owned array's bytes. Topic names
+    /// and equal topic tuples are built once per call.
     #[pyfunction]
     fn read_subscriptions<'py>(
         py: Python<'py>,
         payloads: &Bound<'py, PyAny>,
+        cooperative: &Bound<'py, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
-        let Some(payloads) = items(payloads) else {
+        let (Some(payloads), Ok(cooperative)) =
+            (items(payloads), cooperative.cast_exact::<PyBool>())
+        else {
             return Ok(None);
         };
+        let cooperative = cooperative.is_true();
         let mut names = Names::new(py);
         let mut out = Vec::with_capacity(payloads.len());
         for payload in &payloads {
@@ -64,9 +73,19 @@ mod kafka_sticky_plugin_twin {
                 out.push(py.None().into_bound(py));
                 continue;
             };
-            let owned = match &decoded.owned {
-                Some(runs) => runs_to_tuple(&mut names, runs)?,
-                None => PyTuple::empty(py),
+            let empty = Runs::empty();
+            let owned_runs = decoded.owned.as_ref().unwrap_or(&empty);
+            let owned = runs_to_py(&mut names, owned_runs)?;
+            let claim = match seam::read_user_data_claim(decoded.user_data, cooperative) {
+                Ok((runs, generation)) => {
+                    let runs = if !runs.raw.is_empty() && runs.raw == owned_runs.raw {
+                        owned.clone()
+                    } else {
+                        runs_to_py(&mut names, &runs)?
+                    };
+                    (runs, generation).into_pyobject(py)?.into_any()
+                }
+                Err(_) => py.None().into_bound(py),
             };
             let values = (
                 decoded.version,
@@ -76,32 +95,47 @@ mod kafka_sticky_plugin_twin {
                 decoded.generation_id,
                 decoded.rack_id.map(|r| names.get(r)),
                 owned_array.map(|a| PyBytes::new(py, a)),
+                claim,
             );
             out.push(values.into_pyobject(py)?.into_any());
         }
         Ok(Some(PyList::new(py, out)?))
     }
 
-    /// `seam.read_user_data_claim`: `(previous pairs as a tuple, generation or -1)`, or `None`.
+    /// `seam.read_user_data_claims`: per user data, in order, `(previous runs, generation
+    /// or -1)` or `None` (that one is the reference's to read); `None` for anything but a
+    /// list or tuple of `bytes`/`None` and an exact `bool`.
     #[pyfunction]
-    fn read_user_data_claim<'py>(
+    fn read_user_data_claims<'py>(
         py: Python<'py>,
         user_data: &Bound<'py, PyAny>,
         cooperative: &Bound<'py, PyAny>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let (Some(user_data), Ok(cooperative)) = (
-            nullable_bytes_arg(user_data),
-            cooperative.cast_exact::<PyBool>(),
-        ) else {
-            return Ok(None);
-        };
-        let Ok((runs, generation)) = seam::read_user_data_claim(user_data, cooperative.is_true())
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let (Some(user_data), Ok(cooperative)) =
+            (items(user_data), cooperative.cast_exact::<PyBool>())
         else {
             return Ok(None);
         };
+        let cooperative = cooperative.is_true();
+        let mut raws = Vec::with_capacity(user_data.len());
+        for item in &user_data {
+            let Some(raw) = nullable_bytes_arg(item) else {
+                return Ok(None);
+            };
+            raws.push(raw);
+        }
         let mut names = Names::new(py);
-        let pairs = runs_to_tuple(&mut names, &runs)?;
-        Ok(Some((pairs, generation).into_pyobject(py)?.into_any()))
+        let mut out = Vec::with_capacity(raws.len());
+        for raw in raws {
+            match seam::read_user_data_claim(raw, cooperative) {
+                Ok((runs, generation)) => {
+                    let runs = runs_to_py(&mut names, &runs)?;
+                    out.push((runs, generation).into_pyobject(py)?.into_any());
+                }
+                Err(_) => out.push(py.None().into_bound(py)),
+            }
+        }
+        Ok(Some(PyList::new(py, out)?))
     }
 
     /// `seam.write_assignments`: every plan's assignment bytes, or `None` (the reference

@@ -86,15 +86,13 @@ pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
         .collect()
 }
 
-/// Partition numbers below this are built once per call and shared.
-const SHARED_INTS: usize = 1 << 16;
-
-/// Topic names and partition numbers built once per call: names by their raw (checked
-/// UTF-8) bytes, numbers below [`SHARED_INTS`] by value.
+/// Topic names and tuples of them built once per call: names by their raw (checked UTF-8)
+/// bytes, tuples by their names' bytes (equal tuples are one object, as the reference's
+/// `Interned` makes them).
 pub struct Names<'a, 'py> {
     py: Python<'py>,
     known: HashMap<&'a [u8], Bound<'py, PyString>>,
-    ints: Vec<Option<Bound<'py, PyAny>>>,
+    tuples: HashMap<Vec<&'a [u8]>, Bound<'py, PyTuple>>,
 }
 
 impl<'a, 'py> Names<'a, 'py> {
@@ -102,27 +100,8 @@ impl<'a, 'py> Names<'a, 'py> {
         Names {
             py,
             known: HashMap::new(),
-            ints: Vec::new(),
+            tuples: HashMap::new(),
         }
-    }
-
-    /// The `int` of `value`.
-    pub fn int(&mut self, value: i32) -> PyResult<Bound<'py, PyAny>> {
-        let Ok(slot) = usize::try_from(value) else {
-            return Ok(value.into_pyobject(self.py)?.into_any());
-        };
-        if slot >= SHARED_INTS {
-            return Ok(value.into_pyobject(self.py)?.into_any());
-        }
-        if slot >= self.ints.len() {
-            self.ints.resize(slot + 1, None);
-        }
-        if let Some(known) = &self.ints[slot] {
-            return Ok(known.clone());
-        }
-        let made = value.into_pyobject(self.py)?.into_any();
-        self.ints[slot] = Some(made.clone());
-        Ok(made)
     }
 
     /// The `str` of `raw` (already checked as UTF-8 by the reader).
@@ -134,34 +113,34 @@ impl<'a, 'py> Names<'a, 'py> {
             .clone()
     }
 
-    /// A tuple of the `str` of each of `raws`.
+    /// A tuple of the `str` of each of `raws`, one object for equal `raws`.
     pub fn tuple(&mut self, raws: &[&'a [u8]]) -> PyResult<Bound<'py, PyTuple>> {
-        let strings: Vec<_> = raws.iter().map(|raw| self.get(raw)).collect();
-        PyTuple::new(self.py, strings)
-    }
-}
-
-/// The flat `(topic, partition)` tuples of `runs`, in wire order.
-pub fn runs_to_pairs<'a, 'py>(
-    names: &mut Names<'a, 'py>,
-    runs: &Runs<'a>,
-) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-    let py = names.py;
-    let mut pairs = Vec::with_capacity(runs.len());
-    for (i, &topic) in runs.topics.iter().enumerate() {
-        let name = names.get(topic).into_any();
-        for &partition in runs.run(i) {
-            pairs.push(PyTuple::new(py, [name.clone(), names.int(partition)?])?);
+        if let Some(known) = self.tuples.get(raws) {
+            return Ok(known.clone());
         }
+        let strings: Vec<_> = raws.iter().map(|raw| self.get(raw)).collect();
+        let made = PyTuple::new(self.py, strings)?;
+        self.tuples.insert(raws.to_vec(), made.clone());
+        Ok(made)
     }
-    Ok(pairs)
 }
 
-/// [`runs_to_pairs`] as a tuple.
-pub fn runs_to_tuple<'a, 'py>(
+/// `runs` as the reference's `TopicRuns`: `(topics tuple, lengths list or None, flat list)`,
+/// `lengths` being `None` exactly when every run holds one partition.
+pub fn runs_to_py<'a, 'py>(
     names: &mut Names<'a, 'py>,
     runs: &Runs<'a>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let pairs = runs_to_pairs(names, runs)?;
-    PyTuple::new(names.py, pairs)
+    let py = names.py;
+    let topics = names.tuple(&runs.topics)?;
+    let ones = runs.partitions.len() == runs.topics.len()
+        && runs.starts.windows(2).all(|w| w[1] - w[0] == 1);
+    let lengths = if ones {
+        py.None().into_bound(py)
+    } else {
+        let lengths: Vec<usize> = runs.starts.windows(2).map(|w| w[1] - w[0]).collect();
+        PyList::new(py, lengths)?.into_any()
+    };
+    let flat = PyList::new(py, &runs.partitions)?;
+    PyTuple::new(py, [topics.into_any(), lengths, flat.into_any()])
 }
