@@ -220,7 +220,7 @@ def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
 
     raw = owned_array(groups)
     pairs, block = read_topic_partitions(Reader(raw, "test"), "owned")
-    assert pairs == [(t, p) for t, ps in groups for p in ps]
+    assert pairs == tuple((t, p) for t, ps in groups for p in ps)
     canonical = encode_topic_partitions(pairs, "test", "owned") == raw
     assert (block is not None) == canonical
     if block is not None:

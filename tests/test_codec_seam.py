@@ -28,6 +28,7 @@ from kafka_sticky_plugin.codec import (
     read_user_data_claim,
 )
 from kafka_sticky_plugin.codec import seam as reference
+from kafka_sticky_plugin.codec.topic_partitions import TopicRuns, runs_pairs
 from kafka_sticky_plugin.errors import CodecError
 
 IMPLEMENTATIONS: list[ModuleType] = [reference]
@@ -35,36 +36,66 @@ if implementation.twin is not None:
     IMPLEMENTATIONS.append(implementation)
 
 
-def _spec_read(raw: bytes) -> object:
-    """What the specification says of one payload: the subscription and whether its owned
-    array is canonical, or the error's fields."""
+def _spec_claim(user_data: bytes | None, cooperative: bool) -> object:
+    """The claim rule's pairs and generation, or the error's fields."""
+    try:
+        return read_user_data_claim(user_data, cooperative=cooperative)
+    except CodecError as exc:
+        return ("error", exc.what, exc.expected, exc.offset)
+
+
+def _spec_read(raw: bytes, cooperative: bool) -> object:
+    """What the specification says of one payload: the subscription and its user data's
+    claim, or the error's fields."""
     try:
         subscription = decode_subscription(raw)
     except CodecError as exc:
         return ("error", exc.what, exc.expected, exc.offset)
-    return subscription
+    return subscription, _spec_claim(subscription.user_data, cooperative)
 
 
-def _seam_read(implementation: ModuleType, raws: list[bytes]) -> list[object]:
+def _check_runs(runs: TopicRuns) -> None:
+    """The seam's run shape: a tuple of names, lengths ``None`` exactly when every run holds
+    one partition, a flat list of ints."""
+    topics, lengths, flat = runs
+    assert type(topics) is tuple and type(flat) is list
+    if lengths is None:
+        assert len(flat) == len(topics)
+    else:
+        assert type(lengths) is list and len(lengths) == len(topics) and sum(lengths) == len(flat)
+        assert not (len(flat) == len(topics) and all(lengths))
+
+
+def _seam_claim(claim: object) -> object:
+    if isinstance(claim, CodecError):
+        return ("error", claim.what, claim.expected, claim.offset)
+    runs, generation = claim  # type: ignore[misc]
+    _check_runs(runs)
+    return runs_pairs(runs), generation
+
+
+def _seam_read(implementation: ModuleType, raws: list[bytes], cooperative: bool) -> list[object]:
     out: list[object] = []
-    for raw, read in zip(raws, implementation.read_subscriptions(raws), strict=True):
+    reads = implementation.read_subscriptions(raws, cooperative)
+    for raw, read in zip(raws, reads, strict=True):
         if isinstance(read, CodecError):
             out.append(("error", read.what, read.expected, read.offset))
             continue
-        subscription, owned_array = read
-        if owned_array is not None:
+        _check_runs(read.owned)
+        subscription = read.subscription()
+        if read.owned_array is not None:
             # canonical: the writer writes exactly these bytes for those pairs, and they are
             # the payload's own bytes
             again = encode_assignment(Assignment(0, subscription.owned_partitions))
-            assert again[2:-4] == owned_array and owned_array in raw
-        out.append(subscription)
+            assert again[2:-4] == read.owned_array and read.owned_array in raw
+        out.append((subscription, _seam_claim(read.claim)))
     return out
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@given(st.lists(subscriptions(), max_size=4), st.data())
+@given(st.lists(subscriptions(), max_size=4), st.data(), st.booleans())
 def test_read_subscriptions_equal_decode_on_valid_and_mutated_bytes(
-    implementation: ModuleType, subs: list[object], data: st.DataObject
+    implementation: ModuleType, subs: list[object], data: st.DataObject, cooperative: bool
 ) -> None:
     raws = []
     for sub in subs:
@@ -78,33 +109,45 @@ def test_read_subscriptions_equal_decode_on_valid_and_mutated_bytes(
         if flip < len(mutated) and data.draw(st.booleans()):
             mutated[flip] ^= data.draw(st.integers(1, 255))
         raws += [raw, bytes(mutated)]
-    assert _seam_read(implementation, raws) == [_spec_read(raw) for raw in raws]
+    got = _seam_read(implementation, raws, cooperative)
+    assert got == [_spec_read(raw, cooperative) for raw in raws]
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@given(st.lists(st.binary(max_size=80), max_size=6))
+@given(st.lists(st.binary(max_size=80), max_size=6), st.booleans())
 def test_read_subscriptions_equal_decode_on_random_bytes(
-    implementation: ModuleType, raws: list[bytes]
+    implementation: ModuleType, raws: list[bytes], cooperative: bool
 ) -> None:
-    assert _seam_read(implementation, raws) == [_spec_read(raw) for raw in raws]
+    got = _seam_read(implementation, raws, cooperative)
+    assert got == [_spec_read(raw, cooperative) for raw in raws]
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@given(st.one_of(st.none(), st.binary(max_size=60)), st.booleans())
-def test_user_data_claim_equals_the_claim_rule(
-    implementation: ModuleType, user_data: bytes | None, cooperative: bool
+@given(st.lists(st.one_of(st.none(), st.binary(max_size=60)), max_size=4), st.booleans())
+def test_user_data_claims_equal_the_claim_rule(
+    implementation: ModuleType, user_data: list[bytes | None], cooperative: bool
 ) -> None:
-    def spec() -> object:
-        try:
-            return read_user_data_claim(user_data, cooperative=cooperative)
-        except CodecError as exc:
-            return (exc.what, exc.expected, exc.offset)
+    got = implementation.read_user_data_claims(user_data, cooperative)
+    assert [_seam_claim(claim) for claim in got] == [
+        _spec_claim(data, cooperative) for data in user_data
+    ]
 
-    try:
-        got: object = implementation.read_user_data_claim(user_data, cooperative)
-    except CodecError as exc:
-        got = (exc.what, exc.expected, exc.offset)
-    assert got == spec()
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_a_claim_equal_to_the_owned_runs_is_that_object(implementation: ModuleType) -> None:
+    """Ours and librdkafka's members write their owned list twice (owned partitions and
+    sticky user data): the seam hands the claim over as the owned runs' very object, and
+    equal topic tuples as one tuple (what lets the leader skip comparing them)."""
+    from kafka_sticky_plugin.codec import Subscription, encode_sticky_user_data
+
+    owned = (("a", 0), ("a", 1), ("b", 2))
+    raw = encode_subscription(
+        Subscription(1, ("a", "b"), encode_sticky_user_data(owned, 4), owned_partitions=owned)
+    )
+    first, second = implementation.read_subscriptions([raw, raw], False)
+    assert first.claim[0] is first.owned and first.claim[1] == 4
+    assert first.owned == (("a", "b"), [2, 1], [0, 1, 2])
+    assert second.topics is first.topics and second.owned[0] is first.owned[0]
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
@@ -112,9 +155,9 @@ def test_null_owned_array_is_empty_and_never_canonical(implementation: ModuleTyp
     """A v1 subscription whose owned array is null (count -1) reads as no owned partitions
     and hands back no owned array (so it is never written back as an assignment)."""
     raw = bytes.fromhex("0001 00000001 0001 74 ffffffff ffffffff")
-    [read] = implementation.read_subscriptions([raw])
-    assert read == reference.SubscriptionRead(decode_subscription(raw), None)
-    assert read.subscription.owned_partitions == ()
+    [read] = implementation.read_subscriptions([raw], False)
+    assert read.subscription() == decode_subscription(raw)
+    assert read.owned == ((), None, []) and read.owned_array is None
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)

@@ -82,10 +82,28 @@ def _outcome(call: Callable[..., Any], *args: Any) -> Any:
         return (type(exc).__name__, str(exc))
 
 
+def _error(exc: CodecError) -> Any:
+    return ("CodecError", exc.what, exc.expected, exc.offset, str(exc))
+
+
+def _claim_outcome(claim: Any) -> Any:
+    return _error(claim) if isinstance(claim, CodecError) else ("value", claim)
+
+
 def _read_outcome(result: seam.SubscriptionRead | CodecError) -> Any:
+    """A read as comparable values (an error's fields, the claim's too); whether the claim's
+    runs are the owned runs' object (the seam's sharing rule, for runs holding a partition)
+    is part of it."""
     if isinstance(result, CodecError):
-        return ("CodecError", result.what, result.expected, result.offset, str(result))
-    return ("value", result)
+        return _error(result)
+    claim = result.claim
+    shared = (
+        not isinstance(claim, CodecError)
+        and claim is not None
+        and bool(claim[0][2])
+        and claim[0] is result.owned
+    )
+    return ("value", result._replace(claim=_claim_outcome(claim)), shared)
 
 
 # -- byte builders: what any client may send, canonical or not ----------------------------------
@@ -192,16 +210,23 @@ def _mutations(data: bytes, rng: random.Random) -> Iterator[bytes]:
 
 
 def _check_subscriptions(payloads: list[bytes]) -> int:
-    """Both implementations on ``payloads`` (one batch, then one by one); the twin's ``None``
-    exactly where the reference refuses. Returns how many the twin read itself."""
-    expected = [_read_outcome(r) for r in seam.read_subscriptions(payloads)]
-    got = [_read_outcome(r) for r in implementation.read_subscriptions(payloads)]
-    for payload, want, have in zip(payloads, expected, got, strict=True):
-        assert have == want, payload.hex()
-    raw = TWIN.read_subscriptions(payloads)
-    for payload, want, values in zip(payloads, expected, raw, strict=True):
-        assert (values is None) == (want[0] == "CodecError"), payload.hex()
-    return sum(values is not None for values in raw)
+    """Both implementations on ``payloads`` (one batch, under either protocol kind); the
+    twin's ``None`` exactly where the reference refuses (the payload, or its claim). Returns
+    how many the twin read itself (both kinds)."""
+    read = 0
+    for cooperative in (False, True):
+        expected = [_read_outcome(r) for r in seam.read_subscriptions(payloads, cooperative)]
+        got = [_read_outcome(r) for r in implementation.read_subscriptions(payloads, cooperative)]
+        for payload, want, have in zip(payloads, expected, got, strict=True):
+            assert have == want, (payload.hex(), cooperative)
+        raw = TWIN.read_subscriptions(payloads, cooperative)
+        for payload, want, values in zip(payloads, expected, raw, strict=True):
+            assert (values is None) == (want[0] == "CodecError"), payload.hex()
+            if values is not None:
+                claim_refused = want[1].claim[0] == "CodecError"
+                assert (values[7] is None) == claim_refused, payload.hex()
+        read += sum(values is not None for values in raw)
+    return read // 2
 
 
 def test_generated_subscriptions_and_their_mutations() -> None:
@@ -230,24 +255,28 @@ def test_batches_that_are_not_lists_of_bytes() -> None:
     """A tuple is read; a generator or a non-bytes payload is the reference's to judge."""
     payloads = [_subscription(_rng("batch")) for _ in range(3)]
     assert _check_subscriptions(payloads) == 3
-    assert TWIN.read_subscriptions(tuple(payloads)) is not None
-    assert TWIN.read_subscriptions(iter(payloads)) is None
-    assert TWIN.read_subscriptions([bytearray(payloads[0])]) == [None]
+    assert TWIN.read_subscriptions(tuple(payloads), False) is not None
+    assert TWIN.read_subscriptions(iter(payloads), False) is None
+    assert TWIN.read_subscriptions(payloads, 1) is None
+    assert TWIN.read_subscriptions([bytearray(payloads[0])], False) == [None]
 
 
-# -- read_user_data_claim -----------------------------------------------------------------------
+# -- read_user_data_claims ----------------------------------------------------------------------
 
 
 def _check_claims(datas: list[bytes | None]) -> int:
+    """Both implementations on ``datas`` (one batch per protocol kind); the twin's ``None``
+    exactly where the reference refuses. Returns how many the twin read itself."""
     read = 0
-    for data in datas:
-        for cooperative in (False, True):
-            want = _outcome(seam.read_user_data_claim, data, cooperative)
-            have = _outcome(implementation.read_user_data_claim, data, cooperative)
+    for cooperative in (False, True):
+        expected = [_claim_outcome(c) for c in seam.read_user_data_claims(datas, cooperative)]
+        got = [_claim_outcome(c) for c in implementation.read_user_data_claims(datas, cooperative)]
+        for data, want, have in zip(datas, expected, got, strict=True):
             assert have == want, (data, cooperative)
-            raw = TWIN.read_user_data_claim(data, cooperative)
-            assert (raw is None) == (want[0] != "value"), (data, cooperative)
-            read += raw is not None
+        raw = TWIN.read_user_data_claims(datas, cooperative)
+        for data, want, one in zip(datas, expected, raw, strict=True):
+            assert (one is None) == (want[0] != "value"), (data, cooperative)
+            read += one is not None
     return read
 
 
@@ -377,7 +406,7 @@ def test_benchmark_inputs_read_and_plan_the_same(
     shape, members = _bench_members(shape_name, protocol, java)
     payloads = [bytes(member.metadata) for member in members]
     assert _check_subscriptions(payloads) == len(payloads)
-    user_data = [r.subscription.user_data for r in seam.read_subscriptions(payloads)]  # type: ignore[union-attr]
+    user_data = [r.user_data for r in seam.read_subscriptions(payloads, False)]  # type: ignore[union-attr]
     assert _check_claims(user_data) >= len(user_data)  # every one under its own protocol
 
     def digest() -> str:

@@ -153,7 +153,7 @@ class SubscriptionRead(NamedTuple):
     owned_array: bytes | None
     #: The user data's claim (:func:`~.sticky_user_data.read_user_data_runs`): ``(runs in
     #: wire order, generation or -1)``, or the :class:`CodecError` reading it raised; its
-    #: runs are ``owned`` itself when they equal it. ``None`` when not read.
+    #: runs are ``owned`` itself when they equal it and hold a partition. ``None``: not read.
     claim: tuple[TopicRuns, int] | CodecError | None = None
 
     def subscription(self) -> Subscription:
@@ -198,8 +198,8 @@ def read_subscription_claim(
     data: bytes | bytearray | memoryview, cooperative: bool, shared: Interned | None = None
 ) -> SubscriptionRead:
     """:func:`read_subscription_runs` with ``claim`` read too (under ``cooperative`` or
-    not, :func:`~.sticky_user_data.read_user_data_runs`); a claim equal to the owned runs
-    is that very object."""
+    not, :func:`~.sticky_user_data.read_user_data_runs`); claim runs equal to the owned runs
+    and holding a partition are the owned runs' very object."""
     read = read_subscription_runs(data, shared)
     claim: tuple[TopicRuns, int] | CodecError
     try:
@@ -209,7 +209,7 @@ def read_subscription_claim(
     except CodecError as exc:
         claim = exc
     else:
-        claim = (read.owned if runs == read.owned else runs), generation
+        claim = (read.owned if runs[2] and runs == read.owned else runs), generation
     return read._replace(claim=claim)
 
 

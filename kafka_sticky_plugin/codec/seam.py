@@ -35,8 +35,8 @@ Invariants every implementation keeps:
   an empty array is ``((), None, [])``.
 - **Sharing.** Within one call, equal topic names are one ``str`` and equal topic tuples
   one ``tuple`` (the engine recognises a tuple it has seen by identity), and a member's
-  claim runs equal to its owned runs are that object (ours and librdkafka's members write
-  the list twice); values never depend on it.
+  claim runs equal to its owned runs and holding a partition are that object (ours and
+  librdkafka's members write the list twice); values never depend on it.
 - **Null arrays.** An array count of -1 (a null array; Kafka's generated writers never send
   one for these non-nullable arrays, but some clients do) reads as empty, and is decided in
   one place (:meth:`~._wire.Reader.array_count`); every writer writes count 0 for no

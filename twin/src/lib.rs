@@ -51,7 +51,7 @@ mod kafka_sticky_plugin_twin {
     /// payloads and an exact `bool`. The owned partitions are runs `(topics, lengths or None,
     /// flat partitions)`, never a tuple per partition; `claim` is the user data's `(runs,
     /// generation or -1)`, or `None` when the reference must read it; its runs are the owned
-    /// runs' very object when the user data's array is the owned array's bytes. Topic names
+    /// runs' very object when they are equal and hold a partition. Topic names
     /// and equal topic tuples are built once per call.
     #[pyfunction]
     fn read_subscriptions<'py>(
@@ -78,7 +78,11 @@ mod kafka_sticky_plugin_twin {
             let owned = runs_to_py(&mut names, owned_runs)?;
             let claim = match seam::read_user_data_claim(decoded.user_data, cooperative) {
                 Ok((runs, generation)) => {
-                    let runs = if !runs.raw.is_empty() && runs.raw == owned_runs.raw {
+                    let same = !runs.partitions.is_empty()
+                        && runs.partitions == owned_runs.partitions
+                        && runs.starts == owned_runs.starts
+                        && runs.topics == owned_runs.topics;
+                    let runs = if same {
                         owned.clone()
                     } else {
                         runs_to_py(&mut names, &runs)?
