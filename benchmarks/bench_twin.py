@@ -9,8 +9,8 @@ bytes: the previous assignment in the user data): the seam's three steps, each t
 :mod:`kafka_sticky_plugin.codec.implementation` (the twin), CPU seconds, best of
 ``--repeat`` calls with the cyclic collector paused as the leader does:
 
-- ``read``: ``read_subscriptions`` of every member's metadata;
-- ``claims``: ``read_user_data_claim`` of every member's user data;
+- ``read``: ``read_subscriptions`` of every member's metadata (with its user data's claim);
+- ``claims``: ``read_user_data_claims`` of every member's user data (alone);
 - ``write``: ``write_assignments`` of the engine's plan for the same members;
 
 then the leader's whole call (``assign_group``: read, claims, engine, write) both ways.
@@ -84,9 +84,13 @@ def row(shape_name: str, protocol: str, repeat: int) -> dict[str, Any]:
     twin = implementation.twin
     shape, members = _rejoin(shape_name, protocol)
     payloads = [bytes(m.metadata) for m in members]
-    reads = [r for r in seam.read_subscriptions(payloads) if isinstance(r, seam.SubscriptionRead)]
-    user_data = [r.subscription.user_data for r in reads]
     cooperative = protocol == "cooperative-sticky"
+    reads = [
+        r
+        for r in seam.read_subscriptions(payloads, cooperative)
+        if isinstance(r, seam.SubscriptionRead)
+    ]
+    user_data = [r.user_data for r in reads]
     group = read_group(protocol, members)
     dense = strategy_named(protocol).assign_dense(shape.partitions, group.specs)
     layout = dense.layout
@@ -94,12 +98,12 @@ def row(shape_name: str, protocol: str, repeat: int) -> dict[str, Any]:
     write_args = (group.version, layout.topics, layout.counts, plans)
     steps: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
         "read": (
-            lambda: seam.read_subscriptions(payloads),
-            lambda: implementation.read_subscriptions(payloads),
+            lambda: seam.read_subscriptions(payloads, cooperative),
+            lambda: implementation.read_subscriptions(payloads, cooperative),
         ),
         "claims": (
-            lambda: [seam.read_user_data_claim(u, cooperative) for u in user_data],
-            lambda: [implementation.read_user_data_claim(u, cooperative) for u in user_data],
+            lambda: seam.read_user_data_claims(user_data, cooperative),
+            lambda: implementation.read_user_data_claims(user_data, cooperative),
         ),
         "write": (
             lambda: seam.write_assignments(*write_args),
@@ -109,7 +113,7 @@ def row(shape_name: str, protocol: str, repeat: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "shape": shape_name,
         "input": f"{protocol} ({INPUTS[protocol]})",
-        "pairs": sum(len(r.subscription.owned_partitions) for r in reads),
+        "pairs": sum(len(r.owned[2]) for r in reads),
     }
     for step, (reference, compiled) in steps.items():
         out[step] = (_best(reference, repeat), _best(compiled, repeat))
