@@ -66,10 +66,11 @@ def _check_runs(runs: TopicRuns) -> None:
         assert not (len(flat) == len(topics) and all(lengths))
 
 
-def _seam_claim(claim: object) -> object:
+def _seam_claim(claim: tuple[TopicRuns, int] | CodecError | None) -> object:
     if isinstance(claim, CodecError):
         return ("error", claim.what, claim.expected, claim.offset)
-    runs, generation = claim  # type: ignore[misc]
+    assert claim is not None
+    runs, generation = claim
     _check_runs(runs)
     return runs_pairs(runs), generation
 
