@@ -16,6 +16,8 @@ use crate::wire::{Reader, Sure, Unsure, MIN_STRING_SIZE};
 pub struct Subscription<'a> {
     pub version: i16,
     pub topics: Vec<&'a [u8]>,
+    /// The topics array's bytes as read (count included): equal bytes, equal topics.
+    pub topics_raw: &'a [u8],
     pub user_data: Option<&'a [u8]>,
     /// `None` when the message has no owned partitions field (v0, or a v1+ message that
     /// ends before it).
@@ -30,11 +32,13 @@ pub fn decode_subscription(data: &[u8]) -> Sure<Subscription<'_>> {
     if version < 0 {
         return Err(Unsure);
     }
+    let topics_start = reader.offset();
     let count = reader.array_count(MIN_STRING_SIZE)?;
     let mut topics = Vec::with_capacity(count);
     for _ in 0..count {
         topics.push(reader.string()?);
     }
+    let topics_raw = reader.since(topics_start);
     let user_data = reader.nullable_bytes()?;
     let mut owned = None;
     let mut generation_id = -1;
@@ -51,6 +55,7 @@ pub fn decode_subscription(data: &[u8]) -> Sure<Subscription<'_>> {
     Ok(Subscription {
         version,
         topics,
+        topics_raw,
         user_data,
         owned,
         generation_id,

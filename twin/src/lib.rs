@@ -93,7 +93,7 @@ mod kafka_sticky_plugin_twin {
             };
             let values = (
                 decoded.version,
-                names.tuple(&decoded.topics)?,
+                names.array_tuple(decoded.topics_raw, &decoded.topics)?,
                 decoded.user_data.map(|u| PyBytes::new(py, u)),
                 owned,
                 decoded.generation_id,

@@ -86,13 +86,21 @@ pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
         .collect()
 }
 
-/// Topic names and tuples of them built once per call: names by their raw (checked UTF-8)
-/// bytes, tuples by their names' bytes (equal tuples are one object, as the reference's
-/// `Interned` makes them).
+/// Partition numbers below this are built once per call and shared.
+const SHARED_INTS: usize = 1 << 16;
+
+/// Topic names, tuples of them and partition numbers built once per call: names by their raw
+/// (checked UTF-8) bytes, tuples by their names' bytes (equal tuples are one object, as the
+/// reference's `Interned` makes them; the last one made is compared first, since members
+/// mostly send the same topics in a row), numbers below [`SHARED_INTS`] by value.
 pub struct Names<'a, 'py> {
     py: Python<'py>,
     known: HashMap<&'a [u8], Bound<'py, PyString>>,
     tuples: HashMap<Vec<&'a [u8]>, Bound<'py, PyTuple>>,
+    last: Option<(Vec<&'a [u8]>, Bound<'py, PyTuple>)>,
+    arrays: HashMap<&'a [u8], Bound<'py, PyTuple>>,
+    last_array: Option<(&'a [u8], Bound<'py, PyTuple>)>,
+    ints: Vec<Option<Bound<'py, PyAny>>>,
 }
 
 impl<'a, 'py> Names<'a, 'py> {
@@ -101,6 +109,10 @@ impl<'a, 'py> Names<'a, 'py> {
             py,
             known: HashMap::new(),
             tuples: HashMap::new(),
+            last: None,
+            arrays: HashMap::new(),
+            last_array: None,
+            ints: Vec::new(),
         }
     }
 
@@ -115,12 +127,65 @@ impl<'a, 'py> Names<'a, 'py> {
 
     /// A tuple of the `str` of each of `raws`, one object for equal `raws`.
     pub fn tuple(&mut self, raws: &[&'a [u8]]) -> PyResult<Bound<'py, PyTuple>> {
-        if let Some(known) = self.tuples.get(raws) {
+        if let Some((last_raws, last)) = &self.last {
+            if last_raws.as_slice() == raws {
+                return Ok(last.clone());
+            }
+        }
+        let made = match self.tuples.get(raws) {
+            Some(known) => known.clone(),
+            None => {
+                let strings: Vec<_> = raws.iter().map(|raw| self.get(raw)).collect();
+                let made = PyTuple::new(self.py, strings)?;
+                self.tuples.insert(raws.to_vec(), made.clone());
+                made
+            }
+        };
+        self.last = Some((raws.to_vec(), made.clone()));
+        Ok(made)
+    }
+
+    /// [`Names::tuple`] of the names of one string array read whole, `raw` being its bytes
+    /// (count included): equal bytes are found by one compare (the last array) or one hash,
+    /// not name by name.
+    pub fn array_tuple(
+        &mut self,
+        raw: &'a [u8],
+        raws: &[&'a [u8]],
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        if let Some((last_raw, last)) = &self.last_array {
+            if *last_raw == raw {
+                return Ok(last.clone());
+            }
+        }
+        let made = match self.arrays.get(raw) {
+            Some(known) => known.clone(),
+            None => {
+                let made = self.tuple(raws)?;
+                self.arrays.insert(raw, made.clone());
+                made
+            }
+        };
+        self.last_array = Some((raw, made.clone()));
+        Ok(made)
+    }
+
+    /// The `int` of `value`.
+    pub fn int(&mut self, value: i32) -> PyResult<Bound<'py, PyAny>> {
+        let Ok(slot) = usize::try_from(value) else {
+            return Ok(value.into_pyobject(self.py)?.into_any());
+        };
+        if slot >= SHARED_INTS {
+            return Ok(value.into_pyobject(self.py)?.into_any());
+        }
+        if slot >= self.ints.len() {
+            self.ints.resize(slot + 1, None);
+        }
+        if let Some(known) = &self.ints[slot] {
             return Ok(known.clone());
         }
-        let strings: Vec<_> = raws.iter().map(|raw| self.get(raw)).collect();
-        let made = PyTuple::new(self.py, strings)?;
-        self.tuples.insert(raws.to_vec(), made.clone());
+        let made = value.into_pyobject(self.py)?.into_any();
+        self.ints[slot] = Some(made.clone());
         Ok(made)
     }
 }
@@ -141,6 +206,11 @@ pub fn runs_to_py<'a, 'py>(
         let lengths: Vec<usize> = runs.starts.windows(2).map(|w| w[1] - w[0]).collect();
         PyList::new(py, lengths)?.into_any()
     };
-    let flat = PyList::new(py, &runs.partitions)?;
+    let flat: Vec<_> = runs
+        .partitions
+        .iter()
+        .map(|&p| names.int(p))
+        .collect::<PyResult<_>>()?;
+    let flat = PyList::new(py, flat)?;
     PyTuple::new(py, [topics.into_any(), lengths, flat.into_any()])
 }
