@@ -70,6 +70,14 @@ class Reader:
         """True when every byte has been read."""
         return self._pos >= len(self._data)
 
+    def take_prefix(self, prefix: bytes) -> bool:
+        """Whether the next bytes are exactly ``prefix`` (non-empty); if so they are read."""
+        pos = self._pos
+        if not prefix or not self._data.startswith(prefix, pos):
+            return False
+        self._pos = pos + len(prefix)
+        return True
+
     def bytes_since(self, start: int) -> bytes:
         """The bytes read from offset ``start`` up to the current offset."""
         return self._data[start : self._pos]
