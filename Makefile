@@ -23,7 +23,7 @@ export SPARK_LOCAL_IP := 127.0.0.1
 .PHONY: all faults soak venv test check lint typecheck docs docs-serve unit integration integration-tansu integration-kafka \
 	integration-kafka-base integration-kafka-tiers integration-kafka-scale \
 	kafka-broker lane-tansu lane-kafka matrix matrix-venvs demo demo-venv simulate bench bench-peers clean \
-	prometheus-server bench-metrics
+	prometheus-server bench-metrics twin
 
 all: test
 
@@ -105,8 +105,16 @@ typecheck: venv
 	$(PY) -m mypy integration_tests/hooks
 	$(PY) -m mypy integration_tests/aiokafka
 
-unit: venv
+unit: venv twin
 	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+## The compiled twin of the wire seam (twin/: Rust, PyO3, maturin; issue 37): cargo fmt
+## --check, clippy (warnings are errors), the crate's tests, this machine's abi3 wheel and the
+## sdist in build/twin/, `twine check` of both packages, the wheel installed into .venv (a
+## no-op when nothing changed). Without cargo: one line, the suite runs the reference alone
+## and the twin's differential tests skip (a failure under CI=true: scripts/twin_build.sh).
+twin: venv
+	@rc=0; bash scripts/twin_build.sh || rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ]
 
 ## What users run on the embedded Tansu broker (the demo's scenario, the broker command, the
 ## capability profile, the examples, the broker-independent migration): its smoke subset. Every
@@ -200,7 +208,7 @@ simulate: venv
 
 ## Ours against franz-go, Apache Kafka (Java) and kafka-python on the same bytes: our members'
 ## and Java members' metadata, Java warm beside cold, CPU/GC and load (docs/benchmarks.md).
-bench: venv bench-peers
+bench: venv bench-peers twin
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 ## The same rolling restart (6 members, 24 partitions, 200 records/s) for our classic members,
@@ -224,6 +232,13 @@ bench-scale: venv kafka-broker java-member
 .PHONY: bench-member-cpu
 bench-member-cpu: venv kafka-broker java-member
 	$(PY) -m testlab.member_cpu $(CPU_ARGS)
+
+## The wire seam's compiled twin against its plain-Python reference (read, claims, write and
+## the leader's whole call) on the benchmark shapes' rejoin, CPU seconds (figures only,
+## benchmarks/bench_twin.py; BENCH_ARGS="--shapes H-1M --repeat 5" etc.).
+.PHONY: bench-twin
+bench-twin: venv twin
+	$(PY) benchmarks/bench_twin.py $(BENCH_ARGS)
 
 ## What the rebalance metrics cost: the leader's assignment and a member's bookkeeping per
 ## rebalance, metrics on and off (CPU seconds; figures only, see benchmarks/bench_metrics.py).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from kafka_sticky_plugin.assignor.leader import member_spec
-from kafka_sticky_plugin.codec import SubscriptionDecoder, decode_assignment
+from kafka_sticky_plugin.codec import decode_assignment, decode_subscription
 from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.core.gc_pause import cyclic_gc_paused
 from kafka_sticky_plugin.errors import InvariantViolation
@@ -24,13 +24,11 @@ Plan = dict[str, list[tuple[str, int]]]
 def input_members(protocol: str, metadata: Mapping[str, bytes]) -> list[MemberSpec]:
     """What our leader reads from the metadata every peer got (its own decoder and claim
     rules, cyclic GC paused as in the leader)."""
-    decoder = SubscriptionDecoder()
     with cyclic_gc_paused():
-        out = []
-        for member_id, raw in metadata.items():
-            subscription, block = decoder.decode_with_owned_block(raw)
-            out.append(member_spec(member_id, subscription, protocol, owned_block=block))
-        return out
+        return [
+            member_spec(member_id, decode_subscription(raw), protocol)
+            for member_id, raw in metadata.items()
+        ]
 
 
 def plan_of(assignments: Mapping[str, bytes], members: Sequence[MemberSpec]) -> Plan:

@@ -2,11 +2,12 @@
 conformance, migration-check).
 
 Each sub-command lives in its own module and is imported only when chosen. ``--version``
-prints the package version; an unknown command prints what is wrong and the usage to
-stderr and exits with status 2 (argparse's convention). A command whose extra is not
-installed stops before it does anything with one line on stderr naming the ``pip install``
-that brings it, and exits with :data:`~kafka_sticky_plugin.extras.EXIT_MISSING_EXTRA` (4),
-for every command (never a traceback).
+prints the package version and the wire seam's implementation in use (``compiled``: the
+twin, or ``reference``: plain Python; see :mod:`kafka_sticky_plugin.codec.implementation`);
+an unknown command prints what is wrong and the usage to stderr and exits with status 2
+(argparse's convention). A command whose extra is not installed stops before it does
+anything with one line on stderr naming the ``pip install`` that brings it, and exits with
+:data:`~kafka_sticky_plugin.extras.EXIT_MISSING_EXTRA` (4), for every command (never a traceback).
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         print(usage())
         return 0
     if args and args[0] in ("-V", "--version"):
+        from .codec.implementation import describe
+
         print(f"kafka-sticky-plugin {__version__}")
+        print(describe())
         return 0
     if not args or args[0] not in _COMMANDS:
         problem = "no command given" if not args else f"unknown command {args[0]!r}"

@@ -32,6 +32,8 @@ EXTRAS: dict[str, str] = {
     "demo": "kafka-python, the embedded broker and matplotlib (python -m kafka_sticky_plugin demo)",
     "prometheus": "prometheus_client (kafka_sticky_plugin.metrics.prometheus)",
     "opentelemetry": "opentelemetry-api and -sdk (kafka_sticky_plugin.metrics.opentelemetry)",
+    "fast": "kafka-sticky-plugin-twin, the compiled twin of the leader's wire seam "
+    "(kafka_sticky_plugin.codec.implementation)",
     "simulate": "PySpark, pandas, pyarrow, matplotlib, PyYAML and kafka-python "
     "(python -m kafka_sticky_plugin simulate)",
 }
@@ -49,6 +51,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "pyarrow": "simulate",
     "prometheus_client": "prometheus",
     "opentelemetry": "opentelemetry",
+    "kafka_sticky_plugin_twin": "fast",
 }
 
 
@@ -60,6 +63,7 @@ _DISTRIBUTION = {
     "yaml": "PyYAML",
     "prometheus_client": "prometheus-client",
     "opentelemetry": "opentelemetry-api",
+    "kafka_sticky_plugin_twin": "kafka-sticky-plugin-twin",
 }
 
 

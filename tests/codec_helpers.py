@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 
 def owned_array(groups: list[tuple[str, list[int]]]) -> bytes:
     """A ``[topic [partition]]`` array exactly as given: group order, repeated topics and
@@ -14,19 +12,3 @@ def owned_array(groups: list[tuple[str, list[int]]]) -> bytes:
         out.append(len(name).to_bytes(2, "big") + name + len(partitions).to_bytes(4, "big"))
         out.extend(p.to_bytes(4, "big", signed=True) for p in partitions)
     return b"".join(out)
-
-
-def count_general_reads(monkeypatch: Any) -> list[int]:
-    """Count the calls of the general ``[topic [partition]]`` reader from now on (one item
-    per call): a batch shortcut that is taken never reaches it."""
-    from kafka_sticky_plugin.codec import _topic_partitions
-
-    calls: list[int] = []
-    general = _topic_partitions.topic_partition_pairs
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return general(*args, **kwargs)
-
-    monkeypatch.setattr(_topic_partitions, "topic_partition_pairs", counting)
-    return calls

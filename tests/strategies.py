@@ -9,11 +9,9 @@ imports a top-level ``strategies``; Hypothesis's own is ``hypothesis.strategies`
 
 from __future__ import annotations
 
-from codec_helpers import owned_array
 from hypothesis import strategies as st
 
-from kafka_sticky_plugin.codec import Subscription, encode_subscription
-from kafka_sticky_plugin.codec._topic_partitions import OneEachLayouts
+from kafka_sticky_plugin.codec import Subscription
 from kafka_sticky_plugin.core import MemberSpec
 from kafka_sticky_plugin.simulate.model import EVENT_KINDS, SHAPES, Event, Scenario
 
@@ -126,46 +124,6 @@ def subscriptions(draw: st.DrawFn) -> Subscription:
         generation_id=draw(INT32),
         rack_id=draw(st.one_of(st.none(), topic_names)),
     )
-
-
-ONE_EACH_GROUPS = OneEachLayouts.MIN_GROUPS + 4
-# Equal-length names: a near-miss array has the same size as a learned layout.
-ONE_EACH_TOPICS = [f"t{i:02d}" for i in range(ONE_EACH_GROUPS)] + [f"u{i:02d}" for i in range(4)]
-
-
-def one_each_message(groups: list[tuple[str, list[int]]], generation: int, truncate: int) -> bytes:
-    """A v2 subscription whose owned partitions are ``groups`` as given."""
-    head = encode_subscription(
-        Subscription(version=1, topics=tuple(ONE_EACH_TOPICS[:ONE_EACH_GROUPS]))
-    )
-    head = (2).to_bytes(2, "big") + head[2:-4]  # v2, without the empty owned array
-    raw = head + owned_array(groups) + generation.to_bytes(4, "big", signed=True)
-    return raw[: len(raw) - truncate]
-
-
-@st.composite
-def one_each_members(draw: st.DrawFn) -> tuple[bytes, bytes]:
-    """A message and the owned array in it: mostly one partition of each of the same topics,
-    sometimes a near miss (another topic, a group of two, unsorted groups, a truncation);
-    ``hash-order`` repeats one fixed non-canonical topic order, as Java members write."""
-    kind = draw(
-        st.sampled_from(["same", "same", "same", "other-topic", "two", "unsorted", "hash-order"])
-    )
-    topics = ONE_EACH_TOPICS[:ONE_EACH_GROUPS]
-    if kind == "other-topic":
-        topics = sorted([*topics[:-1], ONE_EACH_TOPICS[ONE_EACH_GROUPS + draw(st.integers(0, 3))]])
-    partitions = [[draw(st.integers(0, 50))] for _ in topics]
-    if kind == "two":
-        i = draw(st.integers(0, len(topics) - 1))
-        partitions[i] = [partitions[i][0], partitions[i][0] + 1]
-    groups = list(zip(topics, partitions, strict=True))
-    if kind == "unsorted":
-        i = draw(st.integers(0, len(groups) - 2))
-        groups[i], groups[i + 1] = groups[i + 1], groups[i]
-    if kind == "hash-order":
-        groups.sort(key=lambda group: group[0][::-1])
-    truncate = draw(st.sampled_from([0, 0, 0, 1, 5, 9]))
-    return one_each_message(groups, draw(st.integers(-1, 9)), truncate), owned_array(groups)
 
 
 # -- simulator inputs ---------------------------------------------------------------------

@@ -8,11 +8,7 @@ from hypothesis import strategies as st
 
 from kafka_sticky_plugin.assignor.member import MemberState
 from kafka_sticky_plugin.assignor.rebalance import RebalanceProtocol
-from kafka_sticky_plugin.codec import (
-    SubscriptionDecoder,
-    decode_subscription,
-    read_user_data_claim,
-)
+from kafka_sticky_plugin.codec import decode_subscription, read_user_data_claim
 from kafka_sticky_plugin.errors import ConfigurationError
 
 pairs = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 40)), max_size=30)
@@ -41,20 +37,19 @@ def test_cooperative_member_under_eager_claims_nothing_but_keeps_its_generation(
 def test_leader_reads_back_what_a_member_claims(
     owned: list[tuple[str, int]], generation: int | None, name: str
 ) -> None:
-    """The claim rule in codec/ reads a member's user data, with or without the owned-block
-    shortcut, as the partitions and generation the member recorded."""
+    """The claim rule in codec/ reads a member's user data as the partitions and generation
+    the member recorded."""
     member = MemberState(name)
     member.record(owned, generation)
     raw = member.subscription_bytes(["a", "b", "c"])
-    subscription, block = SubscriptionDecoder().decode_with_owned_block(raw)
+    subscription = decode_subscription(raw)
     cooperative = name == "cooperative-sticky"
-    plain = read_user_data_claim(subscription.user_data, cooperative=cooperative)
-    fast = read_user_data_claim(subscription.user_data, cooperative=cooperative, owned_block=block)
-    want_generation = -1 if generation is None else generation
-    assert plain[1] == fast[1] == want_generation
+    claimed, claimed_generation = read_user_data_claim(
+        subscription.user_data, cooperative=cooperative
+    )
+    assert claimed_generation == (-1 if generation is None else generation)
     if cooperative:
-        assert plain[0] == fast[0] == []
+        assert claimed == ()
     else:
-        assert plain[0] == list(member.previous_assignment)
-        assert fast[0] in (None, plain[0])  # None: "the subscription's owned partitions"
+        assert claimed == tuple(member.previous_assignment)
         assert subscription.owned_partitions == member.previous_assignment

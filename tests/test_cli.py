@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -11,14 +12,16 @@ import pytest
 
 import kafka_sticky_plugin
 from kafka_sticky_plugin.__main__ import main
+from kafka_sticky_plugin.codec import implementation
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "kafka_sticky_plugin", *args],
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -42,10 +45,21 @@ def test_help_is_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert "usage: python -m kafka_sticky_plugin" in capsys.readouterr().out
 
 
-def test_version_prints_the_package_version() -> None:
+def test_version_prints_the_package_version_and_the_wire_implementation() -> None:
+    """Two lines: the version, then the wire seam's implementation in use (this process's
+    choice: the compiled twin where it is installed, else the reference)."""
     done = _cli("--version")
     assert done.returncode == 0
-    assert done.stdout.strip() == f"kafka-sticky-plugin {kafka_sticky_plugin.__version__}"
+    version, seam = done.stdout.splitlines()
+    assert version == f"kafka-sticky-plugin {kafka_sticky_plugin.__version__}"
+    assert seam.startswith(f"wire seam: {implementation.IMPLEMENTATION} (")
+    assert seam == implementation.describe()
+
+
+def test_the_pure_python_switch_makes_version_name_the_reference() -> None:
+    done = _cli("--version", env={**os.environ, implementation.PURE_PYTHON_ENV: "1"})
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[1] == "wire seam: reference (KAFKA_STICKY_PURE_PYTHON is set)"
 
 
 @pytest.mark.parametrize(

@@ -358,21 +358,25 @@ def test_captured_librdkafka_member_without_state() -> None:
     assert decode_subscription(raw) == Subscription(3, ("t1",), b"", (), -1, "")
 
 
-def test_subscription_decoder_matches_decode_and_exposes_canonical_owned_bytes() -> None:
-    """The batch decoder returns decode_subscription's value plus the owned array's bytes."""
-    from kafka_sticky_plugin.codec import SubscriptionDecoder
+def test_seam_reads_decode_subscription_values_and_exposes_canonical_owned_bytes() -> None:
+    """The seam's reader returns decode_subscription's value plus the owned array's bytes
+    exactly when they are canonical (what the writer writes for them)."""
+    from kafka_sticky_plugin.codec.seam import SubscriptionRead, read_subscriptions
 
-    decoder = SubscriptionDecoder()
-    for raw, value in SUBSCRIPTIONS:
-        sub, block = decoder.decode_with_owned_block(raw)
-        assert sub == value == decoder.decode(raw)
+    reads = read_subscriptions([raw for raw, _ in SUBSCRIPTIONS], False)
+    for (raw, value), read in zip(SUBSCRIPTIONS, reads, strict=True):
+        assert isinstance(read, SubscriptionRead)
+        assert read.subscription() == value == decode_subscription(raw)
         if value.version >= 1:
-            assert block is not None and block in raw
-            assert decoder.owned_block(value) == block
+            assert read.owned_array is not None and read.owned_array in raw
         else:
-            assert block is None and decoder.owned_block(value) is None
-    unsorted = Subscription(1, ("t1",), None, (("t1", 2), ("t1", 0)))
-    assert decoder.owned_block(unsorted) is None
+            assert read.owned_array is None
     non_canonical = hx("0001", "00000001 0002 7431", "ffffffff", "00000001 0002 7431 00000002")
     non_canonical += hx("00000002 00000000")  # t1 [2, 0]: unsorted partitions
-    assert decoder.decode_with_owned_block(non_canonical)[1] is None
+    null_owned = hx("0001", "00000001 0002 7431", "ffffffff", "ffffffff")  # a null array
+    truncated = hx("0000", "00000001", "0005 7431")
+    got = read_subscriptions([non_canonical, null_owned, truncated], False)
+    assert isinstance(got[0], SubscriptionRead) and got[0].owned_array is None
+    assert isinstance(got[1], SubscriptionRead) and got[1].owned_array is None
+    assert got[1].subscription() == Subscription(1, ("t1",), None, ())
+    assert isinstance(got[2], CodecError) and got[2].offset == 6

@@ -211,16 +211,16 @@ raw_groups = st.lists(
 def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
     groups: list[tuple[str, list[int]]],
 ) -> None:
-    """The decoder hands back the raw block iff our encoder would write the same bytes."""
-    from kafka_sticky_plugin.codec._topic_partitions import (
-        encode_topic_partitions,
-        read_topic_partitions_block,
-    )
+    """The reader hands back the raw block iff our encoder would write the same bytes."""
     from kafka_sticky_plugin.codec._wire import Reader
+    from kafka_sticky_plugin.codec.topic_partitions import (
+        encode_topic_partitions,
+        read_topic_partitions,
+    )
 
     raw = owned_array(groups)
-    pairs, block = read_topic_partitions_block(Reader(raw, "test"), "owned")
-    assert pairs == [(t, p) for t, ps in groups for p in ps]
+    pairs, block = read_topic_partitions(Reader(raw, "test"), "owned")
+    assert pairs == tuple((t, p) for t, ps in groups for p in ps)
     canonical = encode_topic_partitions(pairs, "test", "owned") == raw
     assert (block is not None) == canonical
     if block is not None:

@@ -6,8 +6,11 @@ steps: :func:`read_group` decodes every member once, which yields both the group
 leader asks its cluster for their partition counts) and the engine's input; then
 :meth:`DecodedGroup.assign` plans and encodes. :func:`assign_group` does both. Every adapter
 goes through them (kafka-python's ``assign``, ``assign_from_bytes`` and coordinator hooks of
-every version; the simulator), and the byte layouts and shortcuts they use live in
-:mod:`kafka_sticky_plugin.codec`.
+every version; the simulator). Bytes cross one seam (:mod:`kafka_sticky_plugin.codec.seam`,
+through :mod:`~kafka_sticky_plugin.codec.implementation`: the compiled twin or the plain
+reference): members' claims arrive as runs (per topic its name once, its partitions as flat
+ints) and become the engine's specs as they are (:meth:`MemberSpec.from_runs`); plans leave
+as dense indices. No tuple per partition is built on the bytes path.
 
 How a member's claim is read (``protocol`` is the group's selected assignor name):
 
@@ -38,21 +41,13 @@ from __future__ import annotations
 
 import logging
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from ..codec import (
-    CONSUMER_PROTOCOL_LATEST_VERSION,
-    ArrayMemos,
-    Assignment,
-    AssignmentEncoder,
-    DenseTopics,
-    Subscription,
-    SubscriptionDecoder,
-)
-from ..codec.sticky_user_data import read_user_data_runs
+from ..codec import CONSUMER_PROTOCOL_LATEST_VERSION, Assignment, Subscription, encode_assignment
+from ..codec.implementation import SubscriptionRead, read_subscriptions, write_assignments
 from ..core import MemberSpec
 from ..core.api import DensePlan
 from ..core.gc_pause import cyclic_gc_paused
@@ -73,6 +68,8 @@ __all__ = [
 _log = logging.getLogger("kafka_sticky_plugin.assignor")
 
 PartitionRacks = Mapping[tuple[str, int], Iterable[str]]
+
+_EMPTY_RUNS: OwnedRuns = ((), None, ())
 
 
 @dataclass(frozen=True)
@@ -95,63 +92,35 @@ def _warn_unreadable_user_data(member_id: str, protocol: str, exc: CodecError) -
     )
 
 
-def _user_data_claim(
-    member_id: str,
-    subscription: Subscription,
-    protocol: str,
-    owned_block: bytes | None = None,
-    arrays: ArrayMemos | None = None,
-) -> tuple[list[tuple[str, int]] | None, int]:
-    """The strategy's ``read_claim`` for one member; unreadable means no history (one
-    warning line naming the member)."""
-    try:
-        return strategy_named(protocol).read_claim(subscription.user_data, owned_block, arrays)
-    except CodecError as exc:
-        _warn_unreadable_user_data(member_id, protocol, exc)
-        return [], -1
-
-
 def member_spec(
     member_id: str,
     subscription: Subscription,
     protocol: str,
     *,
     instance_id: str | None = None,
-    owned_block: bytes | None = None,
-    arrays: ArrayMemos | None = None,
 ) -> MemberSpec:
-    """The engine's view of one decoded member (claim rules in the module docstring).
+    """The engine's view of one decoded member (claim rules in the module docstring): the
+    object path (a :class:`Subscription` or a client's object); members read from bytes get
+    the same spec from their runs.
 
     Topics unknown to the cluster are kept: the engine ignores them by contract.
-    ``owned_block`` (from :meth:`SubscriptionDecoder.decode_with_owned_block`) and ``arrays``
-    (the decoder's :attr:`~SubscriptionDecoder.arrays`) only save work; the result is the
-    same with or without them.
     """
     version = subscription.version
     generation = subscription.generation_id if version >= 2 else -1
-    ud_partitions, ud_generation = _user_data_claim(
-        member_id, subscription, protocol, owned_block, arrays
-    )
+    strategy = strategy_named(protocol)
+    try:
+        ud_partitions, ud_generation = strategy.read_claim(subscription.user_data)
+    except CodecError as exc:
+        _warn_unreadable_user_data(member_id, protocol, exc)
+        ud_partitions, ud_generation = (), -1
     owned: Iterable[tuple[str, int]] = subscription.owned_partitions
-    # Claims known to be canonical (strictly increasing plain pairs): a canonical owned block.
-    canonical = subscription.owned_partitions if owned_block is not None else None
-    if (not strategy_named(protocol).cooperative or version < 1) and ud_partitions:
+    if (not strategy.cooperative or version < 1) and ud_partitions:
         if not owned:
-            # The user data alone claims (Java and librdkafka members under EAGER): plain
-            # pairs from our codec, in the sender's order (Java's topics in hash order).
-            owned = canonical = _canonical_pairs(ud_partitions)
-        elif ud_partitions != list(owned):
+            # The user data alone claims (Java and librdkafka members under EAGER).
+            owned = ud_partitions
+        elif ud_partitions != tuple(owned):
             # Our members and librdkafka's write the same list twice: unite only if needed.
-            owned, canonical = [*owned, *ud_partitions], None
-    if canonical is not None:
-        return MemberSpec.from_canonical(
-            member_id=member_id,
-            topics=subscription.topics,
-            owned=canonical,
-            generation=max(generation, ud_generation, -1),
-            rack=subscription.rack_id or None,
-            instance_id=instance_id,
-        )
+            owned = [*owned, *ud_partitions]
     return MemberSpec(
         member_id=member_id,
         topics=subscription.topics,
@@ -162,54 +131,31 @@ def member_spec(
     )
 
 
-def _canonical_pairs(pairs: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
-    """The canonical form (sorted, distinct) of plain ``(str, int)`` pairs read by our codec,
-    sorted in C: a Java member's topic groups arrive as ascending runs, which the sort
-    merges; only duplicates cost a second sort."""
-    ordered = sorted(pairs)
-    if all(map(operator.lt, ordered, islice(ordered, 1, None))):
-        return tuple(ordered)
-    return tuple(sorted(set(ordered)))
-
-
-def _user_data_runs(
-    member_id: str,
-    subscription: Subscription,
-    owned_block: bytes | None,
-    batch: _Batch,
-) -> tuple[OwnedRuns | None, bool, int]:
-    """:func:`_user_data_claim` with the claim as runs (wire order; ``None``: the owned
-    block's) and whether they are canonical."""
-    try:
-        return read_user_data_runs(
-            subscription.user_data,
-            cooperative=batch.cooperative,
-            owned_block=owned_block,
-            arrays=batch.decoder.arrays,
-        )
-    except CodecError as exc:
-        _warn_unreadable_user_data(member_id, batch.protocol, exc)
-        return ((), None, ()), True, -1
+def _same_claims(a: OwnedRuns, b: OwnedRuns) -> bool:
+    """Whether runs ``a`` and ``b`` stand for the same pairs in the same order (equal runs
+    do; other runs are compared pair by pair, which only a rare sender needs)."""
+    if a is b or (a[0] == b[0] and a[1] == b[1] and a[2] == b[2]):
+        return True
+    return runs_pairs(a) == runs_pairs(b)
 
 
 class _Batch:
     """What the members of one :func:`read_group` share: the group's protocol and whether
-    its strategy is cooperative (looked up once), the decoder (and its array memos), the
-    sorting of runs whose topics tuple repeats, and the topics tuples already found sorted
-    (by identity; kept alive here so that an id stays unique)."""
+    its strategy is cooperative (looked up once), the sorting of runs whose topics tuple
+    repeats, and the subscribed-topics tuples already found sorted (the seam hands members
+    with equal topics one shared tuple; kept alive here so that an id stays unique)."""
 
-    __slots__ = ("cooperative", "decoder", "orders", "protocol", "sorted_topics")
+    __slots__ = ("cooperative", "orders", "protocol", "sorted_topics")
 
     def __init__(self, protocol: str) -> None:
         self.protocol = protocol
         self.cooperative = strategy_named(protocol).cooperative
-        self.decoder = SubscriptionDecoder()
         self.orders = RunOrders()
         self.sorted_topics: dict[int, tuple[str, ...]] = {}
 
     def topics_sorted(self, topics: tuple[str, ...]) -> bool:
-        """Whether ``topics`` (a decoded subscription's tuple of ``str``) is strictly
-        increasing: checked once per distinct tuple."""
+        """Whether ``topics`` (a tuple of ``str`` read by the seam) is strictly increasing:
+        checked once per distinct tuple."""
         if self.sorted_topics.get(id(topics)) is topics:
             return True
         if all(map(operator.lt, topics, islice(topics, 1, None))):
@@ -220,72 +166,65 @@ class _Batch:
 
 def _spec_from_runs(
     member_id: str,
-    subscription: Subscription,
-    runs: OwnedRuns | None,
-    owned_block: bytes | None,
+    read: SubscriptionRead,
     instance_id: str | None,
     batch: _Batch,
-) -> MemberSpec:
-    """:func:`member_spec` of a member read by
-    :meth:`SubscriptionDecoder.decode_with_owned_runs` (``runs``: its owned partitions in
-    wire order, canonical when ``owned_block`` is not ``None``): the same spec, its claims
-    kept as canonical runs (:meth:`MemberSpec.from_runs`) unless the user data adds claims
-    of its own to the owned partitions (then the constructor unites them)."""
-    version = subscription.version
-    generation = subscription.generation_id if version >= 2 else -1
-    ud_runs, ud_canonical, ud_generation = _user_data_runs(
-        member_id, subscription, owned_block, batch
-    )
-    owned: OwnedRuns = runs if runs is not None else ((), None, ())
-    canonical = owned_block is not None
-    extra: tuple[tuple[str, int], ...] = ()
-    if (not batch.cooperative or version < 1) and ud_runs and ud_runs[2]:
+) -> tuple[MemberSpec, bool]:
+    """:func:`member_spec` of a member read from bytes (``read``: its subscription with its
+    owned partitions and its user data's claim as runs), and whether its claims are exactly
+    its owned partitions as sent (then a plan of exactly them is its canonical owned array,
+    when it has one). The claims stay
+    runs (:meth:`MemberSpec.from_runs`) unless the user data adds claims of its own to the
+    owned partitions (then the constructor unites them)."""
+    version = read.version
+    generation = read.generation_id if version >= 2 else -1
+    claim = read.claim
+    ud_runs: OwnedRuns = _EMPTY_RUNS
+    ud_generation = -1
+    if isinstance(claim, CodecError):
+        _warn_unreadable_user_data(member_id, batch.protocol, claim)
+    elif claim is not None:  # always read by the seam's readers
+        ud_runs, ud_generation = claim
+    owned: OwnedRuns = read.owned
+    canonical = read.owned_array is not None
+    alone = True
+    if (not batch.cooperative or version < 1) and ud_runs[2]:
         if not owned[2]:
             # The user data alone claims (Java and librdkafka members under EAGER): in the
-            # sender's order (Java's topics in hash order), made canonical if it is not.
-            owned, canonical = ud_runs, ud_canonical
-        else:
+            # sender's order (Java's topics in hash order), made canonical below.
+            owned, canonical, alone = ud_runs, False, False
+        elif not _same_claims(ud_runs, owned):
             # Our members and librdkafka's write the same list twice: unite only if needed.
-            ud_pairs = runs_pairs(ud_runs)
-            if ud_pairs != runs_pairs(owned):
-                extra = ud_pairs
-    final_generation = max(generation, ud_generation, -1)
-    if extra:
-        return MemberSpec(
-            member_id=member_id,
-            topics=subscription.topics,
-            owned=[*runs_pairs(owned), *extra],
-            generation=final_generation,
-            rack=subscription.rack_id or None,
-            instance_id=instance_id,
-        )
+            spec = MemberSpec(
+                member_id=member_id,
+                topics=read.topics,
+                owned=[*runs_pairs(owned), *runs_pairs(ud_runs)],
+                generation=max(generation, ud_generation, -1),
+                rack=read.rack_id or None,
+                instance_id=instance_id,
+            )
+            return spec, False
     if not canonical:
         owned = batch.orders.canonical(owned)
-    return MemberSpec.from_runs(
+    spec = MemberSpec.from_runs(
         member_id=member_id,
-        topics=subscription.topics,
+        topics=read.topics,
         runs=owned,
-        generation=final_generation,
-        rack=subscription.rack_id or None,
+        generation=max(generation, ud_generation, -1),
+        rack=read.rack_id or None,
         instance_id=instance_id,
-        topics_sorted=batch.topics_sorted(subscription.topics),
+        topics_sorted=batch.topics_sorted(read.topics),
     )
+    return spec, alone
 
 
-def _decode_member(
-    decoder: SubscriptionDecoder,
-    metadata: Any,
-    convert: Callable[[Any], Subscription] | None,
-) -> tuple[Subscription, bytes | None]:
-    if isinstance(metadata, (bytes, bytearray, memoryview)):
-        return decoder.decode_with_owned_block(metadata)
+def _subscription_of(metadata: Any, convert: Callable[[Any], Subscription] | None) -> Subscription:
+    """A member's metadata that is not bytes, as a :class:`Subscription`."""
     if isinstance(metadata, Subscription):
-        subscription = metadata
-    elif convert is not None:
-        subscription = convert(metadata)
-    else:
-        raise CodecError("JoinGroup metadata", f"bytes, got {type(metadata).__name__}", -1)
-    return subscription, decoder.owned_block(subscription)
+        return metadata
+    if convert is not None:
+        return convert(metadata)
+    raise CodecError("JoinGroup metadata", f"bytes, got {type(metadata).__name__}", -1)
 
 
 @dataclass(frozen=True)
@@ -296,7 +235,10 @@ class DecodedGroup:
     others (each logged once when read), and the two are disjoint; ``topics`` is the union of
     the readable members' subscribed topics (what a leader asks the cluster about);
     ``version`` is the assignment version to write (the lowest subscription version among
-    readable members, capped at the latest). Nothing here changes after :func:`read_group`.
+    readable members, capped at the latest); ``owned_arrays`` maps a member read from bytes
+    whose claims are exactly the owned partitions it sent canonically to that array's bytes
+    (:attr:`~kafka_sticky_plugin.codec.consumer_protocol.SubscriptionRead.owned_array`).
+    Nothing here changes after :func:`read_group`.
     """
 
     protocol: str
@@ -304,7 +246,7 @@ class DecodedGroup:
     specs: tuple[MemberSpec, ...]
     unreadable: tuple[str, ...]
     version: int
-    reusable: _OwnedBlocks
+    owned_arrays: Mapping[str, bytes]
 
     def assign(
         self,
@@ -324,7 +266,9 @@ class DecodedGroup:
     ) -> dict[str, list[tuple[str, int]]]:
         """:meth:`assign`'s first half: the engine's plan for the readable members."""
         with cyclic_gc_paused():
-            return _plan_decoded(self, partitions_per_topic, partition_racks)
+            return strategy_named(self.protocol).assign(
+                partitions_per_topic, self.specs, partition_racks=partition_racks
+            )
 
     def plan_dense(
         self,
@@ -349,7 +293,13 @@ class DecodedGroup:
         """:meth:`assign`'s second half: ``plan`` as assignment bytes for every member (the
         unreadable ones get an empty assignment)."""
         with cyclic_gc_paused():
-            return _encode_plan(self, plan)
+            version = self.version
+            out = {
+                member_id: encode_assignment(Assignment(version, tuple(partitions)))
+                for member_id, partitions in plan.items()
+            }
+            _encode_unreadable(self, out)
+            return out
 
 
 def read_group(
@@ -381,21 +331,39 @@ def assign_group(
 
     ``partitions_per_topic`` lists the topics that exist; others are ignored.
     ``partition_racks`` (replica racks per partition) is passed to the engine when given:
-    the rack-aware hook point.
-
-    Speed (a leader may handle a million partitions): one :class:`SubscriptionDecoder` and
-    one :class:`AssignmentEncoder` per call share work between members, a member whose
-    new assignment equals the owned partitions it sent in canonical form gets those very
-    bytes back (they are what the encoder would write; found on dense indices), the others
-    are written from their dense indices (no partition ever becomes a tuple), and the cyclic
-    garbage collector is paused for the duration of the call.
+    the rack-aware hook point. The cyclic garbage collector is paused for the duration of
+    the call.
     """
     with cyclic_gc_paused():
-        # One expression, no local: the decoded group (a million claim tuples) is freed when
-        # the call returns, before the collector comes back (see gc_pause's docstring).
+        # One expression, no local: the decoded group (a million claims) is freed when the
+        # call returns, before the collector comes back (see gc_pause's docstring).
         return _assign_decoded(
             _read_group(protocol, members, convert), partitions_per_topic, partition_racks
         )
+
+
+_RAW = (bytes, bytearray, memoryview)
+
+
+def _read_member(
+    batch: _Batch,
+    member: MemberMetadata,
+    read: SubscriptionRead | CodecError | None,
+    convert: Callable[[Any], Subscription] | None,
+) -> tuple[MemberSpec, int, tuple[str, ...], bytes | None]:
+    """One member's spec, subscription version, subscribed topics and the owned array to
+    hand back when planned exactly its claims: from the seam's read for bytes, through
+    :func:`member_spec` for objects (``read`` ``None``)."""
+    if isinstance(read, CodecError):
+        raise read
+    if read is None:
+        subscription = _subscription_of(member.metadata, convert)
+        spec = member_spec(
+            member.member_id, subscription, batch.protocol, instance_id=member.instance_id
+        )
+        return spec, subscription.version, subscription.topics, None
+    spec, alone = _spec_from_runs(member.member_id, read, member.instance_id, batch)
+    return spec, read.version, read.topics, read.owned_array if alone else None
 
 
 def _read_group(
@@ -404,15 +372,22 @@ def _read_group(
     convert: Callable[[Any], Subscription] | None,
 ) -> DecodedGroup:
     batch = _Batch(protocol)
+    listed = list(members)
+    # Every member sent as bytes goes through the seam in one call.
+    reads: list[SubscriptionRead | CodecError | None] = [None] * len(listed)
+    raw = [i for i, member in enumerate(listed) if isinstance(member.metadata, _RAW)]
+    got = read_subscriptions([bytes(listed[i].metadata) for i in raw], batch.cooperative)
+    for i, one in zip(raw, got, strict=True):
+        reads[i] = one
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
     topics: set[str] = set()
     topic_arrays: dict[int, tuple[str, ...]] = {}
-    reusable: dict[str, _OwnedBlock] = {}
-    for member in members:
+    owned_arrays: dict[str, bytes] = {}
+    for member, read in zip(listed, reads, strict=True):
         try:
-            spec, subscription, runs, owned_block = _read_member(batch, member, convert)
+            spec, version, subscribed, owned_array = _read_member(batch, member, read, convert)
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",
@@ -422,98 +397,22 @@ def _read_group(
             unreadable.append(member.member_id)
             continue
         specs.append(spec)
-        versions.append(subscription.version)
-        if id(subscription.topics) not in topic_arrays:
-            # The decoder hands members with equal topic arrays one shared tuple: each
-            # distinct array is read once (kept alive here so that its id stays unique).
-            topic_arrays[id(subscription.topics)] = subscription.topics
-            topics.update(subscription.topics)
-        if owned_block is not None:
-            reusable[member.member_id] = (spec, subscription.owned_partitions, runs, owned_block)
+        versions.append(version)
+        if id(subscribed) not in topic_arrays:
+            # The seam hands members with equal topic arrays one shared tuple: each distinct
+            # array is read once (kept alive here so that its id stays unique).
+            topic_arrays[id(subscribed)] = subscribed
+            topics.update(subscribed)
+        if owned_array is not None:
+            owned_arrays[member.member_id] = owned_array
     return DecodedGroup(
         protocol=protocol,
         topics=frozenset(topics),
         specs=tuple(specs),
         unreadable=tuple(unreadable),
         version=min(min(versions, default=0), CONSUMER_PROTOCOL_LATEST_VERSION),
-        reusable=_OwnedBlocks(reusable),
+        owned_arrays=owned_arrays,
     )
-
-
-def _read_member(
-    batch: _Batch,
-    member: MemberMetadata,
-    convert: Callable[[Any], Subscription] | None,
-) -> tuple[MemberSpec, Subscription, OwnedRuns | None, bytes | None]:
-    """One member's spec, subscription, owned partitions as runs and canonical owned block:
-    bytes are read in bulk (owned partitions as runs, not in the subscription, see
-    :func:`_spec_from_runs`); objects go through :func:`member_spec` (runs ``None``, the
-    owned partitions in the subscription)."""
-    metadata, decoder = member.metadata, batch.decoder
-    if isinstance(metadata, (bytes, bytearray, memoryview)):
-        subscription, runs, owned_block = decoder.decode_with_owned_runs(metadata)
-        spec = _spec_from_runs(
-            member.member_id, subscription, runs, owned_block, member.instance_id, batch
-        )
-        return spec, subscription, runs, owned_block
-    subscription, owned_block = _decode_member(decoder, metadata, convert)
-    spec = member_spec(
-        member.member_id,
-        subscription,
-        batch.protocol,
-        instance_id=member.instance_id,
-        owned_block=owned_block,
-        arrays=decoder.arrays,
-    )
-    return spec, subscription, None, owned_block
-
-
-#: One member's canonical owned block as read: its spec, the subscription's owned pairs (the
-#: object path) or runs (the bytes path), the block.
-_OwnedBlock = tuple[MemberSpec, tuple[tuple[str, int], ...], OwnedRuns | None, bytes]
-
-
-class _OwnedBlocks(Mapping[str, tuple[tuple[tuple[str, int], ...], bytes]]):
-    """:attr:`DecodedGroup.reusable`: ``member_id -> (owned pairs, canonical owned block)``
-    for every member that sent its owned partitions canonically, the pairs of a member read
-    from bytes built on first access only. They are the member's spec's ``owned`` (the same
-    object) when its claims are that block's, which :func:`_assign_decoded` checks by
-    identity."""
-
-    __slots__ = ("_built", "_entries")
-
-    def __init__(self, entries: dict[str, _OwnedBlock]) -> None:
-        self._entries = entries
-        self._built: dict[str, tuple[tuple[str, int], ...]] = {}
-
-    def __getitem__(self, member_id: str) -> tuple[tuple[tuple[str, int], ...], bytes]:
-        spec, pairs, runs, block = self._entries[member_id]
-        if runs is None:
-            return pairs, block
-        if owned_runs(spec) is runs:
-            return spec.owned, block
-        built = self._built.get(member_id)
-        if built is None:
-            built = self._built[member_id] = runs_pairs(runs)
-        return built, block
-
-    def claimed_block(self, member_id: str, spec: MemberSpec) -> tuple[int, bytes] | None:
-        """``(claim count, block)`` when ``spec`` is the one read for ``member_id`` and its
-        claims are exactly its canonical owned block's pairs, else ``None``: the test
-        ``spec.owned is self[member_id][0]`` without building the pairs."""
-        entry = self._entries.get(member_id)
-        if entry is None or entry[0] is not spec:
-            return None
-        _, pairs, runs, block = entry
-        if runs is None:
-            return (len(pairs), block) if spec.owned is pairs else None
-        return (len(runs[2]), block) if owned_runs(spec) is runs else None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
 
 def _assign_decoded(
@@ -521,8 +420,7 @@ def _assign_decoded(
     partitions_per_topic: Mapping[str, int],
     partition_racks: PartitionRacks | None,
 ) -> dict[str, bytes]:
-    """:func:`_encode_dense` of the engine's plan on dense indices. Same bytes as
-    ``_encode_plan(group, _plan_decoded(...))``."""
+    """:func:`_encode_dense` of the engine's plan on dense indices."""
     return _encode_dense(
         group,
         strategy_named(group.protocol).assign_dense(
@@ -531,95 +429,49 @@ def _assign_decoded(
     )
 
 
+def _claim_count(spec: MemberSpec) -> int:
+    """How many claims ``spec`` holds, without building pairs for a spec made of runs."""
+    runs = owned_runs(spec)
+    return len(spec.owned) if runs is None else len(runs[2])
+
+
 def _encode_dense(group: DecodedGroup, dense: DensePlan) -> dict[str, bytes]:
-    """Every member's assignment bytes from its dense plan, without a tuple per partition: a
-    member planned exactly the canonical owned block it sent (its spec's claims are that
-    block's pairs, all validated, and its plan is its validated claims) gets that block back;
-    the others are encoded from their ascending global indices
-    (:meth:`AssignmentEncoder.encode_dense`). Same bytes, key order included, as
-    :func:`_encode_plan` of ``dense.all_partitions()``."""
+    """Every member's assignment bytes from its dense plan, written by the seam; key order:
+    the plan's members (by id), then the unreadable ones.
+
+    One rule saves writing most of a rebalance: a member planned exactly the claims it sent
+    as a canonical owned array (every claim validated, all kept: its plan is those pairs)
+    gets that array back, which is byte for byte what the writer would write for them.
+    """
     layout = dense.layout
     version = group.version
-    encoder = AssignmentEncoder()
-    topics: DenseTopics | None = None  # built for the first member not given its block back
-    reusable = group.reusable
+    head = version.to_bytes(2, "big") if 0 <= version <= 32767 else b""
+    owned_arrays = group.owned_arrays
     out: dict[str, bytes] = {}
+    to_write: list[int] = []
     for m, member_id in enumerate(layout.member_ids):
-        # Found without the member's owned pairs (never built if its block comes back).
-        kept = reusable.claimed_block(member_id, layout.specs[m])
-        if kept is not None and dense.valid_claims(m) == kept[0] and dense.keeps_claims(m):
-            out[member_id] = encoder.encode_owned_block(version, kept[1])
-            continue
-        if topics is None:
-            topics = DenseTopics(layout.topics, layout.counts, layout.topic_at())
-        written = _claims_written(encoder, version, dense, m, topics)
-        out[member_id] = (
-            written
-            if written is not None
-            else encoder.encode_dense(version, dense.indices(m), topics)
-        )
-    _encode_unreadable(group, encoder, out)
-    return out
-
-
-def _claims_written(
-    encoder: AssignmentEncoder, version: int, dense: DensePlan, m: int, topics: DenseTopics
-) -> bytes | None:
-    """Member ``m``'s assignment written from the canonical runs of its spec (a Java member's
-    user data claims, sorted when read) when every claim was validated and its plan is
-    exactly them (the runs then list its planned partitions in canonical order), else
-    ``None``. Same bytes as :meth:`AssignmentEncoder.encode_dense` of its indices."""
-    runs = owned_runs(dense.layout.specs[m])
-    if runs is None or not runs[2]:
-        return None
-    if dense.valid_claims(m) != len(runs[2]) or not dense.keeps_claims(m):
-        return None
-    names, lengths, flat = runs
-    return encoder.encode_canonical_runs(version, names, lengths, flat, topics)
-
-
-def _plan_decoded(
-    group: DecodedGroup,
-    partitions_per_topic: Mapping[str, int],
-    partition_racks: PartitionRacks | None,
-) -> dict[str, list[tuple[str, int]]]:
-    return strategy_named(group.protocol).assign(
-        partitions_per_topic, group.specs, partition_racks=partition_racks
+        out[member_id] = b""  # keeps the key order
+        array = owned_arrays.get(member_id)
+        if (
+            array is not None
+            and head
+            and dense.valid_claims(m) == _claim_count(layout.specs[m])
+            and dense.keeps_claims(m)
+        ):
+            out[member_id] = head + array + b"\xff\xff\xff\xff"
+        else:
+            to_write.append(m)
+    written = write_assignments(
+        version, layout.topics, layout.counts, [dense.indices(m) for m in to_write]
     )
-
-
-def _encode_plan(
-    group: DecodedGroup, plan: Mapping[str, list[tuple[str, int]]]
-) -> dict[str, bytes]:
-    version = group.version
-    encoder = AssignmentEncoder()
-    reusable = group.reusable
-    out = {
-        member_id: _encode_member(encoder, version, reusable.get(member_id), partitions)
-        for member_id, partitions in plan.items()
-    }
-    _encode_unreadable(group, encoder, out)
+    for m, raw in zip(to_write, written, strict=True):
+        out[layout.member_ids[m]] = raw
+    _encode_unreadable(group, out)
     return out
 
 
-def _encode_member(
-    encoder: AssignmentEncoder,
-    version: int,
-    previous: tuple[tuple[tuple[str, int], ...], bytes] | None,
-    partitions: list[tuple[str, int]],
-) -> bytes:
-    """One member's assignment bytes: its canonical owned block back when ``partitions`` are
-    exactly the pairs it sent (``previous``), else freshly encoded."""
-    planned = tuple(partitions)
-    if previous is not None and planned == previous[0]:
-        return encoder.encode_owned_block(version, previous[1])
-    return encoder.encode(Assignment(version, planned))
-
-
-def _encode_unreadable(
-    group: DecodedGroup, encoder: AssignmentEncoder, out: dict[str, bytes]
-) -> None:
+def _encode_unreadable(group: DecodedGroup, out: dict[str, bytes]) -> None:
     """Give every unreadable member of ``group`` an empty assignment in ``out``."""
     if group.unreadable:
-        empty = encoder.encode(Assignment(version=group.version, partitions=()))
+        empty = encode_assignment(Assignment(version=group.version, partitions=()))
         out.update(dict.fromkeys(group.unreadable, empty))

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..codec import (
-    ArrayMemos,
     encode_cooperative_user_data,
     encode_sticky_user_data,
     read_user_data_claim,
@@ -94,18 +93,12 @@ class Strategy:
             partition_racks=partition_racks,
         )
 
-    def read_claim(
-        self,
-        user_data: bytes | None,
-        owned_block: bytes | None = None,
-        arrays: ArrayMemos | None = None,
-    ) -> tuple[list[TopicPartitionTuple] | None, int]:
-        """``(previous partitions, generation or -1)`` claimed by a member's user data under
-        this strategy (:func:`~kafka_sticky_plugin.codec.read_user_data_claim`; 4 bytes are a
+    def read_claim(self, user_data: bytes | None) -> tuple[tuple[TopicPartitionTuple, ...], int]:
+        """``(previous partitions in wire order, generation or -1)`` claimed by a member's
+        user data under this strategy (:func:`~kafka_sticky_plugin.codec.read_user_data_claim`,
+        the pairs of the wire seam's ``read_user_data_claims``; 4 bytes are a
         generation only under a cooperative strategy). Raises ``CodecError`` when unreadable."""
-        return read_user_data_claim(
-            user_data, cooperative=self.cooperative, owned_block=owned_block, arrays=arrays
-        )
+        return read_user_data_claim(user_data, cooperative=self.cooperative)
 
 
 def _sticky_user_data(

@@ -7,19 +7,19 @@ encoder writes topics and partitions sorted so equal values give equal bytes.
 
 Modules: :mod:`.consumer_protocol` (subscription and assignment v0-v3) and
 :mod:`.sticky_user_data` (sticky v0/v1, cooperative v0); each states its version history.
+:mod:`.topic_partitions` is the ``[topic [partition]]`` array they share, :mod:`._wire` the
+primitives. :mod:`.seam` is the leader's one interface to all of it, in plain Python (the
+reference and the specification); :mod:`.implementation` picks what the leader calls: the
+compiled twin of the seam where it is installed, else :mod:`.seam` itself.
 """
 
 from __future__ import annotations
 
-from ._topic_partitions import ArrayMemos
 from ._wire import INT32_MAX, INT32_MIN
 from .consumer_protocol import (
     CONSUMER_PROTOCOL_LATEST_VERSION,
     Assignment,
-    AssignmentEncoder,
-    DenseTopics,
     Subscription,
-    SubscriptionDecoder,
     decode_assignment,
     decode_subscription,
     encode_assignment,
@@ -38,12 +38,8 @@ __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "INT32_MAX",
     "INT32_MIN",
-    "ArrayMemos",
     "Assignment",
-    "AssignmentEncoder",
-    "DenseTopics",
     "Subscription",
-    "SubscriptionDecoder",
     "decode_assignment",
     "decode_cooperative_user_data",
     "decode_sticky_user_data",

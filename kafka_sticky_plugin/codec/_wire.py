@@ -4,12 +4,13 @@ Invariants:
 
 - A :class:`Reader` never reads past the end of its buffer: every read checks the bytes
   remaining first and raises :class:`~kafka_sticky_plugin.errors.CodecError` naming the
-  message, the expected field and the byte offset where it starts. No ``struct.error``,
-  ``IndexError`` or ``UnicodeDecodeError`` escapes. The one loop that reads the buffer itself
-  (:meth:`Reader.window`: the partition array of :mod:`._topic_partitions`) keeps the same
-  checks and reports through :meth:`Reader.fail_at`.
+  message, the expected field and the byte offset where that field starts. No
+  ``struct.error``, ``IndexError`` or ``UnicodeDecodeError`` escapes.
 - An array count is checked against the bytes remaining divided by the smallest element
   size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
+- A null array (count -1) is decided here and only here (:meth:`Reader.nullable_count`):
+  it reads as no elements; a writer never writes one (:meth:`Writer.array_count` refuses a
+  negative count).
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
   string longer than 32,767 UTF-8 bytes, an int32 out of range) with a :class:`CodecError`
   at the offset it would have been written to.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import Any
 
 from ..errors import CodecError
 
@@ -31,6 +31,7 @@ __all__ = [
     "MIN_STRING_SIZE",
     "Reader",
     "Writer",
+    "string_bytes",
 ]
 
 INT16_MAX = 2**15 - 1
@@ -69,212 +70,114 @@ class Reader:
         """True when every byte has been read."""
         return self._pos >= len(self._data)
 
-    def take_prefix(self, block: bytes) -> bool:
-        """Consume ``block`` if the unread bytes start with it (a C-level compare)."""
-        if self._data.startswith(block, self._pos):
-            self._pos += len(block)
-            return True
-        return False
-
-    def peek_int32(self) -> int | None:
-        """The int32 at the current offset without consuming it, or ``None`` if fewer than
-        4 bytes remain."""
-        if len(self._data) - self._pos < 4:
-            return None
-        value: int = _INT32.unpack_from(self._data, self._pos)[0]
-        return value
-
-    def unpack_ahead(self, layout: struct.Struct, skip: int) -> tuple[Any, ...] | None:
-        """``layout`` unpacked ``skip`` bytes past the current offset, without consuming
-        anything; ``None`` when the bytes remaining are too few (never a ``struct.error``)."""
-        pos = self._pos + skip
-        if skip < 0 or len(self._data) - pos < layout.size:
-            return None
-        return layout.unpack_from(self._data, pos)
-
-    def advance(self, size: int) -> None:
-        """Consume ``size`` bytes that the caller has already validated (e.g. with
-        :meth:`unpack_ahead`); a :class:`CodecError` if fewer remain."""
-        self._need(size, f"{size} bytes")
+    def take_prefix(self, prefix: bytes) -> bool:
+        """Whether the next bytes are exactly ``prefix`` (non-empty); if so they are read."""
+        pos = self._pos
+        if not prefix or not self._data.startswith(prefix, pos):
+            return False
+        self._pos = pos + len(prefix)
+        return True
 
     def bytes_since(self, start: int) -> bytes:
         """The bytes read from offset ``start`` up to the current offset."""
         return self._data[start : self._pos]
 
-    def window(self) -> tuple[bytes, int]:
-        """The whole buffer and the offset of the next read, for a caller's own loop over many
-        small elements (the partition array's hot path): that loop must check every bound
-        itself, then :meth:`seek` past what it read or raise :meth:`fail_at`."""
-        return self._data, self._pos
-
-    def seek(self, pos: int) -> None:
-        """Move to offset ``pos``, which a :meth:`window` loop has validated (never past the
-        end: a :class:`CodecError` otherwise)."""
-        if not 0 <= pos <= len(self._data):
-            raise CodecError(self.what, f"an offset within {len(self._data)} bytes", pos)
-        self._pos = pos
-
-    def fail_at(self, pos: int, expected: str) -> CodecError:
-        """The error of a :meth:`window` loop that found no ``expected`` at ``pos``; the reader
-        is left at ``pos``."""
-        self._pos = pos
-        return CodecError(self.what, expected, pos)
-
-    def _need(self, size: int, expected: str) -> int:
+    def _need(self, size: int, expected: str, part: str = "") -> int:
+        """The current offset, consuming ``size`` bytes; a :class:`CodecError` there (naming
+        ``expected`` and ``part`` of it) if fewer remain."""
         pos = self._pos
         if len(self._data) - pos < size:
-            raise CodecError(self.what, f"{expected} ({size} bytes, {self.remaining} left)", pos)
+            raise CodecError(
+                self.what, f"{expected}{part} ({size} bytes, {self.remaining} left)", pos
+            )
         self._pos = pos + size
         return pos
 
+    def _int16_of(self, expected: str, part: str) -> int:
+        value: int = _INT16.unpack_from(self._data, self._need(2, expected, part))[0]
+        return value
+
+    def _int32_of(self, expected: str, part: str) -> int:
+        value: int = _INT32.unpack_from(self._data, self._need(4, expected, part))[0]
+        return value
+
     def int16(self, expected: str = "int16") -> int:
         """Read a signed big-endian int16."""
-        pos = self._need(2, expected)
-        value: int = _INT16.unpack_from(self._data, pos)[0]
+        value: int = _INT16.unpack_from(self._data, self._need(2, expected))[0]
         return value
 
     def int32(self, expected: str = "int32") -> int:
         """Read a signed big-endian int32."""
-        pos = self._need(4, expected)
-        value: int = _INT32.unpack_from(self._data, pos)[0]
+        value: int = _INT32.unpack_from(self._data, self._need(4, expected))[0]
         return value
 
     def _text(self, length: int, start: int, expected: str) -> str:
-        pos = self._need(length, f"{expected} of {length} bytes")
+        """The ``length`` bytes after a string's length field (which started at ``start``,
+        where every error of the string is reported) as UTF-8."""
+        data, pos = self._data, self._pos
+        if len(data) - pos < length:
+            self._pos = start
+            raise CodecError(
+                self.what, f"{expected} of {length} bytes ({len(data) - pos} left)", start
+            )
+        self._pos = pos + length
         try:
-            return self._data[pos : pos + length].decode("utf-8")
+            return data[pos : pos + length].decode("utf-8")
         except UnicodeDecodeError:
             raise CodecError(self.what, f"{expected} in UTF-8", start) from None
 
     def string(self, expected: str = "string") -> str:
-        """Read a non-null int16-length-prefixed UTF-8 string."""
-        start = self._pos
-        length = self.int16(f"{expected} length")
+        """Read a non-null int16-length-prefixed UTF-8 string (errors at its start). The
+        checks of :meth:`_need` and :meth:`_text`, written out: a topic name is the most
+        frequent field of a leader's input."""
+        data, start = self._data, self._pos
+        if len(data) - start < 2:
+            raise CodecError(
+                self.what, f"{expected} length (2 bytes, {len(data) - start} left)", start
+            )
+        length: int = _INT16.unpack_from(data, start)[0]
         if length < 0:
             raise CodecError(self.what, f"{expected} length >= 0, got {length}", start)
-        return self._text(length, start, expected)
-
-    def string_array(
-        self,
-        expected: str = "strings",
-        names: dict[bytes, str] | None = None,
-        uniform: dict[tuple[int, int], struct.Struct] | None = None,
-    ) -> list[str]:
-        """Read an int32 count followed by that many non-null strings.
-
-        One tight loop with the same checks as :meth:`string` (the hot path of a
-        subscription: hundreds of topic names per member); ``names`` interns the strings by
-        their raw bytes (one dict per batch, as the partition array's reader does). With
-        ``uniform`` (one dict per batch), an array whose strings all have the first one's
-        byte length is read in one ``struct`` call (:meth:`_uniform_strings`): the same
-        strings, and anything else takes the loop.
-        """
-        count = self.array_count(MIN_STRING_SIZE, expected)
-        names = {} if names is None else names
-        if uniform is not None and count > 1:
-            found = self._uniform_strings(count, names, uniform)
-            if found is not None:
-                return found
-        data, pos, end = self._data, self._pos, len(self._data)
-        unpack_int16 = _INT16.unpack_from
-        out: list[str] = []
-        append = out.append
-        for _ in range(count):
-            if end - pos < 2:
-                self._pos = pos
-                raise CodecError(self.what, f"{expected} element length (2 bytes)", pos)
-            length = unpack_int16(data, pos)[0]
-            start, pos = pos, pos + 2
-            if length < 0 or end - pos < length:
-                self._pos = start
-                raise CodecError(
-                    self.what, f"{expected} element of {length} bytes ({end - pos} left)", start
-                )
-            raw = data[pos : pos + length]
-            text = names.get(raw)
-            if text is None:
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    self._pos = start
-                    raise CodecError(self.what, f"{expected} element in UTF-8", start) from None
-                names[raw] = text
-            append(text)
-            pos += length
-        self._pos = pos
-        return out
-
-    #: Structs kept per ``uniform`` table (:meth:`_uniform_strings`).
-    UNIFORM_CAPACITY = 64
-
-    def _uniform_strings(
-        self, count: int, names: dict[bytes, str], uniform: dict[tuple[int, int], struct.Struct]
-    ) -> list[str] | None:
-        """The ``count`` strings at the current offset (consumed) when every one has the
-        byte length of the first, all known to ``names`` or valid UTF-8: one ``struct``
-        call (``>`` then ``h{length}s`` per string) reads them, a C-level count checks the
-        lengths. ``None`` (nothing consumed) otherwise: the caller's loop then reads them
-        with every check."""
-        data, pos = self._data, self._pos
-        if len(data) - pos < 2:
-            return None
-        length = data[pos] << 8 | data[pos + 1]
-        if length >= 0x8000 or len(data) - pos < count * (2 + length):
-            return None
-        layout = uniform.get((count, length))
-        if layout is None:
-            layout = struct.Struct(">" + f"h{length}s" * count)
-            if len(uniform) < self.UNIFORM_CAPACITY:
-                uniform[(count, length)] = layout
-        values = layout.unpack_from(data, pos)
-        if values[0::2].count(length) != count:
-            return None
-        raws = values[1::2]
-        out = list(map(names.get, raws))
-        if None in out:
-            try:
-                for i in [i for i, text in enumerate(out) if text is None]:
-                    out[i] = names[raws[i]] = raws[i].decode("utf-8")
-            except UnicodeDecodeError:
-                return None
-        self._pos = pos + layout.size
-        return out  # type: ignore[return-value]
-
-    def _nullable_length(self, length: int, start: int, expected: str) -> bool:
-        """Whether a nullable field's ``length`` (read at ``start``) says a value follows:
-        ``False`` for -1 (null); a :class:`CodecError` below -1."""
-        if length == -1:
-            return False
-        if length < 0:
-            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
-        return True
+        pos = start + 2
+        if len(data) - pos < length:
+            raise CodecError(
+                self.what, f"{expected} of {length} bytes ({len(data) - pos} left)", start
+            )
+        self._pos = pos + length
+        try:
+            return data[pos : pos + length].decode("utf-8")
+        except UnicodeDecodeError:
+            self._pos = start
+            raise CodecError(self.what, f"{expected} in UTF-8", start) from None
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
         start = self._pos
-        length = self.int16(f"{expected} length")
-        if not self._nullable_length(length, start, expected):
+        length = self._int16_of(expected, " length")
+        if length == -1:
             return None
+        if length < 0:
+            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
         return self._text(length, start, expected)
 
     def nullable_bytes(self, expected: str = "nullable bytes") -> bytes | None:
         """Read int32-length-prefixed bytes; length -1 is ``None``."""
         start = self._pos
-        length = self.int32(f"{expected} length")
-        if not self._nullable_length(length, start, expected):
+        length = self._int32_of(expected, " length")
+        if length == -1:
             return None
-        pos = self._need(length, f"{expected} of {length} bytes")
+        if length < 0:
+            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
+        pos = self._need(length, expected, f" of {length} bytes")
         return self._data[pos : pos + length]
 
-    def array_count(self, min_element_size: int, expected: str = "array") -> int:
-        """Read an int32 array count, bounded by what the remaining bytes can hold.
-
-        A count of -1 (a null array, which some writers use for "none") reads as 0.
-        """
+    def nullable_count(self, min_element_size: int, expected: str = "array") -> int | None:
+        """Read an int32 array count, bounded by what the remaining bytes can hold; ``None``
+        for a null array (count -1). The one place a null array is decided."""
         start = self._pos
-        count = self.int32(f"{expected} count")
+        count = self._int32_of(expected, " count")
         if count == -1:
-            return 0
+            return None
         if count < 0:
             raise CodecError(self.what, f"{expected} count >= -1, got {count}", start)
         if count * min_element_size > self.remaining:
@@ -286,11 +189,56 @@ class Reader:
             )
         return count
 
+    def array_count(self, min_element_size: int, expected: str = "array") -> int:
+        """:meth:`nullable_count` with a null array read as no elements."""
+        count = self.nullable_count(min_element_size, expected)
+        return 0 if count is None else count
+
+    def string_array(self, expected: str = "strings") -> list[str]:
+        """Read an int32 count followed by that many non-null strings."""
+        count = self.array_count(MIN_STRING_SIZE, expected)
+        element = f"{expected} element"
+        return [self.string(element) for _ in range(count)]
+
     def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
-        """Read an int32 count followed by that many int32 values (one ``unpack`` call)."""
-        count = self.array_count(MIN_INT32_SIZE, expected)
-        pos = self._need(4 * count, expected)
-        return struct.unpack_from(f">{count}i", self._data, pos)
+        """Read an int32 count followed by that many int32 values (one ``unpack`` call); a
+        null array (count -1) is empty, as :meth:`nullable_count` decides."""
+        data, start = self._data, self._pos
+        if len(data) - start >= 4:
+            count: int = _INT32.unpack_from(data, start)[0]
+            if count >= 0 and 4 * count <= len(data) - start - 4:
+                self._pos = start + 4 + 4 * count
+                return struct.unpack_from(f">{count}i", data, start + 4)
+        count = self.array_count(MIN_INT32_SIZE, expected)  # the errors, and a null array
+        return struct.unpack_from(f">{count}i", data, self._need(4 * count, expected))
+
+
+def string_bytes(value: object, what: str, expected: str, offset: int) -> bytes:
+    """``value`` as an int16-length-prefixed UTF-8 string, or a :class:`CodecError` at
+    ``offset`` when it is not a ``str`` of at most 32,767 UTF-8 bytes."""
+    if not isinstance(value, str):
+        raise CodecError(what, f"{expected} as a str, got {value!r}", offset)
+    try:
+        raw = value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CodecError(what, f"{expected} encodable as UTF-8", offset) from None
+    if len(raw) > INT16_MAX:
+        raise CodecError(
+            what, f"{expected} of at most {INT16_MAX} UTF-8 bytes, got {len(raw)}", offset
+        )
+    return _INT16.pack(len(raw)) + raw
+
+
+def int32s_bytes(values: Sequence[int], what: str, expected: str, offset: int) -> bytes:
+    """``values`` as consecutive big-endian int32s (no count), or a :class:`CodecError` at
+    ``offset`` naming the first value that is not an int32."""
+    try:
+        return struct.pack(f">{len(values)}i", *values)
+    except struct.error:
+        bad = next(
+            (v for v in values if type(v) is not int or not INT32_MIN <= v <= INT32_MAX), values
+        )
+        raise CodecError(what, f"{expected} values that are int32, got {bad!r}", offset) from None
 
 
 class Writer:
@@ -303,7 +251,8 @@ class Writer:
         self._size = 0
         self.what = what
 
-    def _put(self, chunk: bytes) -> None:
+    def raw(self, chunk: bytes) -> None:
+        """Append bytes that are already encoded."""
         self._parts.append(chunk)
         self._size += len(chunk)
 
@@ -316,69 +265,41 @@ class Writer:
         """Write a signed big-endian int16."""
         if type(value) is not int or not -(2**15) <= value <= INT16_MAX:
             raise CodecError(self.what, f"{expected} as an int16, got {value!r}", self._size)
-        self._put(_INT16.pack(value))
+        self.raw(_INT16.pack(value))
 
     def int32(self, value: int, expected: str = "int32") -> None:
         """Write a signed big-endian int32."""
         if type(value) is not int or not INT32_MIN <= value <= INT32_MAX:
             raise CodecError(self.what, f"{expected} as an int32, got {value!r}", self._size)
-        self._put(_INT32.pack(value))
+        self.raw(_INT32.pack(value))
 
     def string(self, value: str, expected: str = "string") -> None:
         """Write an int16-length-prefixed UTF-8 string."""
-        if not isinstance(value, str):
-            raise CodecError(self.what, f"{expected} as a str, got {value!r}", self._size)
-        try:
-            raw = value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise CodecError(self.what, f"{expected} encodable as UTF-8", self._size) from None
-        if len(raw) > INT16_MAX:
-            raise CodecError(
-                self.what,
-                f"{expected} of at most {INT16_MAX} UTF-8 bytes, got {len(raw)}",
-                self._size,
-            )
-        self._put(_INT16.pack(len(raw)) + raw)
+        self.raw(string_bytes(value, self.what, expected, self._size))
 
     def nullable_string(self, value: str | None, expected: str = "nullable string") -> None:
         """Write a string, or length -1 for ``None``."""
         if value is None:
-            self._put(_INT16.pack(-1))
+            self.raw(_INT16.pack(-1))
         else:
             self.string(value, expected)
 
     def nullable_bytes(self, value: bytes | None, expected: str = "nullable bytes") -> None:
         """Write int32-length-prefixed bytes, or length -1 for ``None``."""
         if value is None:
-            self._put(_INT32.pack(-1))
+            self.raw(_INT32.pack(-1))
             return
         if not isinstance(value, (bytes, bytearray, memoryview)):
             raise CodecError(self.what, f"{expected} as bytes or None, got {value!r}", self._size)
         if len(value) > INT32_MAX:
             raise CodecError(self.what, f"{expected} shorter than 2**31 bytes", self._size)
-        self._put(_INT32.pack(len(value)) + bytes(value))
+        self.raw(_INT32.pack(len(value)) + bytes(value))
 
     def array_count(self, count: int, expected: str = "array") -> None:
-        """Write an int32 array count."""
+        """Write an int32 array count (never -1: writers send no null arrays)."""
+        if type(count) is not int or count < 0:
+            raise CodecError(self.what, f"{expected} count >= 0, got {count!r}", self._size)
         self.int32(count, f"{expected} count")
-
-    def int32_array(self, values: Sequence[int], expected: str = "int32 array") -> None:
-        """Write an int32 count followed by the values."""
-        self.array_count(len(values), expected)
-        try:
-            self._put(struct.pack(f">{len(values)}i", *values))
-        except struct.error:
-            bad = next(
-                (v for v in values if type(v) is not int or not INT32_MIN <= v <= INT32_MAX),
-                values,
-            )
-            raise CodecError(
-                self.what, f"{expected} values that are int32, got {bad!r}", self._size
-            ) from None
-
-    def raw(self, chunk: bytes) -> None:
-        """Append bytes that are already encoded."""
-        self._put(chunk)
 
     def getvalue(self) -> bytes:
         """The bytes written so far."""

@@ -30,51 +30,41 @@ so equal values always give equal bytes; fields the chosen version lacks are dro
 
 from __future__ import annotations
 
-import operator
-import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import islice
+from typing import NamedTuple
 
 from ..errors import CodecError
-from ._dense_partitions import DenseTopics, encode_canonical_runs, encode_dense_topic_partitions
-from ._topic_partitions import (
-    ArrayMemos,
-    OneEachLayouts,
-    RunStructs,
-    TopicHeaders,
+from ._wire import Reader, Writer
+from .sticky_user_data import read_user_data_runs
+from .topic_partitions import (
+    EMPTY_RUNS,
+    Interned,
     TopicPartitionPair,
     TopicRuns,
-    encode_topic_partitions,
-    read_topic_partition_runs,
     read_topic_partitions,
-    read_topic_partitions_block,
+    read_topic_runs,
+    runs_pairs,
     write_topic_partitions,
 )
-from ._wire import Reader, Writer
 
 __all__ = [
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "Assignment",
-    "AssignmentEncoder",
-    "DenseTopics",
     "Subscription",
-    "SubscriptionDecoder",
+    "SubscriptionRead",
     "decode_assignment",
     "decode_subscription",
     "encode_assignment",
     "encode_subscription",
+    "read_subscription_claim",
+    "read_subscription_runs",
     "subscription_of",
 ]
 
 #: The highest consumer-protocol version this codec knows (rack id, KIP-881).
 CONSUMER_PROTOCOL_LATEST_VERSION = 3
 
-#: Distinct topic arrays a :class:`SubscriptionDecoder` remembers (a group rarely has more
-#: distinct subscriptions; more only costs a few failed prefix compares).
-_TOPIC_MEMO_SIZE = 8
-
-_NULL_BYTES = b"\xff\xff\xff\xff"  # a null ``bytes`` field: length -1
 _SUBSCRIPTION = "consumer protocol subscription"
 _ASSIGNMENT = "consumer protocol assignment"
 
@@ -111,6 +101,13 @@ def _check_version(version: int, what: str) -> None:
         raise CodecError(what, f"a version in [0, 32767], got {version!r}", 0)
 
 
+def _read_version(reader: Reader) -> int:
+    version = reader.int16("version")
+    if version < 0:
+        raise CodecError(reader.what, f"version >= 0, got {version}", 0)
+    return version
+
+
 def encode_subscription(subscription: Subscription) -> bytes:
     """Encode ``subscription`` at ``subscription.version`` (a version above 3 writes v3 fields)."""
     version = subscription.version
@@ -134,238 +131,111 @@ def encode_subscription(subscription: Subscription) -> bytes:
     return writer.getvalue()
 
 
-def _read_topics(
-    reader: Reader,
-    memo: list[tuple[bytes, tuple[str, ...]]] | None,
-    names: dict[bytes, str] | None,
-    uniform: dict[tuple[int, int], struct.Struct] | None = None,
-) -> tuple[str, ...]:
-    if memo is not None:
-        for block, topics in memo:
-            if reader.take_prefix(block):
-                return topics
-    start = reader.offset
-    topics = tuple(reader.string_array("topics", names, uniform))
-    if memo is not None:
-        memo.insert(0, (reader.bytes_since(start), topics))
-        del memo[_TOPIC_MEMO_SIZE:]
-    return topics
+class SubscriptionRead(NamedTuple):
+    """One member's subscription as the leader reads it: the fields of :class:`Subscription`
+    with the owned partitions as runs (:data:`~.topic_partitions.TopicRuns`, wire order, no
+    tuple per partition), and the owned array's raw bytes when canonical.
+
+    ``owned_array`` is the bytes of the owned partitions array (its count included) exactly
+    as sent when they are *canonical*, that is exactly the bytes the canonical writer writes
+    for those pairs (topics strictly increasing, partitions strictly increasing within each
+    topic, no empty topic, count not -1); ``None`` otherwise, and when the message has no
+    owned partitions field (v0, or a v1+ message that ends before it). An assignment of
+    exactly those pairs is that array between the version and the null user data.
+    """
+
+    version: int
+    topics: tuple[str, ...]
+    user_data: bytes | None
+    owned: TopicRuns
+    generation_id: int
+    rack_id: str | None
+    owned_array: bytes | None
+    #: The user data's claim (:func:`~.sticky_user_data.read_user_data_runs`): ``(runs in
+    #: wire order, generation or -1)``, or the :class:`CodecError` reading it raised; its
+    #: runs are ``owned`` itself when they equal it and hold a partition. ``None``: not read.
+    claim: tuple[TopicRuns, int] | CodecError | None = None
+
+    def subscription(self) -> Subscription:
+        """The :class:`Subscription` read (owned partitions as pairs, built here)."""
+        return Subscription(
+            version=self.version,
+            topics=self.topics,
+            user_data=self.user_data,
+            owned_partitions=runs_pairs(self.owned),
+            generation_id=self.generation_id,
+            rack_id=self.rack_id,
+        )
 
 
-def _decode_subscription(
-    data: bytes | bytearray | memoryview,
-    memo: list[tuple[bytes, tuple[str, ...]]] | None,
-    names: dict[bytes, str] | None,
-    layouts: OneEachLayouts | None = None,
-) -> tuple[Subscription, bytes | None]:
-    subscription, _, owned_block = _decode_fields(data, memo, names, layouts, as_runs=False)
-    return subscription, owned_block
-
-
-def _decode_fields(
-    data: bytes | bytearray | memoryview,
-    memo: list[tuple[bytes, tuple[str, ...]]] | None,
-    names: dict[bytes, str] | None,
-    layouts: OneEachLayouts | None,
-    *,
-    as_runs: bool,
-    structs: RunStructs | None = None,
-) -> tuple[Subscription, TopicRuns | None, bytes | None]:
-    """The subscription, its owned partitions as runs when ``as_runs`` (then the
-    subscription's ``owned_partitions`` is left empty; ``None`` when the field is absent) and
-    its canonical owned block."""
+def read_subscription_runs(
+    data: bytes | bytearray | memoryview, shared: Interned | None = None
+) -> SubscriptionRead:
+    """The subscription (see the module's reading rules) with its owned partitions as runs
+    and its owned array's bytes when canonical. ``shared`` (one per batch): equal names and
+    topic tuples as one object (:class:`~.topic_partitions.Interned`), values unchanged."""
     reader = Reader(data, _SUBSCRIPTION)
-    start = reader.offset
-    version = reader.int16("version")
-    if version < 0:
-        raise CodecError(_SUBSCRIPTION, f"version >= 0, got {version}", start)
-    topics = _read_topics(reader, memo, names, None if structs is None else structs.strings)
+    version = _read_version(reader)
+    topics = tuple(reader.string_array("topics"))
+    if shared is not None:
+        names = shared.names
+        topics = shared.topics([names.setdefault(topic, topic) for topic in topics])
     user_data = reader.nullable_bytes("user data")
-    owned: list[TopicPartitionPair] = []
-    runs: TopicRuns | None = None
-    owned_block: bytes | None = None
+    owned: TopicRuns = EMPTY_RUNS
+    owned_array: bytes | None = None
     generation_id = -1
     rack_id: str | None = None
     if version >= 1 and not reader.at_end():
-        if as_runs:
-            runs, owned_block = read_topic_partition_runs(
-                reader, "owned partitions", names, layouts, structs
-            )
-        else:
-            owned, owned_block = read_topic_partitions_block(
-                reader, "owned partitions", names, layouts
-            )
+        owned, owned_array = read_topic_runs(reader, "owned partitions", shared)
         if version >= 2 and not reader.at_end():
             generation_id = reader.int32("generation id")
             if version >= 3 and not reader.at_end():
                 rack_id = reader.nullable_string("rack id")
-    subscription = Subscription(
-        version=version,
-        topics=topics,
-        user_data=user_data,
-        owned_partitions=tuple(owned),
-        generation_id=generation_id,
-        rack_id=rack_id,
-    )
-    return subscription, runs, owned_block
+    return SubscriptionRead(version, topics, user_data, owned, generation_id, rack_id, owned_array)
+
+
+def read_subscription_claim(
+    data: bytes | bytearray | memoryview, cooperative: bool, shared: Interned | None = None
+) -> SubscriptionRead:
+    """:func:`read_subscription_runs` with ``claim`` read too (under ``cooperative`` or
+    not, :func:`~.sticky_user_data.read_user_data_runs`); claim runs equal to the owned runs
+    and holding a partition are the owned runs' very object."""
+    read = read_subscription_runs(data, shared)
+    known = None if read.owned_array is None else (read.owned_array, read.owned)
+    claim: tuple[TopicRuns, int] | CodecError
+    try:
+        runs, generation = read_user_data_runs(
+            read.user_data, cooperative=cooperative, shared=shared, known=known
+        )
+    except CodecError as exc:
+        claim = exc
+    else:
+        claim = (read.owned if runs[2] and runs == read.owned else runs), generation
+    return read._replace(claim=claim)
 
 
 def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
     """Decode a subscription of any version (see the module's reading rules)."""
-    return _decode_subscription(data, None, None)[0]
-
-
-class SubscriptionDecoder:
-    """Decodes the subscriptions of one group, sharing work between its members.
-
-    Create one per leader assignment (state is per instance, never module-wide). It keeps the
-    raw bytes of the last few distinct topic arrays, so members that subscribe to the same
-    topics decode that list once (a prefix compare instead of a parse), interns topic names,
-    reads an owned-partitions array whose layout repeats an earlier member's (one partition of
-    each of the same topics) in one ``struct`` call, and
-    :meth:`decode_with_owned_block` also returns the raw bytes of the owned-partitions array
-    when the sender wrote it canonically (sorted, grouped): equal bytes, equal claims, which
-    lets the leader skip decoding sticky user data that repeats it. Results are exactly those
-    of :func:`decode_subscription`.
-    """
-
-    __slots__ = ("_headers", "_layouts", "_memo", "_names", "arrays")
-
-    def __init__(self) -> None:
-        self._memo: list[tuple[bytes, tuple[str, ...]]] = []
-        self.arrays = ArrayMemos()
-        """This batch's array memos, for the user data reader
-        (:func:`~kafka_sticky_plugin.codec.read_user_data_claim`)."""
-        self._names: dict[bytes, str] = self.arrays.names
-        self._headers = TopicHeaders()
-        self._layouts: OneEachLayouts = self.arrays.layouts
-
-    def decode(self, data: bytes | bytearray | memoryview) -> Subscription:
-        """Same as :func:`decode_subscription`."""
-        return _decode_subscription(data, self._memo, self._names, self._layouts)[0]
-
-    def decode_with_owned_block(
-        self, data: bytes | bytearray | memoryview
-    ) -> tuple[Subscription, bytes | None]:
-        """The subscription and its canonical owned-partitions bytes (count included), or
-        ``None`` when the message has no owned partitions field or wrote it non-canonically."""
-        return _decode_subscription(data, self._memo, self._names, self._layouts)
-
-    def decode_with_owned_runs(
-        self, data: bytes | bytearray | memoryview
-    ) -> tuple[Subscription, TopicRuns | None, bytes | None]:
-        """:meth:`decode_with_owned_block` with the owned partitions as runs (wire order, see
-        :data:`~._topic_partitions.TopicRuns`; ``None`` when the message has no owned
-        partitions field), not in the returned subscription, whose ``owned_partitions`` is
-        left empty: the leader's bulk path, which never needs them as tuples."""
-        return _decode_fields(
-            data,
-            self._memo,
-            self._names,
-            self._layouts,
-            as_runs=True,
-            structs=self.arrays.structs,
-        )
-
-    def owned_block(self, subscription: Subscription) -> bytes | None:
-        """The canonical owned-partitions bytes of an already decoded ``subscription`` (for
-        one read from a client's objects), or ``None`` when it has no owned partitions field
-        or they are not strictly increasing; same contract as
-        :meth:`decode_with_owned_block`."""
-        owned = subscription.owned_partitions
-        if subscription.version < 1:
-            return None
-        try:
-            if len(owned) > 1 and not all(map(operator.lt, owned, islice(owned, 1, None))):
-                return None
-            return encode_topic_partitions(owned, _SUBSCRIPTION, "owned partitions", self._headers)
-        except (CodecError, TypeError):
-            return None
-
-
-def _encode_assignment(assignment: Assignment, headers: TopicHeaders | None) -> bytes:
-    _check_version(assignment.version, _ASSIGNMENT)
-    writer = Writer(_ASSIGNMENT)
-    writer.int16(assignment.version, "version")
-    write_topic_partitions(writer, assignment.partitions, "assigned partitions", headers)
-    writer.nullable_bytes(assignment.user_data, "user data")
-    return writer.getvalue()
+    return read_subscription_runs(data).subscription()
 
 
 def encode_assignment(assignment: Assignment) -> bytes:
     """Encode ``assignment``; every version 0-3 has the same layout."""
-    return _encode_assignment(assignment, None)
-
-
-class AssignmentEncoder:
-    """Encodes the assignments of one group, sharing each topic's encoded header.
-
-    Create one per leader assignment (state is per instance). Bytes are exactly those of
-    :func:`encode_assignment`.
-    """
-
-    __slots__ = ("_headers",)
-
-    def __init__(self) -> None:
-        self._headers = TopicHeaders()
-
-    def encode(self, assignment: Assignment) -> bytes:
-        """Same as :func:`encode_assignment`."""
-        return _encode_assignment(assignment, self._headers)
-
-    def encode_dense(self, version: int, indices: Sequence[int], topics: DenseTopics) -> bytes:
-        """The assignment of the partitions at ``indices`` (strictly increasing global
-        indices of ``topics``: a list or a ``range``) with null user data: same bytes as
-        :meth:`encode` of their ``(topic, partition)`` pairs, without a tuple per partition.
-        A ``ValueError`` when ``indices`` are not strictly increasing indices of ``topics``."""
-        _check_version(version, _ASSIGNMENT)
-        try:
-            body = encode_dense_topic_partitions(
-                indices, topics, _ASSIGNMENT, "assigned partitions"
-            )
-        except CodecError as exc:
-            raise CodecError(exc.what, exc.expected, 2) from None
-        return version.to_bytes(2, "big") + body + _NULL_BYTES
-
-    def encode_canonical_runs(
-        self,
-        version: int,
-        names: Sequence[str],
-        lengths: Sequence[int] | None,
-        flat: Sequence[int],
-        topics: DenseTopics,
-    ) -> bytes | None:
-        """The assignment of canonical runs (see :func:`.encode_canonical_runs`: topics of
-        ``topics``, partitions in them) with null user data: the bytes of :meth:`encode_dense`
-        of their indices, or ``None`` when a topic name cannot be written (let
-        :meth:`encode_dense` report it)."""
-        _check_version(version, _ASSIGNMENT)
-        try:
-            body = encode_canonical_runs(names, lengths, flat, topics)
-        except TypeError:
-            return None
-        return version.to_bytes(2, "big") + body + _NULL_BYTES
-
-    @staticmethod
-    def encode_owned_block(version: int, owned_block: bytes) -> bytes:
-        """The assignment of exactly the partitions a subscription's canonical owned block
-        (from :meth:`SubscriptionDecoder.decode_with_owned_block`) lists, with null user
-        data: those bytes spliced between the version and the null user data. Same bytes as
-        :meth:`encode` of those partitions (the two arrays share one layout)."""
-        _check_version(version, _ASSIGNMENT)
-        return version.to_bytes(2, "big") + owned_block + _NULL_BYTES
+    _check_version(assignment.version, _ASSIGNMENT)
+    writer = Writer(_ASSIGNMENT)
+    writer.int16(assignment.version, "version")
+    write_topic_partitions(writer, assignment.partitions, "assigned partitions")
+    writer.nullable_bytes(assignment.user_data, "user data")
+    return writer.getvalue()
 
 
 def decode_assignment(data: bytes | bytearray | memoryview) -> Assignment:
     """Decode an assignment of any version; trailing bytes (newer fields) are ignored."""
     reader = Reader(data, _ASSIGNMENT)
-    start = reader.offset
-    version = reader.int16("version")
-    if version < 0:
-        raise CodecError(_ASSIGNMENT, f"version >= 0, got {version}", start)
-    partitions = read_topic_partitions(reader, "assigned partitions")
+    version = _read_version(reader)
+    partitions, _ = read_topic_partitions(reader, "assigned partitions")
     user_data = reader.nullable_bytes("user data")
-    return Assignment(version=version, partitions=tuple(partitions), user_data=user_data)
+    return Assignment(version=version, partitions=partitions, user_data=user_data)
 
 
 def subscription_of(

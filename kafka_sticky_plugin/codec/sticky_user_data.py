@@ -9,9 +9,9 @@ with *no* version header::
 
 A v0 reader that meets v1 bytes reads the assignment and ignores the trailing generation
 (the forward-compatibility path of KIP-341); a v1 reader tells them apart by length, which
-is what :func:`decode_sticky_user_data` does: it tries v1 (the bytes must end exactly after
-the generation), then v0 (the bytes must end exactly after the assignment). Empty user data
-(``b""``, which Java reads as "no history") decodes as no partitions and no generation.
+is what :func:`decode_sticky_user_data` does: it reads the array once, then it is v1 when
+exactly 4 bytes (the generation) follow, v0 when none do. Empty user data (``b""``, which
+Java reads as "no history") decodes as no partitions and no generation.
 
 Cooperative user data (Java's ``CooperativeStickyAssignor``, for leaders that only read
 subscription v1 and so cannot see the v2 generation field)::
@@ -33,23 +33,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import CodecError
-from ._topic_partitions import (
+from ._wire import INT32_MAX, Reader, Writer
+from .topic_partitions import (
     EMPTY_RUNS,
-    ArrayMemos,
+    Interned,
     TopicPartitionPair,
     TopicRuns,
-    read_topic_partition_runs,
-    read_topic_partitions,
-    read_topic_partitions_block,
+    read_topic_runs,
+    runs_pairs,
     write_topic_partitions,
 )
-from ._wire import INT32_MAX, Reader, Writer
 
 __all__ = [
     "decode_cooperative_user_data",
     "decode_sticky_user_data",
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
+    "read_sticky_user_data",
     "read_user_data_claim",
     "read_user_data_runs",
 ]
@@ -91,57 +91,48 @@ def encode_sticky_user_data(
     return writer.getvalue()
 
 
-def _decode_sticky_v1(data: bytes) -> tuple[list[TopicPartitionPair], int | None]:
-    reader = Reader(data, _STICKY + " v1")
-    partitions = read_topic_partitions(reader, "previous assignment")
-    generation = reader.int32("generation")
-    if not reader.at_end():
-        raise CodecError(reader.what, f"end of data ({reader.remaining} bytes left)", reader.offset)
-    return partitions, _generation_or_none(generation)
+#: An array already read: its bytes (count included) and its runs.
+KnownArray = tuple[bytes, TopicRuns]
 
 
-def _decode_sticky_v0(data: bytes) -> list[TopicPartitionPair]:
+def read_sticky_user_data(
+    data: bytes | bytearray | memoryview,
+    shared: Interned | None = None,
+    known: KnownArray | None = None,
+) -> tuple[TopicRuns, int | None]:
+    """Read sticky user data: ``(previous assignment as runs in wire order, generation or
+    None)``.
+
+    One read of the array serves both versions (see the module docstring): v1 when exactly
+    4 bytes follow it, v0 when none do; anything else is a
+    :class:`~kafka_sticky_plugin.errors.CodecError` (an error inside the array is reported
+    as the v0 reading's, at its offset). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
+    ``known``: when the array is exactly those bytes it reads as those runs (the same
+    object; equal bytes read as equal runs), as our members and librdkafka's repeat their
+    owned partitions here.
+    """
+    if not data:
+        return EMPTY_RUNS, None
     reader = Reader(data, _STICKY + " v0")
-    partitions = read_topic_partitions(reader, "previous assignment")
-    if not reader.at_end():
-        raise CodecError(reader.what, f"end of data ({reader.remaining} bytes left)", reader.offset)
-    return partitions
+    if known is not None and reader.take_prefix(known[0]):
+        runs = known[1]
+    else:
+        runs, _ = read_topic_runs(reader, "previous assignment", shared)
+    left = reader.remaining
+    if left == 4:
+        return runs, _generation_or_none(reader.int32("generation"))
+    if left:
+        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
+    return runs, None
 
 
 def decode_sticky_user_data(
     data: bytes | bytearray | memoryview,
 ) -> tuple[list[TopicPartitionPair], int | None]:
-    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``.
-
-    Tries v1 then v0 (see the module docstring); raises the v0 attempt's
-    :class:`~kafka_sticky_plugin.errors.CodecError` when neither reads all the bytes.
-    """
-    raw = bytes(data)
-    if not raw:
-        return [], None
-    try:
-        return _decode_sticky_v1(raw)
-    except CodecError:
-        pass
-    return _decode_sticky_v0(raw), None
-
-
-def _decode_sticky_batched(
-    raw: bytes, arrays: ArrayMemos
-) -> tuple[list[TopicPartitionPair], int | None]:
-    """:func:`decode_sticky_user_data` of non-empty ``raw`` with a batch's memos: the array is
-    read once (v1 and v0 share it: v1 iff 4 bytes follow it, v0 iff none), a layout repeated
-    from an earlier member in one ``struct`` call; same pairs, generation and errors."""
-    reader = Reader(raw, _STICKY + " v0")
-    partitions, _ = read_topic_partitions_block(
-        reader, "previous assignment", arrays.names, arrays.layouts
-    )
-    left = reader.remaining
-    if left == 4:
-        return partitions, _generation_or_none(reader.int32("generation"))
-    if left:
-        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
-    return partitions, None
+    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
+    (:func:`read_sticky_user_data` with the runs as pairs)."""
+    runs, generation = read_sticky_user_data(data)
+    return list(runs_pairs(runs)), generation
 
 
 def encode_cooperative_user_data(generation: int | None) -> bytes:
@@ -164,87 +155,34 @@ def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | 
     return _generation_or_none(reader.int32("generation"))
 
 
-def read_user_data_claim(
-    user_data: bytes | None,
-    *,
-    cooperative: bool,
-    owned_block: bytes | None = None,
-    arrays: ArrayMemos | None = None,
-) -> tuple[list[TopicPartitionPair] | None, int]:
-    """``(previous partitions, generation or -1)`` claimed by a member's subscription user data.
-
-    ``cooperative``: 4 bytes are cooperative user data (Java's int32 generation); anything
-    else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
-    librdkafka's cooperative-sticky sends too). Null or empty user data claims nothing (-1).
-
-    ``owned_block`` (the subscription's canonical owned-partitions bytes, count included)
-    is a shortcut with the same result: sticky user data that starts with exactly those
-    bytes (what our members and librdkafka's send) is that same array, optionally followed
-    by the int32 generation, so it is not decoded again; ``partitions`` is then ``None``,
-    meaning "the subscription's owned partitions". ``arrays`` (a batch's
-    :attr:`~.consumer_protocol.SubscriptionDecoder.arrays`) only saves work: a Java member's
-    user data repeats its peers' layout. Raises :class:`CodecError` when the user data cannot
-    be read (the caller treats that as "no history").
-    """
-    if not user_data:
-        return [], -1
-    if cooperative and len(user_data) == 4:
-        generation = decode_cooperative_user_data(user_data)
-        return [], -1 if generation is None else generation
-    if owned_block is not None and user_data.startswith(owned_block):
-        if len(user_data) == len(owned_block):
-            return None, -1
-        if len(user_data) == len(owned_block) + 4:
-            tail = int.from_bytes(user_data[-4:], "big", signed=True)
-            return None, max(tail, -1)
-    if arrays is None:
-        partitions, decoded = decode_sticky_user_data(user_data)
-    else:
-        partitions, decoded = _decode_sticky_batched(bytes(user_data), arrays)
-    return partitions, -1 if decoded is None else decoded
-
-
-def _decode_sticky_runs(
-    raw: bytes, arrays: ArrayMemos | None
-) -> tuple[TopicRuns, bool, int | None]:
-    """:func:`_decode_sticky_batched` as runs (wire order: a Java member's topics in hash
-    order) and whether they are canonical: same generation and errors."""
-    reader = Reader(raw, _STICKY + " v0")
-    if arrays is None:
-        runs, block = read_topic_partition_runs(reader, "previous assignment")
-    else:
-        runs, block = read_topic_partition_runs(
-            reader, "previous assignment", arrays.names, arrays.layouts, arrays.structs
-        )
-    left = reader.remaining
-    if left == 4:
-        return runs, block is not None, _generation_or_none(reader.int32("generation"))
-    if left:
-        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
-    return runs, block is not None, None
-
-
 def read_user_data_runs(
     user_data: bytes | None,
     *,
     cooperative: bool,
-    owned_block: bytes | None = None,
-    arrays: ArrayMemos | None = None,
-) -> tuple[TopicRuns | None, bool, int]:
-    """:func:`read_user_data_claim` with the previous partitions as runs (wire order; see
-    :data:`~._topic_partitions.TopicRuns`): ``(runs, whether they are canonical,
-    generation)``, with the same generation, shortcut (runs ``None``: "the subscription's
-    owned partitions") and errors."""
+    shared: Interned | None = None,
+    known: KnownArray | None = None,
+) -> tuple[TopicRuns, int]:
+    """``(previous partitions as runs in wire order, generation or -1)`` claimed by a
+    member's subscription user data.
+
+    ``cooperative``: 4 bytes are cooperative user data (Java's int32 generation); anything
+    else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
+    librdkafka's cooperative-sticky sends too). Null or empty user data claims nothing (-1).
+    Raises :class:`CodecError` when the user data cannot be read (the caller treats that as
+    "no history"). ``shared``, ``known``: as :func:`read_sticky_user_data`.
+    """
     if not user_data:
-        return EMPTY_RUNS, True, -1
+        return EMPTY_RUNS, -1
     if cooperative and len(user_data) == 4:
         generation = decode_cooperative_user_data(user_data)
-        return EMPTY_RUNS, True, -1 if generation is None else generation
-    if owned_block is not None and user_data.startswith(owned_block):
-        if len(user_data) == len(owned_block):
-            return None, True, -1
-        if len(user_data) == len(owned_block) + 4:
-            tail = int.from_bytes(user_data[-4:], "big", signed=True)
-            return None, True, max(tail, -1)
-    runs, canonical, decoded = _decode_sticky_runs(bytes(user_data), arrays)
-    return runs, canonical, -1 if decoded is None else decoded
+        return EMPTY_RUNS, -1 if generation is None else generation
+    runs, decoded = read_sticky_user_data(user_data, shared, known)
+    return runs, -1 if decoded is None else decoded
+
+
+def read_user_data_claim(
+    user_data: bytes | None, *, cooperative: bool
+) -> tuple[tuple[TopicPartitionPair, ...], int]:
+    """:func:`read_user_data_runs` with the claim as flat ``(topic, partition)`` pairs."""
+    runs, generation = read_user_data_runs(user_data, cooperative=cooperative)
+    return runs_pairs(runs), generation

@@ -1,10 +1,12 @@
-"""The leader's bulk decode (owned partitions and sticky user data read as per-topic runs,
-claims resolved from runs) against the pair-based decode it replaces, on seeded random input
-(the seed is printed): canonical arrays, non-canonical ones (topics in a Java member's hash
-order, unsorted or repeated partitions, a topic written twice, empty and null groups,
-negative partitions) and malformed ones (cut short, a bad length). Same pairs, canonical
-verdict, block, errors and offsets; the same specs and claims; canonical runs are the sorted
-distinct pairs.
+"""The leader's bytes path (owned partitions and user data read by the wire seam as runs,
+specs built from runs, claims resolved from runs) against the pair-based object path, on
+seeded random input (the seed is printed): canonical owned arrays, non-canonical ones
+(topics in a Java member's hash order, unsorted or repeated partitions, a topic written
+twice, empty and null groups, negative partitions), Java members' user data, and user data
+adding to the owned partitions. The same specs (``owned`` included) and claims, with the
+compiled twin (when installed) and with the reference alone; canonical runs are the sorted
+distinct pairs. (Ported from main's tests/test_codec_owned_runs.py, whose codec-internal
+reader comparisons left with the fast paths, issue 37.)
 """
 
 from __future__ import annotations
@@ -18,20 +20,9 @@ import pytest
 
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, member_spec, read_group
 from kafka_sticky_plugin.assignor.strategies import COOPERATIVE_STICKY, STICKY
-from kafka_sticky_plugin.codec import (
-    decode_subscription,
-    encode_sticky_user_data,
-    read_user_data_claim,
-)
-from kafka_sticky_plugin.codec._topic_partitions import (
-    ArrayMemos,
-    read_topic_partition_runs,
-    read_topic_partitions_block,
-    topic_partition_pairs,
-    topic_partition_runs,
-)
+from kafka_sticky_plugin.codec import decode_subscription, encode_sticky_user_data, implementation
 from kafka_sticky_plugin.codec._wire import Reader
-from kafka_sticky_plugin.codec.sticky_user_data import read_user_data_runs
+from kafka_sticky_plugin.codec.topic_partitions import read_topic_runs
 from kafka_sticky_plugin.core.balance_builder import _runs_by_topic
 from kafka_sticky_plugin.core.claims import Claims, resolve_claims
 from kafka_sticky_plugin.core.layout import Layout, build_layout
@@ -39,6 +30,7 @@ from kafka_sticky_plugin.core.spec import MemberSpec, canonical_runs, runs_pairs
 from kafka_sticky_plugin.errors import CodecError
 
 SEEDS = range(300)
+TWIN = [False, True] if implementation.twin is not None else [False]
 
 Groups = list[tuple[str, list[int] | None]]
 
@@ -96,39 +88,12 @@ def _damaged(rng: random.Random, data: bytes) -> bytes:
     return data[:at] + bytes([rng.choice([0x00, 0x7F, 0x80, 0xFF])]) + data[at + 1 :]
 
 
-def _outcome_pairs(data: bytes) -> tuple[object, ...]:
-    reader = Reader(data, "array")
-    try:
-        pairs, canonical = topic_partition_pairs(reader, "owned partitions")
-    except CodecError as exc:
-        return ("error", str(exc), exc.offset)
-    return (pairs, canonical, reader.offset)
-
-
-def _outcome_runs(data: bytes) -> tuple[object, ...]:
-    reader = Reader(data, "array")
-    try:
-        runs, canonical = topic_partition_runs(reader, "owned partitions")
-    except CodecError as exc:
-        return ("error", str(exc), exc.offset)
-    return (list(runs_pairs(runs)), canonical, reader.offset)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_runs_read_the_pairs_verdict_and_errors_of_the_pair_reader(seed: int) -> None:
-    print(f"seed={seed}")
-    rng = random.Random(seed)
-    for _ in range(8):
-        data = _damaged(rng, _array_bytes(_groups(rng)))
-        assert _outcome_runs(data) == _outcome_pairs(data)
-
-
 @pytest.mark.parametrize("seed", SEEDS)
 def test_canonical_runs_are_the_sorted_distinct_pairs(seed: int) -> None:
     print(f"seed={seed}")
     rng = random.Random(seed)
     for _ in range(8):
-        runs, _ = topic_partition_runs(Reader(_array_bytes(_groups(rng)), "array"), "owned")
+        runs, _ = read_topic_runs(Reader(_array_bytes(_groups(rng)), "array"), "owned")
         pairs = runs_pairs(runs)
         canonical = canonical_runs(runs)
         assert runs_pairs(canonical) == tuple(sorted(set(pairs)))
@@ -136,80 +101,6 @@ def test_canonical_runs_are_the_sorted_distinct_pairs(seed: int) -> None:
         assert list(topics) == sorted(set(topics))
         assert (lengths is None) == (len(topics) == len(partitions))
         assert lengths is None or min(lengths) >= 1
-
-
-@pytest.mark.parametrize("seed", SEEDS[:100])
-def test_batched_runs_read_the_pairs_and_blocks_of_the_batched_pair_reader(seed: int) -> None:
-    """A batch's memos (interned names, learned one-partition layouts) on both sides: arrays
-    that repeat a layout with other partitions, in canonical and Java order."""
-    print(f"seed={seed}")
-    rng = random.Random(seed)
-    memos_pairs, memos_runs = ArrayMemos(), ArrayMemos()
-    topics = sorted({f"t{i:03d}" for i in range(rng.randint(14, 24))})
-    if rng.random() < 0.5:
-        rng.shuffle(topics)
-    for _ in range(12):
-        if rng.random() < 0.7:
-            groups: Groups = [(t, [rng.randrange(-1, 9)]) for t in topics]
-        else:
-            groups = _groups(rng)
-        data = _damaged(rng, _array_bytes(groups))
-        try:
-            expected: object = read_topic_partitions_block(
-                Reader(data, "a"), "owned", memos_pairs.names, memos_pairs.layouts
-            )
-        except CodecError as exc:
-            expected = str(exc)
-        try:
-            runs, block = read_topic_partition_runs(
-                Reader(data, "a"), "owned", memos_runs.names, memos_runs.layouts, memos_runs.structs
-            )
-            got: object = (list(runs_pairs(runs)), block)
-        except CodecError as exc:
-            got = str(exc)
-        assert got == expected
-
-
-def _user_data(rng: random.Random) -> bytes | None:
-    roll = rng.random()
-    if roll < 0.1:
-        return None
-    if roll < 0.2:
-        return rng.randrange(-2, 9).to_bytes(4, "big", signed=True)
-    array = _array_bytes(_groups(rng))
-    tail = rng.choice([b"", b"", struct.pack(">i", rng.randrange(-1, 9)), b"\x00", b"12345"])
-    return _damaged(rng, array + tail)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_user_data_runs_read_the_claim_of_the_pair_reader(seed: int) -> None:
-    print(f"seed={seed}")
-    rng = random.Random(seed)
-    memos = ArrayMemos()
-    for _ in range(6):
-        user_data = _user_data(rng)
-        cooperative = rng.random() < 0.5
-        block = _array_bytes(_groups(rng)) if rng.random() < 0.3 else None
-        if block is not None and user_data is not None and rng.random() < 0.5:
-            user_data = block + user_data[:4]  # our members repeat the owned block
-        try:
-            expected: object = read_user_data_claim(
-                user_data, cooperative=cooperative, owned_block=block
-            )
-        except CodecError as exc:
-            expected = ("error", exc.offset)
-        try:
-            runs, canonical, generation = read_user_data_runs(
-                user_data, cooperative=cooperative, owned_block=block, arrays=memos
-            )
-            got: object = (None if runs is None else list(runs_pairs(runs)), generation)
-        except CodecError as exc:
-            got = ("error", exc.offset)
-            runs, canonical = None, False
-        assert got == expected
-        if runs is not None:
-            # the verdict lets the leader skip canonical_runs: it must be exact
-            assert canonical == (canonical_runs(runs) == runs)
 
 
 def _subscription_bytes(
@@ -288,11 +179,17 @@ def _member(rng: random.Random, counts: dict[str, int], protocol: str) -> bytes:
     )
 
 
+@pytest.mark.parametrize("twin", TWIN)
 @pytest.mark.parametrize("protocol", [STICKY, COOPERATIVE_STICKY])
 @pytest.mark.parametrize("seed", SEEDS[:150])
-def test_bulk_specs_and_claims_equal_the_pair_decode(seed: int, protocol: str) -> None:
-    """``read_group`` on bytes (runs) against :func:`member_spec` of the decoded subscription
-    (pairs): equal specs, ``owned`` included, and equal claims on a layout."""
+def test_bulk_specs_and_claims_equal_the_pair_decode(
+    seed: int, protocol: str, twin: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``read_group`` on bytes (runs, through the seam: the twin or the reference) against
+    :func:`member_spec` of the decoded subscription (pairs): equal specs, ``owned``
+    included, and equal claims on a layout."""
+    if not twin:
+        monkeypatch.setattr(implementation, "twin", None)
     print(f"seed={seed}")
     rng = random.Random(seed)
     counts = {f"t{i}": rng.choice([0, 1, 3, 8, 20]) for i in range(rng.randint(1, 6))}

@@ -1,8 +1,5 @@
-"""The leader's front fast paths against the one-step readers and algorithms they replace,
-on seeded random input (the seed is printed): a subscription's topic array read in one
-``struct`` call when its names share one byte length (:meth:`Reader.string_array` with a
-``uniform`` table) against the per-string loop, on uniform, mixed, non-UTF-8, truncated and
-hostile arrays: same strings, offset, errors and error offsets; the components split by
+"""The engine's front fast paths against the one-step algorithms they replace, on seeded
+random input (the seed is printed): the components split by
 relabelling (:func:`split_components`) against a union-find reference over random groups;
 the layout's subscription classes against a per-topic reference; claims resolved from
 canonical runs (short runs bounded by ``min``/``max``, long runs by their ends, topics of
@@ -13,65 +10,13 @@ as pairs.
 from __future__ import annotations
 
 import random
-import struct
 
-import pytest
-
-from kafka_sticky_plugin.codec._wire import Reader
 from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.components import Component, split_components
 from kafka_sticky_plugin.core.layout import Layout, build_layout
 from kafka_sticky_plugin.core.spec import MemberSpec, canonical_runs
-from kafka_sticky_plugin.errors import CodecError
 
 SEED = random.randrange(2**32)
-
-
-def _name(rng: random.Random, length: int) -> bytes:
-    roll = rng.random()
-    if roll < 0.05 and length:
-        return b"\xff" * length  # not UTF-8
-    if roll < 0.1 and length >= 2:
-        return "é".encode() * (length // 2) + b"x" * (length % 2)
-    return bytes(rng.choice(b"abcdefgh-.0123") for _ in range(length))
-
-
-def _array(rng: random.Random) -> bytes:
-    count = rng.choice([0, 1, 2, 3, 5, 25, 40])
-    base = rng.choice([0, 1, 5, 14])
-    pool = [_name(rng, base) for _ in range(rng.randint(1, 8))]
-    out = [struct.pack(">i", count if rng.random() > 0.05 else rng.choice([-1, -3, 10**6]))]
-    for _ in range(count):
-        raw = rng.choice(pool) if rng.random() < 0.95 else _name(rng, rng.randint(0, 20))
-        length = len(raw) if rng.random() > 0.02 else rng.choice([-1, -32768, len(raw) + 3])
-        out.append(struct.pack(">h", length) + raw)
-    data = b"".join(out) + bytes(rng.randint(0, 3))
-    if rng.random() < 0.1:
-        data = data[: rng.randint(0, len(data))]
-    return data
-
-
-def _read(data: bytes, uniform: dict[tuple[int, int], struct.Struct] | None) -> object:
-    reader = Reader(data, "test")
-    names: dict[bytes, str] = {}
-    try:
-        return reader.string_array("topics", names, uniform), reader.offset, names
-    except CodecError as exc:
-        return "error", str(exc), reader.offset
-
-
-@pytest.mark.parametrize("round_", range(4))
-def test_uniform_string_array_reads_what_the_loop_reads(round_: int) -> None:
-    print(f"seed {SEED}")
-    rng = random.Random(f"{SEED}:{round_}")
-    uniform: dict[tuple[int, int], struct.Struct] = {}
-    uniform_hits = 0
-    for _ in range(1500):
-        data = _array(rng)
-        before = len(uniform)
-        assert _read(data, uniform) == _read(data, None), data
-        uniform_hits += len(uniform) > before
-    assert uniform_hits  # the fast path was taken
 
 
 def _reference_components(layout: Layout) -> list[Component]:

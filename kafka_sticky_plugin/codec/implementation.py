@@ -1,0 +1,189 @@
+"""Which implementation of the leader's wire seam runs: the compiled twin or the reference.
+
+The reference is :mod:`.seam` (plain Python, the specification: every value, byte and
+error is defined there and in the modules it calls). The twin is the separate distribution
+``kafka-sticky-plugin-twin`` (Rust, in this repository's ``twin/`` folder; installed by the
+``fast`` extra or ``make twin``): the module ``kafka_sticky_plugin_twin`` with one function per
+seam function, returning exactly the reference's result for input it vouches for and ``None``
+for anything else. This module is the only place that chooses, and what the leader calls:
+
+- the twin is used when it is importable, its ``SEAM_VERSION`` equals :data:`SEAM_VERSION`
+  (a twin built for another seam is ignored whole, never half-used), and the environment
+  variable :data:`PURE_PYTHON_ENV` (``KAFKA_STICKY_PURE_PYTHON``) is unset, empty or ``0``;
+- each function here calls the twin first and the reference wherever the twin returns
+  ``None`` (for one payload of :func:`read_subscriptions`, or for the whole call), so error
+  texts and offsets live in the reference alone;
+- :data:`IMPLEMENTATION` (``"compiled"`` or ``"reference"``) names the choice, made once at
+  import; ``python -m kafka_sticky_plugin --version`` prints it (:func:`describe`).
+
+Invariant (``tests/test_twin_differential.py``, when the twin is installed): for every input,
+each function here returns what :mod:`.seam`'s function of the same name returns, or raises
+what it raises.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol, cast
+
+from ..errors import CodecError
+from . import seam as reference
+from .seam import SubscriptionRead
+from .topic_partitions import TopicRuns
+
+__all__ = [
+    "IMPLEMENTATION",
+    "PURE_PYTHON_ENV",
+    "SEAM_VERSION",
+    "TWIN_DISTRIBUTION",
+    "TWIN_MODULE",
+    "SubscriptionRead",
+    "Twin",
+    "describe",
+    "read_subscriptions",
+    "read_user_data_claims",
+    "twin",
+    "write_assignments",
+]
+
+#: The seam's contract version: the twin's ``SEAM_VERSION`` must equal it (bump both when a
+#: seam function is added or removed or changes its arguments, results or rules).
+SEAM_VERSION = 2
+#: Set to anything but empty or ``0`` to run the reference even where the twin is installed.
+PURE_PYTHON_ENV = "KAFKA_STICKY_PURE_PYTHON"
+#: The twin's import name and distribution name (the ``fast`` extra installs it).
+TWIN_MODULE = "kafka_sticky_plugin_twin"
+TWIN_DISTRIBUTION = "kafka-sticky-plugin-twin"
+
+#: What the twin returns per payload: :class:`SubscriptionRead`'s fields, in order.
+_ReadValues = tuple[
+    int,
+    tuple[str, ...],
+    bytes | None,
+    TopicRuns,
+    int,
+    str | None,
+    bytes | None,
+    tuple[TopicRuns, int] | None,
+]
+
+
+class Twin(Protocol):
+    """The twin module (``twin/src/lib.rs``): the seam's functions, each returning ``None``
+    where the reference must decide."""
+
+    SEAM_VERSION: int
+    __version__: str
+
+    def read_subscriptions(
+        self, payloads: Sequence[bytes], cooperative: bool
+    ) -> list[_ReadValues | None] | None: ...
+
+    def read_user_data_claims(
+        self, user_data: Sequence[bytes | None], cooperative: bool
+    ) -> list[tuple[TopicRuns, int] | None] | None: ...
+
+    def write_assignments(
+        self,
+        version: int,
+        topics: Sequence[str],
+        counts: Sequence[int],
+        plans: Sequence[Sequence[int]],
+    ) -> list[bytes] | None: ...
+
+
+def _pure_python_forced() -> bool:
+    return os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0")
+
+
+def _import_twin() -> Any:
+    try:
+        return importlib.import_module(TWIN_MODULE)
+    except ImportError:
+        return None
+
+
+def _load_twin() -> Twin | None:
+    """The twin module when it may be used (see the module docstring), else ``None``."""
+    if _pure_python_forced():
+        return None
+    module = _import_twin()
+    if module is None or getattr(module, "SEAM_VERSION", None) != SEAM_VERSION:
+        return None
+    return cast(Twin, module)
+
+
+#: The twin in use, or ``None`` when the reference runs alone.
+twin: Twin | None = _load_twin()
+#: ``"compiled"`` when :data:`twin` is in use, else ``"reference"``.
+IMPLEMENTATION: Literal["compiled", "reference"] = "reference" if twin is None else "compiled"
+
+
+def describe() -> str:
+    """One line naming the implementation in use and why (for ``--version``)."""
+    if twin is not None:
+        return f"wire seam: compiled ({TWIN_DISTRIBUTION} {twin.__version__})"
+    if _pure_python_forced():
+        return f"wire seam: reference ({PURE_PYTHON_ENV} is set)"
+    module = _import_twin()
+    if module is None:
+        return f"wire seam: reference ({TWIN_DISTRIBUTION} is not installed)"
+    return (
+        f"wire seam: reference ({TWIN_DISTRIBUTION} {getattr(module, '__version__', '?')} "
+        f"implements seam {getattr(module, 'SEAM_VERSION', '?')}, this package seam "
+        f"{SEAM_VERSION})"
+    )
+
+
+def read_subscriptions(
+    payloads: Sequence[bytes], cooperative: bool
+) -> list[SubscriptionRead | CodecError]:
+    """:func:`.seam.read_subscriptions`."""
+    if twin is not None:
+        got = twin.read_subscriptions(payloads, cooperative)
+        if got is not None:
+            out: list[SubscriptionRead | CodecError] = []
+            for payload, values in zip(payloads, got, strict=True):
+                if values is None:
+                    out.extend(reference.read_subscriptions([payload], cooperative))
+                    continue
+                read = SubscriptionRead(*values)
+                if read.claim is None:
+                    claim = reference.read_user_data_claims([read.user_data], cooperative)[0]
+                    read = read._replace(claim=claim)
+                out.append(read)
+            return out
+    return reference.read_subscriptions(payloads, cooperative)
+
+
+def read_user_data_claims(
+    user_data: Sequence[bytes | None], cooperative: bool
+) -> list[tuple[TopicRuns, int] | CodecError]:
+    """:func:`.seam.read_user_data_claims`."""
+    if twin is not None:
+        got = twin.read_user_data_claims(user_data, cooperative)
+        if got is not None:
+            out: list[tuple[TopicRuns, int] | CodecError] = []
+            for data, claim in zip(user_data, got, strict=True):
+                if claim is None:
+                    out.extend(reference.read_user_data_claims([data], cooperative))
+                else:
+                    out.append(claim)
+            return out
+    return reference.read_user_data_claims(user_data, cooperative)
+
+
+def write_assignments(
+    version: int,
+    topics: Sequence[str],
+    counts: Sequence[int],
+    plans: Sequence[Sequence[int]],
+) -> list[bytes]:
+    """:func:`.seam.write_assignments`."""
+    if twin is not None:
+        got = twin.write_assignments(version, topics, counts, plans)
+        if got is not None:
+            return got
+    return reference.write_assignments(version, topics, counts, plans)

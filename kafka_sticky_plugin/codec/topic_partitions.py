@@ -1,0 +1,235 @@
+"""The ``[topic [partition]]`` array shared by every message of the consumer protocol.
+
+Wire layout: an int32 count of topics, then per topic an int16-length UTF-8 name, an int32
+count of partitions and that many int32 partitions.
+
+Invariants: the writers emit the *canonical* form, topics in sorted order, each once, with
+its distinct partitions sorted and no empty topic, so two equal sets always encode to the
+same bytes (a reordering alone must never look like a change). The reader returns the pairs
+in wire order, flattened, without de-duplicating (that is the reader's policy, not the
+wire's), and tells whether the bytes it read were canonical. A null array (count -1, see
+:class:`~._wire.Reader`) reads as empty and is never canonical: the writers write count 0.
+
+One reader (:func:`read_topic_partitions`) and two writers of the same bytes: from pairs
+(:func:`encode_topic_partitions`) and from a plan's dense global indices
+(:meth:`DenseTopics.write`).
+"""
+
+from __future__ import annotations
+
+import operator
+import struct
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import chain, islice, repeat
+
+from ..errors import CodecError
+from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
+
+__all__ = [
+    "EMPTY_RUNS",
+    "DenseTopics",
+    "Interned",
+    "TopicPartitionPair",
+    "TopicRuns",
+    "encode_topic_partitions",
+    "read_topic_partitions",
+    "read_topic_runs",
+    "runs_pairs",
+    "write_topic_partitions",
+]
+
+TopicPartitionPair = tuple[str, int]
+
+_COUNT = struct.Struct(">i")
+_ASSIGNMENT = "consumer protocol assignment"
+
+
+def _increasing(items: Sequence[object]) -> bool:
+    """Whether ``items`` are strictly increasing."""
+    return all(map(operator.lt, items, islice(items, 1, None)))  # type: ignore[arg-type]
+
+
+#: One array as runs, in wire order: ``(topics, lengths, partitions)``, run ``i`` being topic
+#: ``topics[i]`` with the next ``lengths[i]`` values of the flat ``partitions`` (``lengths`` is
+#: ``None`` when every run holds exactly one partition: ``partitions[i]`` then belongs to
+#: ``topics[i]``). The engine's ``OwnedRuns`` shape (:mod:`kafka_sticky_plugin.core.spec`):
+#: the leader hands a member's claims over without a tuple per partition.
+TopicRuns = tuple[tuple[str, ...], list[int] | None, list[int]]
+
+#: The runs of an empty array.
+EMPTY_RUNS: TopicRuns = ((), None, [])
+
+
+def runs_pairs(runs: TopicRuns) -> tuple[TopicPartitionPair, ...]:
+    """The flat ``(topic, partition)`` pairs ``runs`` stand for, in run order."""
+    topics, lengths, partitions = runs
+    if lengths is None:
+        return tuple(zip(topics, partitions, strict=True))
+    return tuple(zip(chain.from_iterable(map(repeat, topics, lengths)), partitions, strict=True))
+
+
+class Interned:
+    """What the reads of one batch share so that equal values are one object: topic names
+    (``names``) and tuples of them (``tuples``). It never changes a value read; the leader's
+    engine recognises a tuple it has already seen (its subscribed topics, a Java member's
+    topic order) by identity, so sharing saves it repeated checks."""
+
+    __slots__ = ("names", "tuples")
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def topics(self, topics: list[str]) -> tuple[str, ...]:
+        """``tuple(topics)``, the same object for equal tuples (names already shared)."""
+        made = tuple(topics)
+        return self.tuples.setdefault(made, made)
+
+
+def read_topic_runs(
+    reader: Reader, expected: str, shared: Interned | None = None
+) -> tuple[TopicRuns, bytes | None]:
+    """Read a ``[topic [partition]]`` array at ``reader``: its runs in wire order (one per
+    topic element, see :data:`TopicRuns`), and the array's bytes (count included) when they
+    are canonical (see the module invariants), else ``None``. Errors name ``expected`` and
+    the offset of the field that is wrong. ``shared`` (one per batch): see
+    :class:`Interned`."""
+    start = reader.offset
+    count = reader.nullable_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
+    topic_field, partitions_field = f"{expected} topic", f"{expected} partitions"
+    topics: list[str] = []
+    lengths: list[int] = []
+    flat: list[int] = []
+    canonical = count is not None
+    previous: str | None = None
+    names: dict[str, str] = {} if shared is None else shared.names
+    for _ in range(count or 0):
+        topic = reader.string(topic_field)
+        topic = names.setdefault(topic, topic)
+        partitions = reader.int32_array(partitions_field)
+        topics.append(topic)
+        lengths.append(len(partitions))
+        flat.extend(partitions)
+        if canonical and not (
+            partitions
+            and (previous is None or previous < topic)
+            and (len(partitions) == 1 or _increasing(partitions))
+        ):
+            canonical = False
+        previous = topic
+    runs: TopicRuns = (
+        tuple(topics) if shared is None else shared.topics(topics),
+        None if len(flat) == len(topics) and all(lengths) else lengths,
+        flat,
+    )
+    return runs, reader.bytes_since(start) if canonical else None
+
+
+def read_topic_partitions(
+    reader: Reader, expected: str
+) -> tuple[tuple[TopicPartitionPair, ...], bytes | None]:
+    """:func:`read_topic_runs` as flat ``(topic, partition)`` pairs (the decoders of
+    whole messages; the leader reads runs)."""
+    runs, canonical = read_topic_runs(reader, expected)
+    return runs_pairs(runs), canonical
+
+
+def _grouped(
+    pairs: Iterable[TopicPartitionPair], what: str, expected: str
+) -> list[tuple[str, list[int]]]:
+    """The canonical grouping of any pairs: topics sorted, each with its distinct
+    partitions sorted; a :class:`CodecError` (offset 0) for anything but ``(str, int)``."""
+    by_topic: dict[str, set[int]] = {}
+    try:
+        for topic, partition in pairs:
+            if type(topic) is not str or type(partition) is not int:
+                raise TypeError(f"got ({topic!r}, {partition!r})")
+            by_topic.setdefault(topic, set()).add(partition)
+    except (TypeError, ValueError) as exc:
+        raise CodecError(what, f"{expected} as (str, int) pairs ({exc})", 0) from None
+    return [(topic, sorted(by_topic[topic])) for topic in sorted(by_topic)]
+
+
+def _group_bytes(topic: str, partitions: Sequence[int], what: str, expected: str) -> bytes:
+    """One ``topic, [partitions]`` element (errors at offset 0)."""
+    return (
+        string_bytes(topic, what, f"{expected} topic", 0)
+        + _COUNT.pack(len(partitions))
+        + int32s_bytes(partitions, what, f"{expected} partitions of {topic!r}", 0)
+    )
+
+
+def encode_topic_partitions(pairs: Iterable[TopicPartitionPair], what: str, expected: str) -> bytes:
+    """The canonical bytes of ``pairs`` (count included). Errors report offset 0 (the start
+    of these bytes)."""
+    grouped = _grouped(pairs, what, expected)
+    chunks = [_COUNT.pack(len(grouped))]
+    chunks.extend(_group_bytes(topic, partitions, what, expected) for topic, partitions in grouped)
+    return b"".join(chunks)
+
+
+def write_topic_partitions(
+    writer: Writer, pairs: Iterable[TopicPartitionPair], expected: str
+) -> None:
+    """Write ``pairs`` in the canonical form; an unencodable value raises
+    :class:`CodecError` at the offset where the array starts."""
+    try:
+        chunk = encode_topic_partitions(pairs, writer.what, expected)
+    except CodecError as exc:
+        raise CodecError(exc.what, exc.expected, writer.size) from None
+    writer.raw(chunk)
+
+
+class DenseTopics:
+    """The dense space of one plan: ``topics`` (strictly increasing names) and ``counts``
+    (their partition counts) number every partition, topic ``t``'s partition ``p`` being the
+    global index ``offsets[t] + p``. :meth:`write` gives the canonical array of a set of
+    global indices; each topic's name is encoded once, when first written."""
+
+    __slots__ = ("_headers", "counts", "offsets", "topics", "total")
+
+    def __init__(self, topics: Sequence[str], counts: Sequence[int]) -> None:
+        self.topics = topics
+        self.counts = counts
+        self.offsets: list[int] = []
+        total = 0
+        for n in counts:
+            self.offsets.append(total)
+            total += n
+        self.total = total
+        self._headers: list[bytes | None] = [None] * len(topics)
+
+    def _header(self, t: int) -> bytes:
+        """Topic ``t``'s name as written (a :class:`CodecError` at offset 0 if it cannot be)."""
+        header = self._headers[t]
+        if header is None:
+            header = self._headers[t] = string_bytes(
+                self.topics[t], _ASSIGNMENT, "assigned partitions topic", 0
+            )
+        return header
+
+    def write(self, indices: Sequence[int]) -> bytes:
+        """The canonical array (count included) of the partitions at ``indices`` (strictly
+        increasing global indices): the bytes of :func:`encode_topic_partitions` of their
+        ``(topic, partition)`` pairs. A :class:`CodecError` (offset 0) for a topic name that
+        cannot be written; a ``ValueError`` when ``indices`` are not strictly increasing
+        indices of the space."""
+        if indices and (indices[0] < 0 or indices[-1] >= self.total or not _increasing(indices)):
+            raise ValueError("plan indices must be strictly increasing indices of the topics")
+        offsets, counts = self.offsets, self.counts
+        chunks = [b""]
+        i, n = 0, len(indices)
+        while i < n:
+            # the last topic starting at or before the index (an empty topic shares its offset
+            # with the next one, so it is never the last)
+            t = bisect_right(offsets, indices[i]) - 1
+            base = offsets[t]
+            end = bisect_left(indices, base + counts[t], i)
+            chunks.append(self._header(t))
+            chunks.append(
+                struct.pack(f">i{end - i}i", end - i, *[q - base for q in indices[i:end]])
+            )
+            i = end
+        chunks[0] = _COUNT.pack(len(chunks) // 2)
+        return b"".join(chunks)

@@ -1,0 +1,169 @@
+"""The wire seam's contract (``codec/seam.py``), for every implementation of it.
+
+``IMPLEMENTATIONS`` lists the modules that provide the seam's functions: the plain reference,
+and :mod:`~kafka_sticky_plugin.codec.implementation` when the compiled twin is in use (its
+functions run the twin first; ``tests/test_twin_differential.py`` compares the two
+directly). Each is held to the codec's own functions (the specification): the same values,
+the same canonical owned array (exactly when the writer would write those bytes), the same
+errors (message and offset) in the member's place, on valid, truncated, mutated and random
+bytes (Hypothesis, derandomized), and the same assignment bytes as ``encode_assignment`` of
+the plan's pairs.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import subscriptions
+
+from kafka_sticky_plugin.codec import (
+    Assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    implementation,
+    read_user_data_claim,
+)
+from kafka_sticky_plugin.codec import seam as reference
+from kafka_sticky_plugin.codec.topic_partitions import TopicRuns, runs_pairs
+from kafka_sticky_plugin.errors import CodecError
+
+IMPLEMENTATIONS: list[ModuleType] = [reference]
+if implementation.twin is not None:
+    IMPLEMENTATIONS.append(implementation)
+
+
+def _spec_claim(user_data: bytes | None, cooperative: bool) -> object:
+    """The claim rule's pairs and generation, or the error's fields."""
+    try:
+        return read_user_data_claim(user_data, cooperative=cooperative)
+    except CodecError as exc:
+        return ("error", exc.what, exc.expected, exc.offset)
+
+
+def _spec_read(raw: bytes, cooperative: bool) -> object:
+    """What the specification says of one payload: the subscription and its user data's
+    claim, or the error's fields."""
+    try:
+        subscription = decode_subscription(raw)
+    except CodecError as exc:
+        return ("error", exc.what, exc.expected, exc.offset)
+    return subscription, _spec_claim(subscription.user_data, cooperative)
+
+
+def _check_runs(runs: TopicRuns) -> None:
+    """The seam's run shape: a tuple of names, lengths ``None`` exactly when every run holds
+    one partition, a flat list of ints."""
+    topics, lengths, flat = runs
+    assert type(topics) is tuple and type(flat) is list
+    if lengths is None:
+        assert len(flat) == len(topics)
+    else:
+        assert type(lengths) is list and len(lengths) == len(topics) and sum(lengths) == len(flat)
+        assert not (len(flat) == len(topics) and all(lengths))
+
+
+def _seam_claim(claim: tuple[TopicRuns, int] | CodecError | None) -> object:
+    if isinstance(claim, CodecError):
+        return ("error", claim.what, claim.expected, claim.offset)
+    assert claim is not None
+    runs, generation = claim
+    _check_runs(runs)
+    return runs_pairs(runs), generation
+
+
+def _seam_read(implementation: ModuleType, raws: list[bytes], cooperative: bool) -> list[object]:
+    out: list[object] = []
+    reads = implementation.read_subscriptions(raws, cooperative)
+    for raw, read in zip(raws, reads, strict=True):
+        if isinstance(read, CodecError):
+            out.append(("error", read.what, read.expected, read.offset))
+            continue
+        _check_runs(read.owned)
+        subscription = read.subscription()
+        if read.owned_array is not None:
+            # canonical: the writer writes exactly these bytes for those pairs, and they are
+            # the payload's own bytes
+            again = encode_assignment(Assignment(0, subscription.owned_partitions))
+            assert again[2:-4] == read.owned_array and read.owned_array in raw
+        out.append((subscription, _seam_claim(read.claim)))
+    return out
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@given(st.lists(subscriptions(), max_size=4), st.data(), st.booleans())
+def test_read_subscriptions_equal_decode_on_valid_and_mutated_bytes(
+    implementation: ModuleType, subs: list[object], data: st.DataObject, cooperative: bool
+) -> None:
+    raws = []
+    for sub in subs:
+        try:
+            raw = encode_subscription(sub)  # type: ignore[arg-type]
+        except CodecError:
+            continue
+        cut = data.draw(st.integers(0, len(raw)))
+        flip = data.draw(st.integers(0, len(raw)))
+        mutated = bytearray(raw[:cut] if data.draw(st.booleans()) else raw)
+        if flip < len(mutated) and data.draw(st.booleans()):
+            mutated[flip] ^= data.draw(st.integers(1, 255))
+        raws += [raw, bytes(mutated)]
+    got = _seam_read(implementation, raws, cooperative)
+    assert got == [_spec_read(raw, cooperative) for raw in raws]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@given(st.lists(st.binary(max_size=80), max_size=6), st.booleans())
+def test_read_subscriptions_equal_decode_on_random_bytes(
+    implementation: ModuleType, raws: list[bytes], cooperative: bool
+) -> None:
+    got = _seam_read(implementation, raws, cooperative)
+    assert got == [_spec_read(raw, cooperative) for raw in raws]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@given(st.lists(st.one_of(st.none(), st.binary(max_size=60)), max_size=4), st.booleans())
+def test_user_data_claims_equal_the_claim_rule(
+    implementation: ModuleType, user_data: list[bytes | None], cooperative: bool
+) -> None:
+    got = implementation.read_user_data_claims(user_data, cooperative)
+    assert [_seam_claim(claim) for claim in got] == [
+        _spec_claim(data, cooperative) for data in user_data
+    ]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_a_claim_equal_to_the_owned_runs_is_that_object(implementation: ModuleType) -> None:
+    """Ours and librdkafka's members write their owned list twice (owned partitions and
+    sticky user data): the seam hands the claim over as the owned runs' very object, and
+    equal topic tuples as one tuple (what lets the leader skip comparing them)."""
+    from kafka_sticky_plugin.codec import Subscription, encode_sticky_user_data
+
+    owned = (("a", 0), ("a", 1), ("b", 2))
+    raw = encode_subscription(
+        Subscription(1, ("a", "b"), encode_sticky_user_data(owned, 4), owned_partitions=owned)
+    )
+    first, second = implementation.read_subscriptions([raw, raw], False)
+    assert first.claim[0] is first.owned and first.claim[1] == 4
+    assert first.owned == (("a", "b"), [2, 1], [0, 1, 2])
+    assert second.topics is first.topics and second.owned[0] is first.owned[0]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_null_owned_array_is_empty_and_never_canonical(implementation: ModuleType) -> None:
+    """A v1 subscription whose owned array is null (count -1) reads as no owned partitions
+    and hands back no owned array (so it is never written back as an assignment)."""
+    raw = bytes.fromhex("0001 00000001 0001 74 ffffffff ffffffff")
+    [read] = implementation.read_subscriptions([raw], False)
+    assert read.subscription() == decode_subscription(raw)
+    assert read.owned == ((), None, []) and read.owned_array is None
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_write_assignments_of_an_empty_plan_write_count_zero(implementation: ModuleType) -> None:
+    assert implementation.write_assignments(3, ["t"], [2], [[], [0, 1]]) == [
+        encode_assignment(Assignment(3, ())),
+        encode_assignment(Assignment(3, (("t", 0), ("t", 1)))),
+    ]

@@ -1,0 +1,56 @@
+"""Which implementation of the wire seam a process picks (``codec/implementation.py``), seen
+from ``python -m kafka_sticky_plugin --version`` in a child process: a module named
+``kafka_sticky_plugin_twin`` put first on its path stands for a twin of another build."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from kafka_sticky_plugin.codec import implementation
+
+
+def _seam_line(path: Path | None, pure: str = "") -> str:
+    env = {**os.environ, implementation.PURE_PYTHON_ENV: pure}
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-m", "kafka_sticky_plugin", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=True,
+    )
+    return done.stdout.splitlines()[1]
+
+
+def test_a_twin_built_for_another_seam_is_not_used_at_all(tmp_path: Path) -> None:
+    (tmp_path / "kafka_sticky_plugin_twin.py").write_text(
+        "SEAM_VERSION = 999\n__version__ = '9.9.9'\n", encoding="utf-8"
+    )
+    assert _seam_line(tmp_path) == (
+        "wire seam: reference (kafka-sticky-plugin-twin 9.9.9 implements seam 999, "
+        f"this package seam {implementation.SEAM_VERSION})"
+    )
+
+
+def test_a_twin_that_cannot_be_imported_leaves_the_reference(tmp_path: Path) -> None:
+    (tmp_path / "kafka_sticky_plugin_twin.py").write_text(
+        "raise ImportError('built for another platform')\n", encoding="utf-8"
+    )
+    line = _seam_line(tmp_path)
+    assert line == "wire seam: reference (kafka-sticky-plugin-twin is not installed)"
+
+
+def test_zero_or_empty_does_not_force_the_reference() -> None:
+    """``KAFKA_STICKY_PURE_PYTHON`` empty or ``0`` leaves the choice to what is installed."""
+    expected = implementation.describe() if not implementation._pure_python_forced() else None
+    for pure in ("", "0"):
+        line = _seam_line(None, pure)
+        assert line.startswith("wire seam: ")
+        assert "is set" not in line
+        if expected is not None:
+            assert line == expected

@@ -1,0 +1,179 @@
+//! kafka_sticky_plugin_twin: the compiled twin of kafka-sticky-plugin's wire seam.
+//!
+//! The seam's reference and specification is `kafka_sticky_plugin/codec/seam.py`: three
+//! functions, each twinned here under its own name. Each returns exactly what the reference
+//! returns for input the twin vouches for, and `None` for anything else (malformed bytes,
+//! values of an unexpected type, anything the twin is unsure of): the Python side
+//! (`kafka_sticky_plugin/codec/implementation.py`) then calls the reference, so error texts
+//! and offsets live in one place. The pure Rust (`wire`, `topic_partitions`,
+//! `consumer_protocol`, `sticky_user_data`, `seam`) knows nothing of Python; `py_values`
+//! converts.
+//!
+//! `SEAM_VERSION` names the set of functions and their rules: the Python side uses the twin
+//! only when it equals its own (a twin built for another seam is ignored, never half-used).
+
+pub mod consumer_protocol;
+pub mod seam;
+pub mod sticky_user_data;
+pub mod topic_partitions;
+pub mod wire;
+
+mod py_values;
+
+use pyo3::prelude::*;
+
+/// The kafka-sticky-plugin wire seam, compiled: same values, same bytes as the reference
+/// (`kafka_sticky_plugin.codec.seam`); `None` where the reference must decide.
+#[pymodule]
+mod kafka_sticky_plugin_twin {
+    use pyo3::prelude::*;
+    use pyo3::types::{PyBool, PyBytes, PyList};
+
+    use crate::py_values::{
+        bytes_arg, ints_arg, items, nullable_bytes_arg, runs_to_py, strs_arg, version_arg, Names,
+    };
+    use crate::seam::{self, DenseSpace};
+    use crate::topic_partitions::Runs;
+
+    /// The seam's contract version (see the crate's doc).
+    #[pymodule_export]
+    const SEAM_VERSION: u32 = 2;
+
+    /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
+    #[pymodule_init]
+    fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {
+        module.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+
+    /// `seam.read_subscriptions`: per payload, in order, a tuple `(version, topics,
+    /// user_data, owned runs, generation_id, rack_id, owned_array, claim)` or `None` (that
+    /// payload is the reference's to read); `None` for anything but a list or tuple of
+    /// payloads and an exact `bool`. The owned partitions are runs `(topics, lengths or None,
+    /// flat partitions)`, never a tuple per partition; `claim` is the user data's `(runs,
+    /// generation or -1)`, or `None` when the reference must read it; its runs are the owned
+    /// runs' very object when they are equal and hold a partition. Topic names
+    /// and equal topic tuples are built once per call.
+    #[pyfunction]
+    fn read_subscriptions<'py>(
+        py: Python<'py>,
+        payloads: &Bound<'py, PyAny>,
+        cooperative: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let (Some(payloads), Ok(cooperative)) =
+            (items(payloads), cooperative.cast_exact::<PyBool>())
+        else {
+            return Ok(None);
+        };
+        let cooperative = cooperative.is_true();
+        let mut names = Names::new(py);
+        let mut out = Vec::with_capacity(payloads.len());
+        for payload in &payloads {
+            let read = bytes_arg(payload).and_then(|raw| seam::read_subscription(raw).ok());
+            let Some((decoded, owned_array)) = read else {
+                out.push(py.None().into_bound(py));
+                continue;
+            };
+            let empty = Runs::empty();
+            let owned_runs = decoded.owned.as_ref().unwrap_or(&empty);
+            let owned = runs_to_py(&mut names, owned_runs)?;
+            let claim = match seam::read_user_data_claim(decoded.user_data, cooperative) {
+                Ok((runs, generation)) => {
+                    let same = !runs.partitions.is_empty()
+                        && runs.partitions == owned_runs.partitions
+                        && runs.starts == owned_runs.starts
+                        && runs.topics == owned_runs.topics;
+                    let runs = if same {
+                        owned.clone()
+                    } else {
+                        runs_to_py(&mut names, &runs)?
+                    };
+                    (runs, generation).into_pyobject(py)?.into_any()
+                }
+                Err(_) => py.None().into_bound(py),
+            };
+            let values = (
+                decoded.version,
+                names.array_tuple(decoded.topics_raw, &decoded.topics)?,
+                decoded.user_data.map(|u| PyBytes::new(py, u)),
+                owned,
+                decoded.generation_id,
+                decoded.rack_id.map(|r| names.get(r)),
+                owned_array.map(|a| PyBytes::new(py, a)),
+                claim,
+            );
+            out.push(values.into_pyobject(py)?.into_any());
+        }
+        Ok(Some(PyList::new(py, out)?))
+    }
+
+    /// `seam.read_user_data_claims`: per user data, in order, `(previous runs, generation
+    /// or -1)` or `None` (that one is the reference's to read); `None` for anything but a
+    /// list or tuple of `bytes`/`None` and an exact `bool`.
+    #[pyfunction]
+    fn read_user_data_claims<'py>(
+        py: Python<'py>,
+        user_data: &Bound<'py, PyAny>,
+        cooperative: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let (Some(user_data), Ok(cooperative)) =
+            (items(user_data), cooperative.cast_exact::<PyBool>())
+        else {
+            return Ok(None);
+        };
+        let cooperative = cooperative.is_true();
+        let mut raws = Vec::with_capacity(user_data.len());
+        for item in &user_data {
+            let Some(raw) = nullable_bytes_arg(item) else {
+                return Ok(None);
+            };
+            raws.push(raw);
+        }
+        let mut names = Names::new(py);
+        let mut out = Vec::with_capacity(raws.len());
+        for raw in raws {
+            match seam::read_user_data_claim(raw, cooperative) {
+                Ok((runs, generation)) => {
+                    let runs = runs_to_py(&mut names, &runs)?;
+                    out.push((runs, generation).into_pyobject(py)?.into_any());
+                }
+                Err(_) => out.push(py.None().into_bound(py)),
+            }
+        }
+        Ok(Some(PyList::new(py, out)?))
+    }
+
+    /// `seam.write_assignments`: every plan's assignment bytes, or `None` (the reference
+    /// then writes them all, or raises).
+    #[pyfunction]
+    fn write_assignments<'py>(
+        py: Python<'py>,
+        version: &Bound<'py, PyAny>,
+        topics: &Bound<'py, PyAny>,
+        counts: &Bound<'py, PyAny>,
+        plans: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let (Some(version), Some(topics), Some(counts), Some(plans)) = (
+            version_arg(version),
+            strs_arg(topics),
+            ints_arg(counts),
+            items(plans),
+        ) else {
+            return Ok(None);
+        };
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        let Ok(space) = DenseSpace::new(&names, &counts) else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(plans.len());
+        for plan in &plans {
+            let Some(indices) = ints_arg(plan) else {
+                return Ok(None);
+            };
+            let Ok(written) = space.write_assignment(version, &indices) else {
+                return Ok(None);
+            };
+            out.push(PyBytes::new(py, &written));
+        }
+        Ok(Some(PyList::new(py, out)?))
+    }
+}

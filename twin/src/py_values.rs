@@ -1,0 +1,216 @@
+//! Python values in and out of the twin.
+//!
+//! In: every `*_arg` returns `None` ("ask the reference") for anything but the exact types of
+//! the seam's well-formed input (`bytes`, `int` but not `bool`, `str`, lists or tuples of
+//! them, a `range` of ints): a subclass, a generator or a value out of range is the
+//! reference's to judge. Out: topic names are built once per call (`Names`) and shared by every pair.
+
+use std::collections::HashMap;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyInt, PyList, PyRange, PyRangeMethods, PyString, PyTuple};
+
+use crate::topic_partitions::Runs;
+use crate::wire::utf8;
+
+/// The bytes of an exact `bytes` object.
+pub fn bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
+    Some(obj.cast_exact::<PyBytes>().ok()?.as_bytes())
+}
+
+/// An exact `int` (not `bool`) that fits an int32.
+pub fn int32_arg(obj: &Bound<'_, PyAny>) -> Option<i32> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    obj.extract::<i32>().ok()
+}
+
+/// A consumer-protocol version: an exact `int` in `[0, 32767]`.
+pub fn version_arg(obj: &Bound<'_, PyAny>) -> Option<i16> {
+    i16::try_from(int32_arg(obj)?).ok().filter(|v| *v >= 0)
+}
+
+/// `None` or an exact `bytes`.
+pub fn nullable_bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Option<&'a [u8]>> {
+    if obj.is_none() {
+        return Some(None);
+    }
+    bytes_arg(obj).map(Some)
+}
+
+/// The items of an exact list or tuple, in order.
+pub fn items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return Some(list.iter().collect());
+    }
+    Some(obj.cast_exact::<PyTuple>().ok()?.iter().collect())
+}
+
+/// A list or tuple of exact `str`, copied.
+pub fn strs_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<String>> {
+    items(obj)?
+        .iter()
+        .map(|item| {
+            Some(
+                item.cast_exact::<PyString>()
+                    .ok()?
+                    .to_str()
+                    .ok()?
+                    .to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Exact ints (not `bool`) of a list, a tuple or a `range`, as i64; `None` for anything
+/// else (a value beyond i64 included).
+pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
+    if let Ok(range) = obj.cast_exact::<PyRange>() {
+        let (start, stop, step) = (range.start().ok()?, range.stop().ok()?, range.step().ok()?);
+        if step <= 0 {
+            return None;
+        }
+        let (start, stop, step) = (start as i64, stop as i64, step as usize);
+        return Some((start..stop.max(start)).step_by(step).collect());
+    }
+    items(obj)?
+        .iter()
+        .map(|item| {
+            if item.is_exact_instance_of::<PyInt>() {
+                item.extract::<i64>().ok()
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Partition numbers below this are built once per call and shared.
+const SHARED_INTS: usize = 1 << 16;
+
+/// Topic names, tuples of them and partition numbers built once per call: names by their raw
+/// (checked UTF-8) bytes, tuples by their names' bytes (equal tuples are one object, as the
+/// reference's `Interned` makes them; the last one made is compared first, since members
+/// mostly send the same topics in a row), numbers below [`SHARED_INTS`] by value.
+pub struct Names<'a, 'py> {
+    py: Python<'py>,
+    known: HashMap<&'a [u8], Bound<'py, PyString>>,
+    tuples: HashMap<Vec<&'a [u8]>, Bound<'py, PyTuple>>,
+    last: Option<(Vec<&'a [u8]>, Bound<'py, PyTuple>)>,
+    arrays: HashMap<&'a [u8], Bound<'py, PyTuple>>,
+    last_array: Option<(&'a [u8], Bound<'py, PyTuple>)>,
+    ints: Vec<Option<Bound<'py, PyAny>>>,
+}
+
+impl<'a, 'py> Names<'a, 'py> {
+    pub fn new(py: Python<'py>) -> Self {
+        Names {
+            py,
+            known: HashMap::new(),
+            tuples: HashMap::new(),
+            last: None,
+            arrays: HashMap::new(),
+            last_array: None,
+            ints: Vec::new(),
+        }
+    }
+
+    /// The `str` of `raw` (already checked as UTF-8 by the reader).
+    pub fn get(&mut self, raw: &'a [u8]) -> Bound<'py, PyString> {
+        let py = self.py;
+        self.known
+            .entry(raw)
+            .or_insert_with(|| PyString::new(py, utf8(raw).unwrap_or_default()))
+            .clone()
+    }
+
+    /// A tuple of the `str` of each of `raws`, one object for equal `raws`.
+    pub fn tuple(&mut self, raws: &[&'a [u8]]) -> PyResult<Bound<'py, PyTuple>> {
+        if let Some((last_raws, last)) = &self.last {
+            if last_raws.as_slice() == raws {
+                return Ok(last.clone());
+            }
+        }
+        let made = match self.tuples.get(raws) {
+            Some(known) => known.clone(),
+            None => {
+                let strings: Vec<_> = raws.iter().map(|raw| self.get(raw)).collect();
+                let made = PyTuple::new(self.py, strings)?;
+                self.tuples.insert(raws.to_vec(), made.clone());
+                made
+            }
+        };
+        self.last = Some((raws.to_vec(), made.clone()));
+        Ok(made)
+    }
+
+    /// [`Names::tuple`] of the names of one string array read whole, `raw` being its bytes
+    /// (count included): equal bytes are found by one compare (the last array) or one hash,
+    /// not name by name.
+    pub fn array_tuple(
+        &mut self,
+        raw: &'a [u8],
+        raws: &[&'a [u8]],
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        if let Some((last_raw, last)) = &self.last_array {
+            if *last_raw == raw {
+                return Ok(last.clone());
+            }
+        }
+        let made = match self.arrays.get(raw) {
+            Some(known) => known.clone(),
+            None => {
+                let made = self.tuple(raws)?;
+                self.arrays.insert(raw, made.clone());
+                made
+            }
+        };
+        self.last_array = Some((raw, made.clone()));
+        Ok(made)
+    }
+
+    /// The `int` of `value`.
+    pub fn int(&mut self, value: i32) -> PyResult<Bound<'py, PyAny>> {
+        let Ok(slot) = usize::try_from(value) else {
+            return Ok(value.into_pyobject(self.py)?.into_any());
+        };
+        if slot >= SHARED_INTS {
+            return Ok(value.into_pyobject(self.py)?.into_any());
+        }
+        if slot >= self.ints.len() {
+            self.ints.resize(slot + 1, None);
+        }
+        if let Some(known) = &self.ints[slot] {
+            return Ok(known.clone());
+        }
+        let made = value.into_pyobject(self.py)?.into_any();
+        self.ints[slot] = Some(made.clone());
+        Ok(made)
+    }
+}
+
+/// `runs` as the reference's `TopicRuns`: `(topics tuple, lengths list or None, flat list)`,
+/// `lengths` being `None` exactly when every run holds one partition.
+pub fn runs_to_py<'a, 'py>(
+    names: &mut Names<'a, 'py>,
+    runs: &Runs<'a>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let py = names.py;
+    let topics = names.tuple(&runs.topics)?;
+    let ones = runs.partitions.len() == runs.topics.len()
+        && runs.starts.windows(2).all(|w| w[1] - w[0] == 1);
+    let lengths = if ones {
+        py.None().into_bound(py)
+    } else {
+        let lengths: Vec<usize> = runs.starts.windows(2).map(|w| w[1] - w[0]).collect();
+        PyList::new(py, lengths)?.into_any()
+    };
+    let flat: Vec<_> = runs
+        .partitions
+        .iter()
+        .map(|&p| names.int(p))
+        .collect::<PyResult<_>>()?;
+    let flat = PyList::new(py, flat)?;
+    PyTuple::new(py, [topics.into_any(), lengths, flat.into_any()])
+}
