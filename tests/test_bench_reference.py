@@ -58,11 +58,12 @@ def test_reference_peer_is_ours_with_the_pure_python_variable() -> None:
 
 
 def test_reference_runs_right_after_ours_and_has_no_rackless_twin() -> None:
-    peers = ["franz", REFERENCE_PEER, "java", "ours"]
-    assert run_order(peers, racked=False) == ["franz", "java", "ours", REFERENCE_PEER]
+    peers = [REFERENCE_PEER, "franz", "ours", "java"]
+    assert run_order(peers, racked=False) == ["franz", "ours", REFERENCE_PEER, "java"]
     assert run_order(peers, racked=True) == [
-        "franz", "java", "ours", REFERENCE_PEER, "ours-norack",
+        "franz", "ours", REFERENCE_PEER, "java", "ours-norack",
     ]  # fmt: skip
+    assert run_order(list(PEERS), racked=False) == list(PEERS)
     assert run_order([REFERENCE_PEER], racked=True) == [REFERENCE_PEER]
 
 
