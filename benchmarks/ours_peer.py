@@ -20,6 +20,13 @@ the metadata, the walk a consumer without the hooks makes too, ``assign_cluster`
 ``placement_s`` (``RackTracker.remember``: what only a hooked leader adds, remembering the
 placement), both only when some member has a rack. ``plain`` is then decode + racks + engine
 + encode, ``ours`` every step. Writes the assignment bytes of the last call.
+
+Which implementation of the wire seam the calls ran is decided once, at import, by
+``kafka_sticky_plugin.codec.implementation`` (the compiled twin when it is installed, the
+plain-Python reference when it is not or when ``KAFKA_STICKY_PURE_PYTHON=1`` is set, as for
+the ``ours-reference`` peer, the time table's ``ref`` column): the ``done`` line names it,
+``implementation`` (``compiled`` or ``reference``) and ``seam`` (its ``describe()``, with
+why), read from that module in this process after the calls.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from racked_metadata import cluster_metadata
 from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, read_group
 from kafka_sticky_plugin.assignor.rack_changes import RackTracker
 from kafka_sticky_plugin.assignor.racks import leader_racks
+from kafka_sticky_plugin.codec import implementation
 from kafka_sticky_plugin.groups.assignor_names import assignor_class
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
@@ -119,7 +127,15 @@ def main(argv: list[str]) -> int:
 
     result, done = run_calls(call, calls, budget)
     write_output(Path(target), result or {})
-    emit({"done": True, "racks": racks is not None, "calls": done})
+    emit(
+        {
+            "done": True,
+            "racks": racks is not None,
+            "calls": done,
+            "implementation": implementation.IMPLEMENTATION,
+            "seam": implementation.describe(),
+        }
+    )
     return 0
 
 

@@ -11,7 +11,9 @@ each call it prints, one JSON object a line, flushed:
 - ``{"call": i, ...}`` right after it: the call's seconds (``total_s``, or ``decode_s``,
   ``assign_s``, ``encode_s``), ``cpu_s`` (process CPU seconds over the call) and ``gc_s``
   (for Python: wall seconds inside the cyclic garbage collector, from ``gc.callbacks``);
-- ``{"done": true, ...}`` after OUTPUT (the last call's assignments) is written.
+- ``{"done": true, ...}`` after OUTPUT (the last call's assignments) is written; its other
+  fields go into the peer's row as they are (``ours_peer.py``'s: ``racks``, ``calls`` and
+  which implementation of the wire seam the calls ran, ``implementation`` and ``seam``).
 """
 
 from __future__ import annotations

@@ -21,6 +21,11 @@ the placement read from a kafka-python ``ClusterMetadata`` as a consumer's leade
 (Java's ``assign_s`` reads its ``PartitionInfo`` racks likewise); every step but describe and
 placement is the plain call (what ``assign_cluster`` does), the ``plain`` column; on racked
 shapes also ``ours-norack``, the same without replica racks, as franz-go gets them;
+``ours-reference``: the same peer as ``ours`` with ``KAFKA_STICKY_PURE_PYTHON=1`` in its
+environment, the wire seam's plain-Python reference alone (the ``ref`` column), where ``ours``
+runs whatever implementation is installed (the compiled twin under ``make bench``); each
+reports the implementation it ran, and where ``ours`` itself ran the reference (no twin) the
+``ref`` row is not run, with one line saying so (:data:`REFERENCE_SKIP`);
 ``franz``: ``build/go/franz-peer``; ``java``: ``BenchPeer`` on kafka-clients;
 ``kafka-python``: ``benchmarks/kafka_python_peer.py``).
 Each makes up to ``--calls`` calls in one process (the first cold, the best of the others
@@ -60,8 +65,16 @@ sys.path.insert(0, str(HERE))
 from peer_files import rack_section, read_input_compact, read_output, write_input  # noqa: E402
 from shapes import SHAPES  # noqa: E402
 
+from kafka_sticky_plugin.codec.implementation import PURE_PYTHON_ENV  # noqa: E402
+
 PHASES = ("fresh", "rejoin", "leave")
-PEERS = ("ours", "franz", "java", "kafka-python")
+PEERS = ("ours", "ours-reference", "franz", "java", "kafka-python")
+#: ``ours`` forced onto the wire seam's plain-Python reference (:data:`PURE_PYTHON_ENV`): the
+#: time table's ``ref`` column, run right after ``ours`` on each input.
+REFERENCE_PEER = "ours-reference"
+#: The status of a ``ref`` row not run because ``ours`` itself ran the reference on that input
+#: (no compiled twin installed, or forced off): the same work again, so it is not repeated.
+REFERENCE_SKIP = "skipped (ours ran the reference)"
 INPUTS = ("ours", "java")
 DEFAULT_SHAPES = (
     "H-1M,H-1M-odd,HET-100k,HET-1M,NESTED-10k,H-1M-r3f3,H-1M-r6f2,NESTED-100k-r3f1,H-1M-numbered"
@@ -70,8 +83,23 @@ DEFAULT_SHAPES = (
 #: The first two calls (cold, one warm) always run; the budget only stops further warm calls.
 #: Ours and franz-go make the same number of calls on every row they are compared on (each
 #: call under a second: four calls, three warm), so neither's best warm call is the best of more.
-DEFAULT_CALLS = {"ours": 4, "ours-norack": 4, "franz": 4, "java": 3, "kafka-python": 1}
-DEFAULT_BUDGET = {"ours": 3.0, "ours-norack": 3.0, "franz": 3.0, "java": 8.0, "kafka-python": 0.0}
+#: ``ours-reference`` makes the calls of ``ours``, whose twin it is.
+DEFAULT_CALLS = {
+    "ours": 4,
+    "ours-reference": 4,
+    "ours-norack": 4,
+    "franz": 4,
+    "java": 3,
+    "kafka-python": 1,
+}
+DEFAULT_BUDGET = {
+    "ours": 3.0,
+    "ours-reference": 3.0,
+    "ours-norack": 3.0,
+    "franz": 3.0,
+    "java": 8.0,
+    "kafka-python": 0.0,
+}
 #: Seconds a peer may take before its first call and between calls (reading its input,
 #: starting, writing its output); never part of the time limit.
 SETUP_TIMEOUT = 300.0
@@ -222,9 +250,14 @@ def input_path(workdir: Path, shape: str, protocol: str, phase: str, source: str
 
 
 def peer_command(peer: str) -> list[str] | str:
-    """The command that runs ``peer`` (then PROTOCOL INPUT OUTPUT REPEAT), or why it cannot."""
+    """The command that runs ``peer`` (then PROTOCOL INPUT OUTPUT REPEAT), or why it cannot.
+    ``ours-reference`` is ``ours`` under ``env`` with :data:`PURE_PYTHON_ENV` set to 1 (the
+    wire seam's reference even where the twin is installed); every other peer inherits this
+    process's environment as it is."""
     if peer == "ours":
         return [sys.executable, str(HERE / "ours_peer.py")]
+    if peer == REFERENCE_PEER:
+        return ["env", f"{PURE_PYTHON_ENV}=1", sys.executable, str(HERE / "ours_peer.py")]
     if peer == "ours-norack":
         return [sys.executable, str(HERE / "ours_peer.py"), "--no-racks"]
     if peer == "kafka-python":
@@ -454,7 +487,10 @@ def bench_shape(
     phases) or, through ``smaller_cuts`` (shared across shapes; ``None``: not applied), on a
     shape at least as large as one it was cut on (:data:`SIZE_SKIP`); franz-go or Java on
     ``rejoin`` after a cut on ``fresh``; Java on eager ``sticky``'s ``ours`` input after a cut
-    on the ``java`` input of the same phase (:data:`JAVA_INPUT_RULE`; ``java`` runs first)."""
+    on the ``java`` input of the same phase (:data:`JAVA_INPUT_RULE`; ``java`` runs first);
+    ``ours-reference`` (run right after ``ours``) on an input where ``ours`` reported that it
+    ran the reference itself (:data:`REFERENCE_SKIP`). Every finished row carries
+    ``plan_sha256``, the hash of the assignment bytes its peer wrote."""
     import numpy as np
     from bulk_quality import RackIndex, bulk_quality, members_view
     from plan_quality import input_members
@@ -479,7 +515,7 @@ def bench_shape(
         for key, seconds in dict(r.pop("parts", {})).items():
             parts[f"generate: {key}"] += seconds
     racked = SHAPES[shape].racks is not None
-    run_peers = [*peers, "ours-norack"] if racked and "ours" in peers else list(peers)
+    run_peers = run_order(peers, racked)
     rows: list[dict[str, object]] = []
     skipped: dict[str, str] = {}
     cut_fresh: set[str] = set()
@@ -494,6 +530,7 @@ def bench_shape(
         view = None
         for source_name in order:
             source = paths[source_name]
+            here: dict[str, dict[str, object]] = {}  # this input's rows so far, by peer
             base = {"shape": shape, "protocol": protocol, "phase": phase, "input": source_name}
             if source_name == "java" and same:
                 for peer in run_peers:
@@ -529,6 +566,8 @@ def bench_shape(
                     row["status"] = f"skipped (cut on {smaller[0]})"
                 elif phase == "rejoin" and peer in cut_fresh:
                     row["status"] = "skipped (cut on fresh)"
+                elif peer == REFERENCE_PEER and ran_reference(here.get("ours")):
+                    row["status"] = REFERENCE_SKIP
                 elif (
                     peer == "java"
                     and protocol == "sticky"
@@ -548,6 +587,7 @@ def bench_shape(
                     row["load_after"] = os.getloadavg()[0]
                     if row["status"] == "ok":
                         out_bytes = target.read_bytes()
+                        row["plan_sha256"] = hashlib.sha256(out_bytes).hexdigest()
                         figures = judged.get(out_bytes)
                         if figures is None:
                             assignments = read_output(target)
@@ -570,12 +610,35 @@ def bench_shape(
                     target.unlink(missing_ok=True)
                 row["seconds"] = total_seconds(row)
                 rows.append(row)
+                here[peer] = row
                 first.setdefault(peer, row)
         del members, view
         for source in paths.values():
             source.unlink(missing_ok=True)
     print("  " + ", ".join(f"{k} {v:.0f} s" for k, v in spent.items()), end="", flush=True)
     return rows
+
+
+def run_order(peers: Sequence[str], racked: bool) -> list[str]:
+    """The peers run on each input, in order: ``peers`` as given, with ``ours-reference`` moved
+    right after ``ours`` (its skip rule reads the ``ours`` row of the same input), and on a
+    racked shape ``ours-norack`` last when ``ours`` is run."""
+    out = [p for p in peers if p != REFERENCE_PEER or "ours" not in peers]
+    if REFERENCE_PEER in peers and "ours" in peers:
+        out.insert(out.index("ours") + 1, REFERENCE_PEER)
+    if racked and "ours" in peers:
+        out.append("ours-norack")
+    return out
+
+
+def ran_reference(ours: Mapping[str, object] | None) -> bool:
+    """Whether the ``ours`` row reports that its process ran the wire seam's reference (its
+    ``implementation``, from ``ours_peer.py``'s ``done`` line): the ``ref`` row would repeat it."""
+    return (
+        ours is not None
+        and ours.get("status") == "ok"
+        and ours.get("implementation") == "reference"
+    )
 
 
 #: Where the run's wall seconds went (``--timings`` prints it): generator, peers' processes
@@ -742,23 +805,26 @@ def _keys(rows: list[dict[str, object]]) -> list[tuple[str, str, str, str]]:
 def print_tables(
     rows: list[dict[str, object]], peers: list[str], timeouts: Mapping[str, float | None]
 ) -> None:
-    """The time table (ratios: peer / our leader, both on the same input), Java's split and
-    cold call, then CPU, GC and load per peer, then quality and memory."""
+    """The time table (ratios: peer / our leader, both on the same input; ``ref``, our leader on
+    the wire seam's reference, beside ``ours``, with :func:`seam_line` under it), Java's split
+    and cold call, then CPU, GC and load per peer, then quality and memory."""
     index: dict[tuple[object, ...], dict[str, object]] = {
         (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), r["peer"]): r for r in rows
     }
     keys = _keys(rows)
-    others = [p for p in peers if p != "ours"]
+    others = [p for p in peers if p not in ("ours", REFERENCE_PEER)]
     print(
         "\ntime (s; warm: best of the calls after the first in one process, c = cold only): "
         "engine = the engine step of ours;\n"
         "plain = our leader's bytes path (decode + engine + encode, assign_from_bytes); "
         "ours = the same call as install_hooks runs it (plain + the rebalance metrics);\n"
+        f"ref = ours with {PURE_PYTHON_ENV}=1 (the wire seam's plain-Python reference; ours runs "
+        "the compiled twin where installed: the line under the table says which each ran);\n"
         "no-rack = ours without replica racks (racked shapes); peers: decode + assign + encode; "
         "ratio = peer / ours on the same input (franz on racked shapes: / no-rack)"
     )
     head = f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'engine':>6} {'plain':>7}"
-    head += f" {'ours':>7}"
+    head += f" {'ours':>7} {'ref':>7}"
     head += f" {'no-rack':>7}"
     for p in others:
         head += f" {p:>12} {'ratio':>6}"
@@ -766,12 +832,13 @@ def print_tables(
     for shape, protocol, phase, source in keys:
         at = {p: index.get((shape, protocol, phase, source, p)) for p in ["engine", *peers]}
         at["ours-norack"] = index.get((shape, protocol, phase, source, "ours-norack"))
+        reference = index.get((shape, protocol, phase, source, REFERENCE_PEER))
         ours, norack = at.get("ours"), at["ours-norack"]
         label = source + ("=" if ours and ours.get("same_bytes") else "")
         line = (
             f"{shape:<16} {_short(protocol):<6} {phase:<6} {label:<5} "
             f"{_engine_fig(at['engine'], ours):>6} {_plain_cell(ours):>7} "
-            f"{_cell(ours, timeouts):>7} "
+            f"{_cell(ours, timeouts):>7} {_cell(reference, timeouts):>7} "
             f"{(_cell(norack, timeouts) if norack else '-'):>7}"
         )
         for p in others:
@@ -780,6 +847,9 @@ def print_tables(
             line += f" {_cell(r, timeouts):>12} {_ratio(r, against):>6}"
         print(line)
     print_skips(rows)
+    seam = seam_line(rows)
+    if seam is not None:
+        print(seam)
     if "java" in peers:
         print(
             "\nJava's split (s): warm call (best of the calls after the first) and the cold "
@@ -820,7 +890,7 @@ def print_tables(
         "Python wall time in the cyclic GC"
     )
     print(
-        f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<12} {'wall':>7} "
+        f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<14} {'wall':>7} "
         f"{'cpu':>7} {'cpu/our':>7} {'gc':>6} {'load':>9}"
     )
     for lead, r, ours in _measured(index, keys, [*peers, "ours-norack"]):
@@ -834,7 +904,7 @@ def print_tables(
         )
     print("\nquality (measured by our code on each peer's assignment bytes) and peak RSS")
     print(
-        f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<12} {'peak MB':>8} "
+        f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'peer':<14} {'peak MB':>8} "
         f"{'max-min':>7} {'moved':>7} {'twice':>5} {'invalid':>7} {'unasg':>7} {'optimal':>7} "
         f"{'x-rack':>7}"
     )
@@ -852,13 +922,58 @@ def print_skips(rows: Sequence[Mapping[str, object]]) -> None:
     reasons: dict[tuple[str, str], int] = defaultdict(int)
     for r in rows:
         status = str(r.get("status", ""))
-        if status.startswith("skipped (") and not r.get("same_bytes"):
+        if status.startswith("skipped (") and not r.get("same_bytes") and status != REFERENCE_SKIP:
             reasons[(str(r["peer"]), status[len("skipped (") : -1])] += 1
     if reasons:
         print(
             "skipped (not run): "
             + "; ".join(f"{peer} {why} ({n} rows)" for (peer, why), n in sorted(reasons.items()))
         )
+
+
+def seam_line(rows: Sequence[Mapping[str, object]]) -> str | None:
+    """Under the time table, one line: which implementation of the wire seam ``ours`` and
+    ``ref`` each ran, as each peer process reported it (``implementation`` and ``seam``, from
+    ``ours_peer.py``'s ``done`` line), with how many rows; how many ``ref`` rows wrote the
+    same assignment bytes as ``ours`` on the same input (``plan_sha256``); and how many
+    ``ref`` rows were not run because ``ours`` itself ran the reference there
+    (:data:`REFERENCE_SKIP`). Rows that only copy another input's (``same_bytes``) are not
+    counted. ``None`` when no row reports an implementation (a ``--json`` file from before)."""
+    ran: dict[tuple[str, str], int] = defaultdict(int)
+    index = {
+        (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), r["peer"]): r for r in rows
+    }
+    same = compared = skipped = 0
+    for r in rows:
+        peer = r.get("peer")
+        if peer not in ("ours", REFERENCE_PEER) or r.get("same_bytes"):
+            continue
+        if r.get("status") == REFERENCE_SKIP:
+            skipped += 1
+        if r.get("status") != "ok" or r.get("implementation") is None:
+            continue
+        seam = str(r.get("seam") or r["implementation"]).removeprefix("wire seam: ")
+        ran[(str(peer), seam)] += 1
+        if peer == REFERENCE_PEER:
+            key = (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), "ours")
+            ours_hash = (index.get(key) or {}).get("plan_sha256")
+            if ours_hash is not None and r.get("plan_sha256") is not None:
+                compared += 1
+                same += ours_hash == r["plan_sha256"]
+    if not ran and not skipped:
+        return None
+    parts = [
+        f"{'ours' if peer == 'ours' else 'ref'} ran {seam} on {n} rows"
+        for (peer, seam), n in sorted(ran.items())
+    ]
+    if compared:
+        parts.append(f"ref wrote the same assignment bytes as ours on {same} of {compared} rows")
+    if skipped:
+        parts.append(
+            f"ref not run on {skipped} rows: ours ran the reference itself there "
+            "(it would repeat the same work)"
+        )
+    return "wire seam (each peer's own report): " + "; ".join(parts)
 
 
 def _measured(
@@ -878,7 +993,7 @@ def _measured(
             ours = index.get((shape, protocol, phase, source, "ours"))
             if p == "franz":
                 ours = index.get((shape, protocol, phase, source, "ours-norack")) or ours
-            lead = f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} {p:<12}"
+            lead = f"{shape:<16} {_short(protocol):<6} {phase:<6} {source:<5} {p:<14}"
             out.append((lead, r, ours))
     return out
 
@@ -918,14 +1033,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--calls",
         type=int,
-        help="calls per peer process (default: Java 3, ours and franz 4, kafka-python 1); "
+        help="calls per peer process (default: Java 3, ours (and ours-reference) and franz 4, "
+        "kafka-python 1); "
         "the first is the cold call",
     )
     parser.add_argument(
         "--warm-budget",
         type=float,
         help="no further warm call starts once a peer's calls took this many seconds "
-        "(default: Java 8, ours and franz 3); the cold call and one warm call always run",
+        "(default: Java 8, ours (and ours-reference) and franz 3); the cold call and one warm "
+        "call always run",
     )
     parser.add_argument(
         "--no-size-skip",
@@ -954,6 +1071,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = {p: args.warm_budget or b for p, b in DEFAULT_BUDGET.items()}
     timeouts: dict[str, float | None] = {
         "ours": None,
+        "ours-reference": None,
         "ours-norack": None,
         "franz": args.peer_timeout,
         "java": args.peer_timeout,
@@ -986,6 +1104,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(runs)} runs"
     )
     rows: list[dict[str, object]] = []
+    announced = False  # the line saying that ref is not run (ours ran the reference) printed
     workdir = ROOT / "build" / "bench"
     workdir.mkdir(parents=True, exist_ok=True)
     for shape, protocol in runs:
@@ -996,6 +1115,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print(f" -- {shape} {protocol}: {time.monotonic() - t0:.0f} s", flush=True)
+        if not announced and any(r.get("status") == REFERENCE_SKIP for r in rows):
+            announced = True
+            print(f"bench: {seam_line(rows)}", flush=True)
         if args.json:  # after every shape, so that a stopped run keeps what it measured
             Path(args.json).write_text(json.dumps(rows, indent=1))
     print_tables(rows, peers, timeouts)

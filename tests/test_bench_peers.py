@@ -3,9 +3,10 @@ our own code (``benchmarks/plan_quality.py``).
 
 A 20-partition group (two topics, three members, different subscriptions, replica and member
 racks, two members owning partitions from a previous plan) goes through every peer of
-``make bench`` (ours, franz-go, Java, kafka-python). A peer whose toolchain is absent is
-built with ``make bench-peers`` first; if it still cannot run, the test is skipped with the
-reason, except under ``CI=true``, where the toolchains are installed and a missing peer fails.
+``make bench`` (ours, ours on the wire seam's reference, franz-go, Java, kafka-python). A peer
+whose toolchain is absent is built with ``make bench-peers`` first; if it still cannot run,
+the test is skipped with the reason, except under ``CI=true``, where the toolchains are
+installed and a missing peer fails.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def test_input_file_round_trips(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("form", ["ours", "java"])
-@pytest.mark.parametrize("peer", ["ours", "franz", "java", "kafka-python"])
+@pytest.mark.parametrize("peer", ["ours", "ours-reference", "franz", "java", "kafka-python"])
 def test_peer_plan_is_read_back_and_judged_by_our_code(
     peer: str, form: str, tmp_path: Path
 ) -> None:
