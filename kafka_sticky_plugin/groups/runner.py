@@ -27,6 +27,7 @@ import shutil
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -157,16 +158,21 @@ class ConsumerGroupRunner:
 
     def _child_log(self, name: str) -> Path:
         """The path of a new child member's (or pack's) client log, in this runner's own
-        temporary directory (made on first use, deleted by :meth:`close`)."""
+        temporary directory (made on first use, deleted when the runner is collected or the
+        interpreter exits)."""
         if self._child_log_dir is None:
             self._child_log_dir = Path(tempfile.mkdtemp(prefix="child-members-"))
+            # Deleted with the runner (or at exit): a Java member's log is complete only
+            # once its JVM has stopped, so callers read it after close().
+            weakref.finalize(self, shutil.rmtree, str(self._child_log_dir), True)
         path = self._child_log_dir / name
         self._child_logs.append(path)
         return path
 
     def java_logs(self) -> list[Path]:
         """The client log file of every child-client (Java) member incarnation started so
-        far; readable until :meth:`close`, which deletes them."""
+        far; readable after :meth:`close` (complete only then), for as long as the runner
+        lives."""
         return list(self._child_logs)
 
     def start_member(
@@ -395,8 +401,7 @@ class ConsumerGroupRunner:
     # -- teardown ------------------------------------------------------------------------
 
     def close(self, timeout_s: float = 30.0) -> None:
-        """Stop every member at once (in parallel: closing one by one would rebalance), then
-        delete the child members' client logs."""
+        """Stop every member at once (in parallel: closing one by one would rebalance)."""
         errors: list[BaseException] = []
 
         def stop(handle: MemberHandle) -> None:
@@ -422,17 +427,8 @@ class ConsumerGroupRunner:
                 pack.close(timeout_s)
             except TimeoutError as exc:
                 errors.append(exc)
-        self._remove_child_logs()
         if errors:
             raise errors[0]
-
-    def _remove_child_logs(self) -> None:
-        """Delete the child members' log directory (every process writing into it has ended
-        or been killed above); nothing a run starts outlives it, files included."""
-        if self._child_log_dir is not None:
-            shutil.rmtree(self._child_log_dir, ignore_errors=True)
-            self._child_log_dir = None
-            self._child_logs.clear()
 
     def __enter__(self) -> ConsumerGroupRunner:
         return self
