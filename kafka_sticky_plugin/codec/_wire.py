@@ -70,14 +70,6 @@ class Reader:
         """True when every byte has been read."""
         return self._pos >= len(self._data)
 
-    def take_prefix(self, prefix: bytes) -> bool:
-        """Whether the next bytes are exactly ``prefix`` (non-empty); if so they are read."""
-        pos = self._pos
-        if not prefix or not self._data.startswith(prefix, pos):
-            return False
-        self._pos = pos + len(prefix)
-        return True
-
     def bytes_since(self, start: int) -> bytes:
         """The bytes read from offset ``start`` up to the current offset."""
         return self._data[start : self._pos]
@@ -127,28 +119,12 @@ class Reader:
             raise CodecError(self.what, f"{expected} in UTF-8", start) from None
 
     def string(self, expected: str = "string") -> str:
-        """Read a non-null int16-length-prefixed UTF-8 string (errors at its start). The
-        checks of :meth:`_need` and :meth:`_text`, written out: a topic name is the most
-        frequent field of a leader's input."""
-        data, start = self._data, self._pos
-        if len(data) - start < 2:
-            raise CodecError(
-                self.what, f"{expected} length (2 bytes, {len(data) - start} left)", start
-            )
-        length: int = _INT16.unpack_from(data, start)[0]
+        """Read a non-null int16-length-prefixed UTF-8 string (errors at its start)."""
+        start = self._pos
+        length = self._int16_of(expected, " length")
         if length < 0:
             raise CodecError(self.what, f"{expected} length >= 0, got {length}", start)
-        pos = start + 2
-        if len(data) - pos < length:
-            raise CodecError(
-                self.what, f"{expected} of {length} bytes ({len(data) - pos} left)", start
-            )
-        self._pos = pos + length
-        try:
-            return data[pos : pos + length].decode("utf-8")
-        except UnicodeDecodeError:
-            self._pos = start
-            raise CodecError(self.what, f"{expected} in UTF-8", start) from None
+        return self._text(length, start, expected)
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
@@ -201,16 +177,10 @@ class Reader:
         return [self.string(element) for _ in range(count)]
 
     def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
-        """Read an int32 count followed by that many int32 values (one ``unpack`` call); a
-        null array (count -1) is empty, as :meth:`nullable_count` decides."""
-        data, start = self._data, self._pos
-        if len(data) - start >= 4:
-            count: int = _INT32.unpack_from(data, start)[0]
-            if count >= 0 and 4 * count <= len(data) - start - 4:
-                self._pos = start + 4 + 4 * count
-                return struct.unpack_from(f">{count}i", data, start + 4)
-        count = self.array_count(MIN_INT32_SIZE, expected)  # the errors, and a null array
-        return struct.unpack_from(f">{count}i", data, self._need(4 * count, expected))
+        """Read an int32 count followed by that many int32 values; a null array (count -1)
+        is empty, as :meth:`nullable_count` decides."""
+        count = self.array_count(MIN_INT32_SIZE, expected)
+        return struct.unpack_from(f">{count}i", self._data, self._need(4 * count, expected))
 
 
 def string_bytes(value: object, what: str, expected: str, offset: int) -> bytes:

@@ -201,11 +201,10 @@ def read_subscription_claim(
     not, :func:`~.sticky_user_data.read_user_data_runs`); claim runs equal to the owned runs
     and holding a partition are the owned runs' very object."""
     read = read_subscription_runs(data, shared)
-    known = None if read.owned_array is None else (read.owned_array, read.owned)
     claim: tuple[TopicRuns, int] | CodecError
     try:
         runs, generation = read_user_data_runs(
-            read.user_data, cooperative=cooperative, shared=shared, known=known
+            read.user_data, cooperative=cooperative, shared=shared
         )
     except CodecError as exc:
         claim = exc

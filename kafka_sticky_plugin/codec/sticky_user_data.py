@@ -92,13 +92,9 @@ def encode_sticky_user_data(
 
 
 #: An array already read: its bytes (count included) and its runs.
-KnownArray = tuple[bytes, TopicRuns]
-
-
 def read_sticky_user_data(
     data: bytes | bytearray | memoryview,
     shared: Interned | None = None,
-    known: KnownArray | None = None,
 ) -> tuple[TopicRuns, int | None]:
     """Read sticky user data: ``(previous assignment as runs in wire order, generation or
     None)``.
@@ -107,17 +103,11 @@ def read_sticky_user_data(
     4 bytes follow it, v0 when none do; anything else is a
     :class:`~kafka_sticky_plugin.errors.CodecError` (an error inside the array is reported
     as the v0 reading's, at its offset). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
-    ``known``: when the array is exactly those bytes it reads as those runs (the same
-    object; equal bytes read as equal runs), as our members and librdkafka's repeat their
-    owned partitions here.
     """
     if not data:
         return EMPTY_RUNS, None
     reader = Reader(data, _STICKY + " v0")
-    if known is not None and reader.take_prefix(known[0]):
-        runs = known[1]
-    else:
-        runs, _ = read_topic_runs(reader, "previous assignment", shared)
+    runs, _ = read_topic_runs(reader, "previous assignment", shared)
     left = reader.remaining
     if left == 4:
         return runs, _generation_or_none(reader.int32("generation"))
@@ -160,7 +150,6 @@ def read_user_data_runs(
     *,
     cooperative: bool,
     shared: Interned | None = None,
-    known: KnownArray | None = None,
 ) -> tuple[TopicRuns, int]:
     """``(previous partitions as runs in wire order, generation or -1)`` claimed by a
     member's subscription user data.
@@ -169,14 +158,14 @@ def read_user_data_runs(
     else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
     librdkafka's cooperative-sticky sends too). Null or empty user data claims nothing (-1).
     Raises :class:`CodecError` when the user data cannot be read (the caller treats that as
-    "no history"). ``shared``, ``known``: as :func:`read_sticky_user_data`.
+    "no history"). ``shared``: as :func:`read_sticky_user_data`.
     """
     if not user_data:
         return EMPTY_RUNS, -1
     if cooperative and len(user_data) == 4:
         generation = decode_cooperative_user_data(user_data)
         return EMPTY_RUNS, -1 if generation is None else generation
-    runs, decoded = read_sticky_user_data(user_data, shared, known)
+    runs, decoded = read_sticky_user_data(user_data, shared)
     return runs, -1 if decoded is None else decoded
 
 
