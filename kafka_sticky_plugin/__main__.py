@@ -2,8 +2,9 @@
 conformance, migration-check).
 
 Each sub-command lives in its own module and is imported only when chosen. ``--version``
-prints the package version and the wire seam's implementation in use (``compiled``: the
-twin, or ``reference``: plain Python; see :mod:`kafka_sticky_plugin.codec.implementation`);
+prints the package version and the implementations in use of the wire seam and the engine's
+steps (``compiled``: the twin, or ``reference``: plain Python; see
+:mod:`kafka_sticky_plugin.codec.implementation` and :mod:`kafka_sticky_plugin.core.implementation`);
 an unknown command prints what is wrong and the usage to stderr and exits with status 2
 (argparse's convention). A command whose extra is not installed stops before it does
 anything with one line on stderr naming the ``pip install`` that brings it, and exits with
@@ -67,9 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and args[0] in ("-V", "--version"):
         from .codec.implementation import describe
+        from .core.implementation import describe as describe_engine
 
         print(f"kafka-sticky-plugin {__version__}")
         print(describe())
+        print(describe_engine())
         return 0
     if not args or args[0] not in _COMMANDS:
         problem = "no command given" if not args else f"unknown command {args[0]!r}"

@@ -13,6 +13,7 @@ import pytest
 import kafka_sticky_plugin
 from kafka_sticky_plugin.__main__ import main
 from kafka_sticky_plugin.codec import implementation
+from kafka_sticky_plugin.core import implementation as engine
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -45,21 +46,27 @@ def test_help_is_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert "usage: python -m kafka_sticky_plugin" in capsys.readouterr().out
 
 
-def test_version_prints_the_package_version_and_the_wire_implementation() -> None:
-    """Two lines: the version, then the wire seam's implementation in use (this process's
-    choice: the compiled twin where it is installed, else the reference)."""
+def test_version_prints_the_package_version_and_both_implementations() -> None:
+    """Three lines: the version, then the implementations in use of the wire seam and of the
+    engine's steps (this process's choice: the compiled twin where it is installed, else the
+    reference)."""
     done = _cli("--version")
     assert done.returncode == 0
-    version, seam = done.stdout.splitlines()
+    version, seam, steps = done.stdout.splitlines()
     assert version == f"kafka-sticky-plugin {kafka_sticky_plugin.__version__}"
     assert seam.startswith(f"wire seam: {implementation.IMPLEMENTATION} (")
     assert seam == implementation.describe()
+    assert steps.startswith(f"engine steps: {engine.IMPLEMENTATION} (")
+    assert steps == engine.describe()
 
 
 def test_the_pure_python_switch_makes_version_name_the_reference() -> None:
     done = _cli("--version", env={**os.environ, implementation.PURE_PYTHON_ENV: "1"})
     assert done.returncode == 0
-    assert done.stdout.splitlines()[1] == "wire seam: reference (KAFKA_STICKY_PURE_PYTHON is set)"
+    assert done.stdout.splitlines()[1:] == [
+        "wire seam: reference (KAFKA_STICKY_PURE_PYTHON is set)",
+        "engine steps: reference (KAFKA_STICKY_PURE_PYTHON is set)",
+    ]
 
 
 @pytest.mark.parametrize(

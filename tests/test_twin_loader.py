@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from kafka_sticky_plugin.codec import implementation
+from kafka_sticky_plugin.twin_loader import pure_python_forced
 
 
 def _seam_line(path: Path | None, pure: str = "") -> str:
@@ -32,8 +33,8 @@ def test_a_twin_built_for_another_seam_is_not_used_at_all(tmp_path: Path) -> Non
         "SEAM_VERSION = 999\n__version__ = '9.9.9'\n", encoding="utf-8"
     )
     assert _seam_line(tmp_path) == (
-        "wire seam: reference (kafka-sticky-plugin-twin 9.9.9 implements seam 999, "
-        f"this package seam {implementation.SEAM_VERSION})"
+        "wire seam: reference (kafka-sticky-plugin-twin 9.9.9 implements SEAM_VERSION 999, "
+        f"this package SEAM_VERSION {implementation.SEAM_VERSION})"
     )
 
 
@@ -47,7 +48,7 @@ def test_a_twin_that_cannot_be_imported_leaves_the_reference(tmp_path: Path) -> 
 
 def test_zero_or_empty_does_not_force_the_reference() -> None:
     """``KAFKA_STICKY_PURE_PYTHON`` empty or ``0`` leaves the choice to what is installed."""
-    expected = implementation.describe() if not implementation._pure_python_forced() else None
+    expected = implementation.describe() if not pure_python_forced() else None
     for pure in ("", "0"):
         line = _seam_line(None, pure)
         assert line.startswith("wire seam: ")

@@ -23,12 +23,12 @@ what it raises.
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, cast
+from typing import Literal, Protocol, cast
 
 from ..errors import CodecError
+from ..twin_loader import PURE_PYTHON_ENV, TWIN_DISTRIBUTION, TWIN_MODULE, load
+from ..twin_loader import describe as describe_twin
 from . import seam as reference
 from .seam import SubscriptionRead
 from .topic_partitions import TopicRuns
@@ -51,11 +51,6 @@ __all__ = [
 #: The seam's contract version: the twin's ``SEAM_VERSION`` must equal it (bump both when a
 #: seam function is added or removed or changes its arguments, results or rules).
 SEAM_VERSION = 2
-#: Set to anything but empty or ``0`` to run the reference even where the twin is installed.
-PURE_PYTHON_ENV = "KAFKA_STICKY_PURE_PYTHON"
-#: The twin's import name and distribution name (the ``fast`` extra installs it).
-TWIN_MODULE = "kafka_sticky_plugin_twin"
-TWIN_DISTRIBUTION = "kafka-sticky-plugin-twin"
 
 #: What the twin returns per payload: :class:`SubscriptionRead`'s fields, in order.
 _ReadValues = tuple[
@@ -94,47 +89,15 @@ class Twin(Protocol):
     ) -> list[bytes] | None: ...
 
 
-def _pure_python_forced() -> bool:
-    return os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0")
-
-
-def _import_twin() -> Any:
-    try:
-        return importlib.import_module(TWIN_MODULE)
-    except ImportError:
-        return None
-
-
-def _load_twin() -> Twin | None:
-    """The twin module when it may be used (see the module docstring), else ``None``."""
-    if _pure_python_forced():
-        return None
-    module = _import_twin()
-    if module is None or getattr(module, "SEAM_VERSION", None) != SEAM_VERSION:
-        return None
-    return cast(Twin, module)
-
-
 #: The twin in use, or ``None`` when the reference runs alone.
-twin: Twin | None = _load_twin()
+twin: Twin | None = cast("Twin | None", load("SEAM_VERSION", SEAM_VERSION))
 #: ``"compiled"`` when :data:`twin` is in use, else ``"reference"``.
 IMPLEMENTATION: Literal["compiled", "reference"] = "reference" if twin is None else "compiled"
 
 
 def describe() -> str:
     """One line naming the implementation in use and why (for ``--version``)."""
-    if twin is not None:
-        return f"wire seam: compiled ({TWIN_DISTRIBUTION} {twin.__version__})"
-    if _pure_python_forced():
-        return f"wire seam: reference ({PURE_PYTHON_ENV} is set)"
-    module = _import_twin()
-    if module is None:
-        return f"wire seam: reference ({TWIN_DISTRIBUTION} is not installed)"
-    return (
-        f"wire seam: reference ({TWIN_DISTRIBUTION} {getattr(module, '__version__', '?')} "
-        f"implements seam {getattr(module, 'SEAM_VERSION', '?')}, this package seam "
-        f"{SEAM_VERSION})"
-    )
+    return describe_twin("wire seam", twin, "SEAM_VERSION", SEAM_VERSION)
 
 
 def read_subscriptions(

@@ -1,0 +1,64 @@
+"""Which implementation of the engine's compiled steps runs: the twin or the reference.
+
+The engine (this package) is the reference and the specification: plain Python, every step's
+result defined by its docstring's rules. The compiled twin (:mod:`..twin_loader`) carries the
+steps where Python pays per element, each under the name of the Python function it twins,
+returning exactly that function's result for input it vouches for and ``None`` for anything
+else (the caller then runs the reference):
+
+- ``push_min_cost(n, heads, caps, costs, source, sink)``:
+  :meth:`.flow.FlowNetwork.push_min_cost` on the network whose arc ``a`` enters
+  ``heads[a]`` (its reverse is ``a ^ 1``) with residual capacity ``caps[a]`` and cost
+  ``costs[a]``; returns ``(residual capacities after the push, amount pushed)``.
+
+The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
+(a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
+empty or ``0``; :data:`IMPLEMENTATION` names the choice, made once at import, and
+``python -m kafka_sticky_plugin --version`` prints it (:func:`describe`).
+
+Invariant (``tests/test_engine_twin.py``, when the twin is installed): every step returns
+the same plan with the twin as without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, Protocol, cast
+
+from ..twin_loader import describe as describe_twin
+from ..twin_loader import load
+
+__all__ = ["ENGINE_VERSION", "IMPLEMENTATION", "EngineTwin", "describe", "twin"]
+
+#: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
+#: when a step is added or removed or changes its arguments, results or rules).
+ENGINE_VERSION = 1
+
+
+class EngineTwin(Protocol):
+    """The twin module's engine steps (``twin/src/lib.rs``), each returning ``None`` where
+    the reference must decide."""
+
+    ENGINE_VERSION: int
+    __version__: str
+
+    def push_min_cost(
+        self,
+        n: int,
+        heads: Sequence[int],
+        caps: Sequence[int],
+        costs: Sequence[int],
+        source: int,
+        sink: int,
+    ) -> tuple[list[int], int] | None: ...
+
+
+#: The twin in use for the engine's steps, or ``None`` when the reference runs alone.
+twin: EngineTwin | None = cast("EngineTwin | None", load("ENGINE_VERSION", ENGINE_VERSION))
+#: ``"compiled"`` when :data:`twin` is in use, else ``"reference"``.
+IMPLEMENTATION: Literal["compiled", "reference"] = "reference" if twin is None else "compiled"
+
+
+def describe() -> str:
+    """One line naming the engine steps' implementation and why (for ``--version``)."""
+    return describe_twin("engine steps", twin, "ENGINE_VERSION", ENGINE_VERSION)
