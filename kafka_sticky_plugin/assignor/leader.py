@@ -142,8 +142,7 @@ def _same_claims(a: OwnedRuns, b: OwnedRuns) -> bool:
 class _Batch:
     """What the members of one :func:`read_group` share: the group's protocol and whether
     its strategy is cooperative (looked up once), the sorting of runs whose topics tuple
-    repeats, and the subscribed-topics tuples already found sorted (the seam hands members
-    with equal topics one shared tuple; kept alive here so that an id stays unique)."""
+    repeats, and the subscribed-topics tuples already found sorted."""
 
     __slots__ = ("cooperative", "orders", "protocol", "sorted_topics")
 
@@ -151,15 +150,15 @@ class _Batch:
         self.protocol = protocol
         self.cooperative = strategy_named(protocol).cooperative
         self.orders = RunOrders()
-        self.sorted_topics: dict[int, tuple[str, ...]] = {}
+        self.sorted_topics: set[tuple[str, ...]] = set()
 
     def topics_sorted(self, topics: tuple[str, ...]) -> bool:
         """Whether ``topics`` (a tuple of ``str`` read by the seam) is strictly increasing:
         checked once per distinct tuple."""
-        if self.sorted_topics.get(id(topics)) is topics:
+        if topics in self.sorted_topics:
             return True
         if all(map(operator.lt, topics, islice(topics, 1, None))):
-            self.sorted_topics[id(topics)] = topics
+            self.sorted_topics.add(topics)
             return True
         return False
 
@@ -383,7 +382,7 @@ def _read_group(
     versions: list[int] = []
     unreadable: list[str] = []
     topics: set[str] = set()
-    topic_arrays: dict[int, tuple[str, ...]] = {}
+    topic_arrays: set[tuple[str, ...]] = set()
     owned_arrays: dict[str, bytes] = {}
     for member, read in zip(listed, reads, strict=True):
         try:
@@ -398,10 +397,8 @@ def _read_group(
             continue
         specs.append(spec)
         versions.append(version)
-        if id(subscribed) not in topic_arrays:
-            # The seam hands members with equal topic arrays one shared tuple: each distinct
-            # array is read once (kept alive here so that its id stays unique).
-            topic_arrays[id(subscribed)] = subscribed
+        if subscribed not in topic_arrays:  # each distinct topic array is read once
+            topic_arrays.add(subscribed)
             topics.update(subscribed)
         if owned_array is not None:
             owned_arrays[member.member_id] = owned_array
