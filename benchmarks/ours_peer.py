@@ -21,12 +21,14 @@ the metadata, the walk a consumer without the hooks makes too, ``assign_cluster`
 placement), both only when some member has a rack. ``plain`` is then decode + racks + engine
 + encode, ``ours`` every step. Writes the assignment bytes of the last call.
 
-Which implementation of the wire seam the calls ran is decided once, at import, by
-``kafka_sticky_plugin.codec.implementation`` (the compiled twin when it is installed, the
-plain-Python reference when it is not or when ``KAFKA_STICKY_PURE_PYTHON=1`` is set, as for
-the ``ours-reference`` peer, the time table's ``ref`` column): the ``done`` line names it,
-``implementation`` (``compiled`` or ``reference``) and ``seam`` (its ``describe()``, with
-why), read from that module in this process after the calls.
+Which implementations of the wire seam and of the engine's steps the calls ran is decided
+once, at import, by ``kafka_sticky_plugin.codec.implementation`` and
+``kafka_sticky_plugin.core.implementation`` (the compiled twin when it is installed, the
+plain-Python references when it is not or when ``KAFKA_STICKY_PURE_PYTHON=1`` is set, as for
+the ``ours-reference`` peer, the time table's ``ref`` column): the ``done`` line names them,
+``implementation`` / ``engine_implementation`` (``compiled`` or ``reference``) and ``seam`` /
+``engine_steps`` (their ``describe()``, with why), read from those modules in this process
+after the calls.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from kafka_sticky_plugin.assignor.leader import MemberMetadata, PartitionRacks, 
 from kafka_sticky_plugin.assignor.rack_changes import RackTracker
 from kafka_sticky_plugin.assignor.racks import leader_racks
 from kafka_sticky_plugin.codec import implementation
+from kafka_sticky_plugin.core import implementation as engine_implementation
 from kafka_sticky_plugin.groups.assignor_names import assignor_class
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
@@ -134,6 +137,8 @@ def main(argv: list[str]) -> int:
             "calls": done,
             "implementation": implementation.IMPLEMENTATION,
             "seam": implementation.describe(),
+            "engine_implementation": engine_implementation.IMPLEMENTATION,
+            "engine_steps": engine_implementation.describe(),
         }
     )
     return 0

@@ -57,6 +57,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -632,12 +633,15 @@ def run_order(peers: Sequence[str], racked: bool) -> list[str]:
 
 
 def ran_reference(ours: Mapping[str, object] | None) -> bool:
-    """Whether the ``ours`` row reports that its process ran the wire seam's reference (its
-    ``implementation``, from ``ours_peer.py``'s ``done`` line): the ``ref`` row would repeat it."""
+    """Whether the ``ours`` row reports that its process ran the references of both the wire
+    seam and the engine's steps (its ``implementation`` and ``engine_implementation``, from
+    ``ours_peer.py``'s ``done`` line; a row from before the engine's steps had a twin names
+    the wire alone): the ``ref`` row would repeat it."""
     return (
         ours is not None
         and ours.get("status") == "ok"
         and ours.get("implementation") == "reference"
+        and ours.get("engine_implementation", "reference") == "reference"
     )
 
 
@@ -818,13 +822,14 @@ def print_tables(
         "engine = the engine step of ours;\n"
         "plain = our leader's bytes path (decode + engine + encode, assign_from_bytes); "
         "ours = the same call as install_hooks runs it (plain + the rebalance metrics);\n"
-        f"ref = ours with {PURE_PYTHON_ENV}=1 (the wire seam's plain-Python reference; ours runs "
-        "the compiled twin where installed: the line under the table says which each ran);\n"
+        f"ref = ours with {PURE_PYTHON_ENV}=1 (the plain-Python references of the wire seam and "
+        "the engine's steps; ours runs the compiled twin where installed: the lines under the "
+        "table say which each ran); r-eng = ref's engine step;\n"
         "no-rack = ours without replica racks (racked shapes); peers: decode + assign + encode; "
         "ratio = peer / ours on the same input (franz on racked shapes: / no-rack)"
     )
     head = f"{'shape':<16} {'protocol':<6} {'phase':<6} {'input':<5} {'engine':>6} {'plain':>7}"
-    head += f" {'ours':>7} {'ref':>7}"
+    head += f" {'ours':>7} {'ref':>7} {'r-eng':>6}"
     head += f" {'no-rack':>7}"
     for p in others:
         head += f" {p:>12} {'ratio':>6}"
@@ -839,6 +844,7 @@ def print_tables(
             f"{shape:<16} {_short(protocol):<6} {phase:<6} {label:<5} "
             f"{_engine_fig(at['engine'], ours):>6} {_plain_cell(ours):>7} "
             f"{_cell(ours, timeouts):>7} {_cell(reference, timeouts):>7} "
+            f"{_fig(reference, 'assign_s'):>6} "
             f"{(_cell(norack, timeouts) if norack else '-'):>7}"
         )
         for p in others:
@@ -847,9 +853,10 @@ def print_tables(
             line += f" {_cell(r, timeouts):>12} {_ratio(r, against):>6}"
         print(line)
     print_skips(rows)
-    seam = seam_line(rows)
-    if seam is not None:
-        print(seam)
+    for report in (WIRE_REPORT, ENGINE_REPORT):
+        said = seam_line(rows, report)
+        if said is not None:
+            print(said)
     if "java" in peers:
         print(
             "\nJava's split (s): warm call (best of the calls after the first) and the cold "
@@ -931,14 +938,27 @@ def print_skips(rows: Sequence[Mapping[str, object]]) -> None:
         )
 
 
-def seam_line(rows: Sequence[Mapping[str, object]]) -> str | None:
-    """Under the time table, one line: which implementation of the wire seam ``ours`` and
-    ``ref`` each ran, as each peer process reported it (``implementation`` and ``seam``, from
-    ``ours_peer.py``'s ``done`` line), with how many rows; how many ``ref`` rows wrote the
-    same assignment bytes as ``ours`` on the same input (``plan_sha256``); and how many
-    ``ref`` rows were not run because ``ours`` itself ran the reference there
-    (:data:`REFERENCE_SKIP`). Rows that only copy another input's (``same_bytes``) are not
-    counted. ``None`` when no row reports an implementation (a ``--json`` file from before)."""
+class Report(NamedTuple):
+    """Which of a peer's ``done`` fields name one seam's implementation (``ours_peer.py``)."""
+
+    implementation: str  # "compiled" or "reference"
+    describe: str  # the picker's describe() line, starting with ``label: ``
+    label: str
+
+
+WIRE_REPORT = Report("implementation", "seam", "wire seam")
+ENGINE_REPORT = Report("engine_implementation", "engine_steps", "engine steps")
+
+
+def seam_line(rows: Sequence[Mapping[str, object]], report: Report = WIRE_REPORT) -> str | None:
+    """Under the time table, one line per seam (``report``: the wire's, or the engine
+    steps'): which implementation ``ours`` and ``ref`` each ran, as each peer process
+    reported it (from ``ours_peer.py``'s ``done`` line), with how many rows; on the wire's
+    line also how many ``ref`` rows wrote the same assignment bytes as ``ours`` on the same
+    input (``plan_sha256``) and how many ``ref`` rows were not run because ``ours`` itself
+    ran the references there (:data:`REFERENCE_SKIP`). Rows that only copy another input's
+    (``same_bytes``) are not counted. ``None`` when no row reports that implementation (a
+    ``--json`` file from before)."""
     ran: dict[tuple[str, str], int] = defaultdict(int)
     index = {
         (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), r["peer"]): r for r in rows
@@ -950,30 +970,30 @@ def seam_line(rows: Sequence[Mapping[str, object]]) -> str | None:
             continue
         if r.get("status") == REFERENCE_SKIP:
             skipped += 1
-        if r.get("status") != "ok" or r.get("implementation") is None:
+        if r.get("status") != "ok" or r.get(report.implementation) is None:
             continue
-        seam = str(r.get("seam") or r["implementation"]).removeprefix("wire seam: ")
-        ran[(str(peer), seam)] += 1
+        said = r.get(report.describe) or r[report.implementation]
+        ran[(str(peer), str(said).removeprefix(f"{report.label}: "))] += 1
         if peer == REFERENCE_PEER:
             key = (r["shape"], r["protocol"], r["phase"], r.get("input", "ours"), "ours")
             ours_hash = (index.get(key) or {}).get("plan_sha256")
             if ours_hash is not None and r.get("plan_sha256") is not None:
                 compared += 1
                 same += ours_hash == r["plan_sha256"]
-    if not ran and not skipped:
+    if not ran and (not skipped or report != WIRE_REPORT):
         return None
     parts = [
         f"{'ours' if peer == 'ours' else 'ref'} ran {seam} on {n} rows"
         for (peer, seam), n in sorted(ran.items())
     ]
-    if compared:
+    if compared and report == WIRE_REPORT:
         parts.append(f"ref wrote the same assignment bytes as ours on {same} of {compared} rows")
-    if skipped:
+    if skipped and report == WIRE_REPORT:
         parts.append(
-            f"ref not run on {skipped} rows: ours ran the reference itself there "
+            f"ref not run on {skipped} rows: ours ran the references itself there "
             "(it would repeat the same work)"
         )
-    return "wire seam (each peer's own report): " + "; ".join(parts)
+    return f"{report.label} (each peer's own report): " + "; ".join(parts)
 
 
 def _measured(

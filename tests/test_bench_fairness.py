@@ -158,14 +158,15 @@ def test_tables_carry_both_inputs_the_java_split_and_the_no_rack_ratio(
     lines = out.splitlines()
     header = next(x for x in lines if x.startswith("shape") and "no-rack" in x).split()
     assert header == [
-        "shape", "protocol", "phase", "input", "engine", "plain", "ours", "ref", "no-rack",
+        "shape", "protocol", "phase", "input", "engine", "plain", "ours", "ref", "r-eng", "no-rack",
         "franz", "ratio", "java", "ratio", "kafka-python", "ratio",
     ]  # fmt: skip
     time_rows = [x.split() for x in lines if x.startswith("H-1M-r6f2") and "cut" in x]
     assert [r[3] for r in time_rows] == ["ours", "java"]
-    assert [r[7] for r in time_rows] == ["-", "-"]  # no ours-reference row: no ref figure
+    # no ours-reference row: no ref figure, no ref engine figure
+    assert [r[7:9] for r in time_rows] == [["-", "-"], ["-", "-"]]
     # franz against ours without racks (3 / 1), Java against ours (4 / 2)
-    assert time_rows[0][9:13] == ["3.000", "3.0x", "4.000", "2.0x"]
+    assert time_rows[0][10:14] == ["3.000", "3.0x", "4.000", "2.0x"]
     assert [r[4] for r in time_rows] == ["0.500", "0.500"]  # engine: the engine step of ours
     # plain: ours (the hooked call) without the metrics' description
     assert [r[5:7] for r in time_rows] == [["1.750", "2.000"], ["1.750", "2.000"]]

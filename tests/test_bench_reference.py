@@ -113,19 +113,31 @@ def test_ref_column_sits_beside_ours_and_ratios_stay_against_ours(
 ) -> None:
     twin = "wire seam: compiled (kafka-sticky-plugin-twin 0.2.0)"
     forced = f"wire seam: reference ({implementation.PURE_PYTHON_ENV} is set)"
+    steps = "engine steps: compiled (kafka-sticky-plugin-twin 0.2.0)"
     rows = [
-        _row("ours", 0.02, implementation="compiled", seam=twin, describe_s=0.005),
-        _row(REFERENCE_PEER, 0.05, implementation="reference", seam=forced),
+        _row(
+            "ours", 0.02, implementation="compiled", seam=twin, describe_s=0.005,
+            engine_implementation="compiled", engine_steps=steps,
+        ),
+        _row(
+            REFERENCE_PEER, 0.05, implementation="reference", seam=forced, assign_s=0.03,
+            engine_implementation="reference",
+            engine_steps=f"engine steps: reference ({implementation.PURE_PYTHON_ENV} is set)",
+        ),
         _row("franz", 0.04),
-    ]
+    ]  # fmt: skip
     print_tables(rows, ["ours", REFERENCE_PEER, "franz"], {"franz": 20.0})
     out = capsys.readouterr().out
     header = next(x for x in out.splitlines() if x.startswith("shape")).split()
     assert header == [
-        "shape", "protocol", "phase", "input", "engine", "plain", "ours", "ref", "no-rack",
+        "shape", "protocol", "phase", "input", "engine", "plain", "ours", "ref", "r-eng", "no-rack",
         "franz", "ratio",
     ]  # fmt: skip
-    assert _time_row(out)[5:] == ["0.015", "0.020", "0.050", "-", "0.040", "2.0x"]
+    assert _time_row(out)[5:] == ["0.015", "0.020", "0.050", "0.030", "-", "0.040", "2.0x"]
+    assert (
+        "engine steps (each peer's own report): ours ran compiled (kafka-sticky-plugin-twin "
+        f"0.2.0) on 1 rows; ref ran reference ({implementation.PURE_PYTHON_ENV} is set) on 1 rows"
+    ) in out.splitlines()
     assert (
         "wire seam (each peer's own report): ours ran compiled (kafka-sticky-plugin-twin 0.2.0) "
         f"on 1 rows; ref ran reference ({implementation.PURE_PYTHON_ENV} is set) on 1 rows; "
@@ -154,7 +166,7 @@ def test_ref_is_skipped_with_one_line_where_ours_ran_the_reference(
     notes = [x for x in out.splitlines() if "ref not run" in x or "skipped (not run)" in x]
     assert notes == [
         "wire seam (each peer's own report): ours ran reference (kafka-sticky-plugin-twin is "
-        "not installed) on 2 rows; ref not run on 2 rows: ours ran the reference itself there "
+        "not installed) on 2 rows; ref not run on 2 rows: ours ran the references itself there "
         "(it would repeat the same work)"
     ]
     assert seam_line([_row("ours", 0.05)]) is None  # a --json file from before: no line
