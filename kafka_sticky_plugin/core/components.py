@@ -36,11 +36,11 @@ def split_components(layout: Layout) -> list[Component]:
     """
     label = list(range(len(layout.topics)))
     topics_of: list[list[int]] = [[t] for t in range(len(layout.topics))]
-    seen: set[int] = set()
+    seen: set[frozenset[int]] = set()
     for subs in layout.subscriptions:
-        if id(subs) in seen or not subs:
+        if subs in seen or not subs:
             continue
-        seen.add(id(subs))
+        seen.add(subs)
         labels = set(map(label.__getitem__, subs))
         if len(labels) > 1:
             _merge(label, topics_of, labels)

@@ -301,8 +301,8 @@ def _claim_counts(
     group_at = groups.of_topic.__getitem__
     members_of: list[list[int]] = [[] for _ in groups.members]
     sizes_of: list[list[int]] = [[] for _ in groups.members]
-    # per subscription object: (its topics' first partitions ascending, their groups)
-    spans: dict[int, tuple[list[int], list[int]]] = {}
+    # per subscription: (its topics' first partitions ascending, their groups)
+    spans: dict[frozenset[int], tuple[list[int], list[int]]] = {}
     for m in comp.members:
         qs = owned[m]
         if not qs:
@@ -312,10 +312,10 @@ def _claim_counts(
         if sized is not None:
             runs: Iterable[tuple[int, int]] = zip(map(group_at, sized[0]), sized[1], strict=True)
         elif len(subs) * 4 <= len(qs):
-            span = spans.get(id(subs))
+            span = spans.get(subs)
             if span is None:
                 topics = sorted(subs)
-                span = spans[id(subs)] = (
+                span = spans[subs] = (
                     list(map(offsets.__getitem__, topics)),
                     list(map(group_at, topics)),
                 )

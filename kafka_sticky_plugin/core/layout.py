@@ -126,16 +126,10 @@ def build_layout(partitions_per_topic: Mapping[str, int], members: Iterable[Memb
     """Validate the inputs and build the dense layout."""
     counts_by_name = validate_partition_counts(partitions_per_topic)
     specs = merge_duplicate_members(members)
-    subscribed: set[str] = set()
-    seen: set[int] = set()
-    for spec in specs:
-        # Members usually share one topics tuple (the decoder hands out one per distinct
-        # array): read each distinct tuple once.
-        if id(spec.topics) not in seen:
-            seen.add(id(spec.topics))
-            subscribed.update(spec.topics)
-    subscribed.intersection_update(counts_by_name)
-    topics = sorted(subscribed)
+    # Members usually subscribe to one of a few topic lists: each distinct one is read once.
+    distinct: dict[tuple[str, ...], int] = {}
+    list_of_member = [distinct.setdefault(spec.topics, len(distinct)) for spec in specs]
+    topics = sorted(set().union(*distinct).intersection(counts_by_name))
     topic_index = {name: i for i, name in enumerate(topics)}
     counts = [counts_by_name[name] for name in topics]
     offsets: list[int] = []
@@ -143,16 +137,13 @@ def build_layout(partitions_per_topic: Mapping[str, int], members: Iterable[Memb
     for n in counts:
         offsets.append(total)
         total += n
-    by_names: dict[tuple[str, ...], frozenset[int]] = {}
+    # one frozenset object per subscription class (equal sets of known topics)
     canonical: dict[frozenset[int], frozenset[int]] = {}
-    subscriptions: list[frozenset[int]] = []
-    for spec in specs:
-        cls = by_names.get(spec.topics)
-        if cls is None:
-            known = _known_indices(spec.topics, topic_index)
-            cls = canonical.setdefault(known, known)
-            by_names[spec.topics] = cls
-        subscriptions.append(cls)
+    classes = [
+        canonical.setdefault(known, known)
+        for known in (_known_indices(names, topic_index) for names in distinct)
+    ]
+    subscriptions = [classes[i] for i in list_of_member]
     return Layout(
         topics=topics,
         counts=counts,

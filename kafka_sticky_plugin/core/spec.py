@@ -116,10 +116,9 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
 
 
 class RunOrders:
-    """Per-batch memo of :func:`canonical_runs` for one-partition runs whose topics tuple is
-    shared by many members (a codec reads members with one layout into one tuple): the
-    permutation that sorts it is found once per tuple, and the sorted topics are then one
-    shared tuple too. Create one per batch (it keeps the tuples it saw alive)."""
+    """Per-batch memo of :func:`canonical_runs` for one-partition runs whose topics tuple
+    many members send alike (a Java member's topics come in its hash order): the permutation
+    that sorts it is found once per distinct tuple. Create one per batch."""
 
     __slots__ = ("_memo",)
 
@@ -127,23 +126,26 @@ class RunOrders:
     MIN_TOPICS = 16
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[tuple[str, ...], tuple[str, ...] | None, list[int]]] = {}
+        #: topics -> (the sorted topics, the permutation that sorts them), or ``None`` when
+        #: they are already sorted or repeat a topic (then the general way)
+        self._memo: dict[tuple[str, ...], tuple[tuple[str, ...], list[int]] | None] = {}
 
     def canonical(self, runs: OwnedRuns) -> OwnedRuns:
         """:func:`canonical_runs` of ``runs`` (the same runs)."""
         topics, lengths, flat = runs
         if lengths is not None or len(topics) < self.MIN_TOPICS:
             return canonical_runs(runs)
-        hit = self._memo.get(id(topics))
-        if hit is None or hit[0] is not topics:
-            # distinct topics out of order: remember how to sort them (else the general way)
-            permuted = not _strictly_increasing(topics) and len(set(topics)) == len(topics)
-            order = sorted(range(len(topics)), key=topics.__getitem__) if permuted else []
-            hit = (topics, tuple(map(topics.__getitem__, order)) if permuted else None, order)
-            self._memo[id(topics)] = hit
-        _, ordered, order = hit
-        if ordered is None:
+        if topics in self._memo:
+            sorting = self._memo[topics]
+        else:
+            sorting = None
+            if not _strictly_increasing(topics) and len(set(topics)) == len(topics):
+                order = sorted(range(len(topics)), key=topics.__getitem__)
+                sorting = (tuple(map(topics.__getitem__, order)), order)
+            self._memo[topics] = sorting
+        if sorting is None:
             return canonical_runs(runs)
+        ordered, order = sorting
         return ordered, None, list(map(flat.__getitem__, order))
 
 
