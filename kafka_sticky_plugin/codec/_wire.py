@@ -85,22 +85,14 @@ class Reader:
         self._pos = pos + size
         return pos
 
-    def _int16_of(self, expected: str, part: str) -> int:
+    def int16(self, expected: str = "int16", part: str = "") -> int:
+        """Read a signed big-endian int16 (``part``: which part of ``expected`` it is)."""
         value: int = _INT16.unpack_from(self._data, self._need(2, expected, part))[0]
         return value
 
-    def _int32_of(self, expected: str, part: str) -> int:
+    def int32(self, expected: str = "int32", part: str = "") -> int:
+        """Read a signed big-endian int32 (``part``: which part of ``expected`` it is)."""
         value: int = _INT32.unpack_from(self._data, self._need(4, expected, part))[0]
-        return value
-
-    def int16(self, expected: str = "int16") -> int:
-        """Read a signed big-endian int16."""
-        value: int = _INT16.unpack_from(self._data, self._need(2, expected))[0]
-        return value
-
-    def int32(self, expected: str = "int32") -> int:
-        """Read a signed big-endian int32."""
-        value: int = _INT32.unpack_from(self._data, self._need(4, expected))[0]
         return value
 
     def _text(self, length: int, start: int, expected: str) -> str:
@@ -121,7 +113,7 @@ class Reader:
     def string(self, expected: str = "string") -> str:
         """Read a non-null int16-length-prefixed UTF-8 string (errors at its start)."""
         start = self._pos
-        length = self._int16_of(expected, " length")
+        length = self.int16(expected, " length")
         if length < 0:
             raise CodecError(self.what, f"{expected} length >= 0, got {length}", start)
         return self._text(length, start, expected)
@@ -129,7 +121,7 @@ class Reader:
     def nullable_string(self, expected: str = "nullable string") -> str | None:
         """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
         start = self._pos
-        length = self._int16_of(expected, " length")
+        length = self.int16(expected, " length")
         if length == -1:
             return None
         if length < 0:
@@ -139,7 +131,7 @@ class Reader:
     def nullable_bytes(self, expected: str = "nullable bytes") -> bytes | None:
         """Read int32-length-prefixed bytes; length -1 is ``None``."""
         start = self._pos
-        length = self._int32_of(expected, " length")
+        length = self.int32(expected, " length")
         if length == -1:
             return None
         if length < 0:
@@ -151,7 +143,7 @@ class Reader:
         """Read an int32 array count, bounded by what the remaining bytes can hold; ``None``
         for a null array (count -1). The one place a null array is decided."""
         start = self._pos
-        count = self._int32_of(expected, " count")
+        count = self.int32(expected, " count")
         if count == -1:
             return None
         if count < 0:
