@@ -91,7 +91,6 @@ def encode_sticky_user_data(
     return writer.getvalue()
 
 
-#: An array already read: its bytes (count included) and its runs.
 def read_sticky_user_data(
     data: bytes | bytearray | memoryview,
     shared: Interned | None = None,
