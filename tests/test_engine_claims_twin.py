@@ -28,7 +28,7 @@ import pytest
 from kafka_sticky_plugin.core import cooperative_assign, implementation, sticky_assign
 from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, resolve_claims
 from kafka_sticky_plugin.core.layout import Layout, build_layout
-from kafka_sticky_plugin.core.spec import MemberSpec, OwnedRuns, canonical_runs
+from kafka_sticky_plugin.core.spec import MemberSpec, OwnedRuns, canonical_runs, owned_runs
 
 SEED = int(os.environ.get("CLAIMS_TWIN_SEED", "41"))
 SEEDS = range(SEED, SEED + 150)
@@ -93,7 +93,7 @@ def _shape(claims: Claims, layout: Layout) -> dict[str, object]:
 
 
 def _lengths_of(spec: MemberSpec) -> object:
-    runs: OwnedRuns | None = spec.__dict__.get("_runs")
+    runs = owned_runs(spec)
     return None if runs is None else runs[1]
 
 
