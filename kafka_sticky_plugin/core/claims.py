@@ -17,15 +17,13 @@ The result does not depend on the order of members or claims: members are visite
 
 from __future__ import annotations
 
-import operator
-from bisect import bisect_left
-from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate
 
+from . import implementation
 from .layout import Layout
-from .spec import MemberSpec, OwnedRuns, owned_runs
+from .spec import OwnedRuns, owned_runs
 
 __all__ = ["TIED", "UNOWNED", "Claims", "resolve_claims"]
 
@@ -84,337 +82,167 @@ class Claims:
 
 
 def resolve_claims(layout: Layout) -> Claims:
-    """Apply the claims policy to every member's ``owned`` list.
+    """Apply the claims policy to every member's claims: its canonical runs
+    (:func:`.spec.owned_runs`) or else its ``owned`` pairs.
 
-    Speed: a leader may read a million claims. A member's claims become global indices in a
-    few C-level passes (``zip``/``map`` over its canonical runs, :func:`.spec.owned_runs`,
-    or else its canonical ``owned`` tuple) when they are all valid, as they are from a
-    healthy member; only a member with an invalid claim is filtered one run (or claim) at a
-    time. When no partition is claimed twice (every healthy rebalance), one
-    pass sets every owner (:func:`_claim_uncontested`); otherwise a member whose claims all
-    land on unclaimed partitions takes them in bulk, and only contested claims walk the
-    policy one by one.
+    Three steps, one function each: every member's valid claims as ascending global indices
+    (:func:`_valid_claims`), every partition given to its claimants' winner
+    (:func:`_decide`), and each member's owned partitions, the claims it won. ``owned`` is
+    ``claimed`` itself when no partition is claimed twice, and ``owned[m]`` is
+    ``claimed[m]`` for a member that won every claim. ``runs`` records, for each member
+    whose runs were all valid (and not empty), ``(claimed[m], topic index per run, run
+    lengths or None)``.
+
+    The compiled twin (:mod:`.implementation`), when in use, returns the same ``Claims``
+    (identities included) for claims it vouches for; the rest of this function is the
+    reference it twins.
     """
-    owner = [UNOWNED] * layout.total
-    runs = list(map(owned_runs, layout.specs))
     specs = layout.specs
-    if not any(r[2] if r is not None else s.owned for r, s in zip(runs, specs, strict=True)):
-        nothing: list[list[int]] = [[] for _ in layout.specs]
-        return Claims(owner=owner, owned=nothing, claimed=nothing)
-    offset_of = dict(zip(layout.topics, layout.offsets, strict=True))
-    count_of = dict(zip(layout.topics, layout.counts, strict=True))
-    min_count = min(layout.counts, default=0)
-    every_topic = frozenset(range(len(layout.topics)))
-    allowed: dict[frozenset[int], frozenset[str] | None] = {every_topic: None}
-    columns = _RunColumns(layout)
+    runs = [owned_runs(spec) for spec in specs]
+    twin = implementation.twin
+    if twin is not None:
+        made = twin.resolve_claims(
+            layout.topics,
+            layout.counts,
+            layout.subscriptions,
+            [spec.generation for spec in specs],
+            runs,
+            [spec.owned if r is None else None for r, spec in zip(runs, specs, strict=True)],
+        )
+        if made is not None:  # (owner, hints, owned, claimed, ignored, runs)
+            return Claims(*made)
+    valid_topics: dict[frozenset[int], dict[str, tuple[int, int]]] = {}
     claimed: list[list[int]] = []
-    by_runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
-    for m, spec in enumerate(layout.specs):
-        subs = layout.subscriptions[m]
+    recorded: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
+    ignored = 0
+    for m, spec in enumerate(specs):
+        subscribed = layout.subscriptions[m]
+        if subscribed not in valid_topics:
+            valid_topics[subscribed] = _topic_places(layout, subscribed)
         mine = runs[m]
-        if mine is not None:
-            valid = _claimed_run_indices(mine, subs, columns, min_count)
-            if valid is not None:
-                claimed.append(valid[0])
-                if valid[1]:
-                    by_runs[m] = (valid[0], valid[1], mine[1])
-                continue
-        # a claim to filter out (or claims as pairs): by the subscribed topics' names
-        if subs not in allowed:
-            allowed[subs] = frozenset(map(layout.topics.__getitem__, subs))
-        names = allowed[subs]
-        if mine is None:
-            claimed.append(_claimed_indices(spec.owned, names, offset_of, count_of, min_count))
-        else:
-            claimed.append(_valid_run_indices(mine, names, columns))
-    ignored = sum(map(_claim_count, runs, specs)) - sum(map(len, claimed))
-    if _claim_uncontested(owner, claimed):
-        return Claims(owner=owner, owned=claimed, claimed=claimed, ignored=ignored, runs=by_runs)
-    hints = _claim_all(owner, claimed, [spec.generation for spec in layout.specs])
-    owned: list[list[int]] = []
-    for m, qs in enumerate(claimed):
-        held = list(map(owner.__getitem__, qs))
-        owned.append(qs if held.count(m) == len(qs) else [q for q in qs if owner[q] == m])
-    # a loser of a partition later tied above it is still only a hint; a hint that names the
-    # final owner carries no information.
-    final_hints = {q: m for q, (_, m) in hints.items() if owner[q] != m}
+        topics, lengths, partitions = mine if mine is not None else _pairs_as_runs(spec.owned)
+        valid = _valid_claims(valid_topics[subscribed], topics, lengths, partitions)
+        claimed.append(valid)
+        ignored += len(partitions) - len(valid)
+        if mine is not None and valid and len(valid) == len(partitions):
+            recorded[m] = (valid, [layout.topic_index[t] for t in topics], lengths)
+    owner, hints = _decide(layout.total, claimed, [spec.generation for spec in specs])
+    if hints is None:  # nothing contested: every claim kept
+        return Claims(owner=owner, owned=claimed, claimed=claimed, ignored=ignored, runs=recorded)
+    owned = [_won(owner, m, qs) for m, qs in enumerate(claimed)]
     return Claims(
-        owner=owner,
-        hints=final_hints,
-        owned=owned,
-        claimed=claimed,
-        ignored=ignored,
-        runs=by_runs,
+        owner=owner, hints=hints, owned=owned, claimed=claimed, ignored=ignored, runs=recorded
     )
 
 
-def _claim_count(runs: OwnedRuns | None, spec: MemberSpec) -> int:
-    """How many partitions ``spec`` claims, valid or not (``runs``: its runs, if built so)."""
-    return len(runs[2]) if runs is not None else len(spec.owned)
+def _topic_places(layout: Layout, subscribed: frozenset[int]) -> dict[str, tuple[int, int]]:
+    """``{name: (offset, count)}`` of the topics a member may validly claim: the known
+    topics it subscribes to."""
+    return {layout.topics[t]: (layout.offsets[t], layout.counts[t]) for t in subscribed}
 
 
-class _RunColumns:
-    """The topic indices and offsets of runs' topic tuples, looked up once per distinct tuple
-    (members whose owned arrays share a layout share one topics tuple, see the codec's
-    ``OneEachLayouts``), and the layout's per-topic ``offsets`` and ``counts`` by topic
-    index. ``None`` for a tuple naming a topic outside the layout."""
-
-    __slots__ = ("_index_of", "_memo", "_spreads", "counts", "offsets")
-
-    #: Spreads kept by :meth:`spread` (the first ones met).
-    SPREADS = 64
-
-    def __init__(self, layout: Layout) -> None:
-        self._index_of = layout.topic_index
-        self.offsets = layout.offsets
-        self.counts = layout.counts
-        self._memo: dict[int, tuple[tuple[str, ...], tuple[list[int], list[int]] | None]] = {}
-        #: ``id(lengths) -> (lengths, topics, per-partition offsets)``
-        self._spreads: dict[int, tuple[tuple[int, ...], tuple[str, ...], list[int]]] = {}
-
-    def spread(
-        self, topics: tuple[str, ...], lengths: Sequence[int], offsets: list[int]
-    ) -> Iterable[int]:
-        """:func:`_spread` of ``offsets`` (those of ``topics``, see :meth:`of`) and
-        ``lengths``, kept as a list when ``lengths`` is a tuple: the codec's learned layouts
-        give every member matching one the same ``topics`` and ``lengths`` tuples (members of
-        one bucket own runs of the same topics and lengths, only their partitions differ),
-        so the list is shared by identity, the key costing nothing when nothing repeats."""
-        if type(lengths) is not tuple:
-            return _spread(offsets, lengths)
-        spreads = self._spreads
-        hit = spreads.get(id(lengths))
-        if hit is not None and hit[0] is lengths and hit[1] is topics:
-            return hit[2]
-        found = list(_spread(offsets, lengths))
-        if len(spreads) < self.SPREADS:
-            # the entry keeps ``lengths`` alive, so that its id stays unique
-            spreads[id(lengths)] = (lengths, topics, found)
-        return found
-
-    def of(self, topics: tuple[str, ...]) -> tuple[list[int], list[int]] | None:
-        """``(topic indices, offsets)`` of ``topics``, or ``None`` if one of them is
-        unknown."""
-        hit = self._memo.get(id(topics))
-        if hit is not None and hit[0] is topics:
-            return hit[1]
-        try:
-            indices = list(map(self._index_of.__getitem__, topics))
-            found: tuple[list[int], list[int]] | None = (
-                indices,
-                list(map(self.offsets.__getitem__, indices)),
-            )
-        except KeyError:
-            found = None
-        # the memo keeps ``topics`` alive, so that its id stays unique
-        self._memo[id(topics)] = (topics, found)
-        return found
+def _pairs_as_runs(owned: tuple[tuple[str, int], ...]) -> OwnedRuns:
+    """Claims as pairs, as runs of one partition each."""
+    return tuple(topic for topic, _ in owned), None, [partition for _, partition in owned]
 
 
-def _claimed_run_indices(
-    runs: OwnedRuns, subs: frozenset[int], columns: _RunColumns, min_count: int
-) -> tuple[list[int], list[int]] | None:
-    """:func:`_claimed_indices` of canonical runs (the same ascending global indices) and
-    each run's topic index when every claim is valid, else ``None`` (the caller filters them
-    one run at a time, :func:`_valid_run_indices`). Validity is checked per run, in C: its
-    topic is known and in ``subs`` (topic indices), it is in range when its first partition
-    is not negative and its last is below its topic's count (partitions increase within a
-    run); every partition then becomes ``offset + partition`` in one C-level pass."""
-    topics, lengths, partitions = runs
-    if not partitions:
-        return [], []
-    known = columns.of(topics)
-    if known is None or not subs.issuperset(known[0]):
-        return None
-    indices, offsets = known
-    if lengths is None:
-        low, high = min(partitions), max(partitions)
-        spread: Iterable[int] = offsets
-    else:
-        low, high = _run_bounds(lengths, partitions)
-        spread = columns.spread(topics, lengths, offsets)
-    if low >= 0 and (
-        high < min_count
-        or all(
-            map(
-                operator.lt,
-                _lasts(lengths, partitions),
-                map(columns.counts.__getitem__, indices),
-            )
-        )
-    ):
-        return list(map(operator.add, spread, partitions)), indices
-    return None
-
-
-#: Runs of one partition at least this many times as numerous as longer runs are copied in
-#: slices by :func:`_spread` (a repeat per run costs more).
-_MOSTLY_ONES = 8
-
-
-def _spread(offsets: list[int], lengths: Sequence[int]) -> Iterable[int]:
-    """Each run's offset once per partition of the run, in run order. When most runs hold
-    one partition (a member owning one partition of most of its topics), the offsets of the
-    runs of one are copied in slices between the longer runs, which alone are repeated."""
-    if (len(lengths) - lengths.count(1)) * _MOSTLY_ONES > len(lengths):
-        return chain.from_iterable(map(repeat, offsets, lengths))
-    longer = compress(range(len(lengths)), map(operator.ne, lengths, repeat(1)))
-    pieces: list[Iterable[int]] = []
-    add = pieces.append
-    done = 0
-    for i in longer:
-        add(offsets[done:i])
-        add(repeat(offsets[i], lengths[i]))
-        done = i + 1
-    add(offsets[done:])
-    return chain.from_iterable(pieces)
-
-
-#: Runs averaging fewer partitions than this are bounded by ``min``/``max`` over all their
-#: partitions (cheaper than picking each run's ends).
-_SHORT_RUNS = 4
-
-
-def _run_bounds(lengths: Sequence[int], partitions: Sequence[int]) -> tuple[int, int]:
-    """The smallest and largest partition of non-empty canonical runs (partitions increase
-    within a run: the smallest first partition and the largest last one)."""
-    if len(partitions) < _SHORT_RUNS * len(lengths):
-        return min(partitions), max(partitions)
-    ends = list(accumulate(lengths))
-    firsts = map(partitions.__getitem__, map(operator.sub, ends, lengths))
-    return min(firsts), max(_lasts(lengths, partitions, ends))
-
-
-def _lasts(
-    lengths: Sequence[int] | None, partitions: Sequence[int], ends: list[int] | None = None
-) -> Sequence[int]:
-    """Each canonical run's last (largest) partition; ``ends``: ``accumulate(lengths)``."""
-    if lengths is None:
-        return partitions
-    ends = list(accumulate(lengths)) if ends is None else ends
-    return list(map(partitions.__getitem__, map(operator.sub, ends, repeat(1))))
-
-
-def _valid_run_indices(
-    runs: OwnedRuns, names: frozenset[str] | None, columns: _RunColumns
+def _valid_claims(
+    places: dict[str, tuple[int, int]],
+    topics: tuple[str, ...],
+    lengths: Sequence[int] | None,
+    partitions: Sequence[int],
 ) -> list[int]:
-    """The valid claims of canonical ``runs`` one run at a time (a member with an invalid
-    claim): each run's valid partitions are a slice, found by binary search."""
-    topics, lengths, partitions = runs
-    sizes: Sequence[int] = [1] * len(topics) if lengths is None else lengths
-    out: list[int] = []
-    start = 0
-    for topic, size in zip(topics, sizes, strict=True):
-        end = start + size
-        where = columns.of((topic,)) if names is None or topic in names else None
-        if where is not None:
-            offset, count = where[1][0], columns.counts[where[0][0]]
-            lo = bisect_left(partitions, 0, start, end)
-            hi = bisect_left(partitions, count, lo, end)
-            out.extend(map(offset.__add__, partitions[lo:hi]))
-        start = end
+    """The global indices of the valid claims among ``partitions`` (run ``i`` being the next
+    ``lengths[i]`` of them, of topic ``topics[i]``; one each when ``lengths`` is ``None``), in
+    claim order, so ascending for canonical runs: a claim is valid when its topic is in
+    ``places`` (:func:`_topic_places`) and ``0 <= partition < count``."""
+    per_claim = topics if lengths is None else _each_claim_topic(topics, lengths)
+    valid: list[int] = []
+    for topic, partition in zip(per_claim, partitions, strict=False):
+        place = places.get(topic)
+        if place is not None and 0 <= partition < place[1]:
+            valid.append(place[0] + partition)
+    return valid
+
+
+def _each_claim_topic(topics: tuple[str, ...], lengths: Sequence[int]) -> list[str]:
+    """Each run's topic once per partition of the run."""
+    out: list[str] = []
+    for topic, size in zip(topics, lengths, strict=False):
+        out.extend([topic] * size)
     return out
 
 
-def _claimed_indices(
-    owned: tuple[tuple[str, int], ...],
-    names: frozenset[str] | None,
-    offset_of: dict[str, int],
-    count_of: dict[str, int],
-    min_count: int,
-) -> list[int]:
-    """Global indices of the valid claims in ``owned`` (canonical, so ascending): topics in
-    ``names`` (known and subscribed; ``None``: every known topic), partitions in
-    ``[0, count)``. All-valid claims (the usual case) cost a few C-level passes: a partition
-    below ``min_count`` (the smallest partition count of any known topic) is in range."""
-    if not owned:
-        return []
-    topics, partitions = zip(*owned, strict=True)
-    if (
-        (names is None or names.issuperset(topics))
-        and min(partitions) >= 0
-        and (
-            max(partitions) < min_count
-            or all(map(operator.lt, partitions, map(count_of.get, topics, repeat(0))))
-        )
-    ):
-        try:
-            return list(map(operator.add, map(offset_of.__getitem__, topics), partitions))
-        except KeyError:
-            pass  # an unknown topic: filtered below
-    return [
-        offset_of[topic] + partition
-        for topic, partition in owned
-        if (topic in names if names is not None else topic in offset_of)
-        and 0 <= partition < count_of[topic]
-    ]
-
-
-def _claim_uncontested(owner: list[int], claimed: list[list[int]]) -> bool:
-    """Give every claim to its claimant, in C, and return True when no partition is claimed
-    twice: then every claim is uncontested and kept, whatever its generation, with no hint
-    (the policy's result). Otherwise reset ``owner`` to :data:`UNOWNED` and return False.
-
-    A member's claims are distinct (canonical pairs), so the partitions now owned number
-    the claims exactly when no two members claim the same one.
-    """
-    members = chain.from_iterable(map(repeat, range(len(claimed)), map(len, claimed)))
-    deque(map(operator.setitem, repeat(owner), chain.from_iterable(claimed), members), maxlen=0)
-    if len(owner) - owner.count(UNOWNED) == sum(map(len, claimed)):
-        return True
-    owner[:] = repeat(UNOWNED, len(owner))
-    return False
-
-
-def _claim_all(
-    owner: list[int], claimed: list[list[int]], gens: list[int]
-) -> dict[int, tuple[int, int]]:
-    """Set ``owner`` from every member's valid claims (ascending global indices, visited in
-    member order); return the best loser ``(generation, member)`` of each contested
-    partition."""
-    tie_gen: dict[int, int] = {}
-    tie_members: dict[int, list[int]] = {}
-    hints: dict[int, tuple[int, int]] = {}
-
-    def lose(q: int, m: int) -> None:
-        g = gens[m]
-        best = hints.get(q)
-        if best is None or g > best[0] or (g == best[0] and m < best[1]):
-            hints[q] = (g, m)
-
+def _decide(
+    total: int, claimed: list[list[int]], gens: list[int]
+) -> tuple[list[int], dict[int, int] | None]:
+    """``(owner, hints)``: every partition's owner by the policy, from every member's valid
+    claims (visited in member order, each claim in order); ``hints`` maps a contested
+    partition to its best loser unless that is its owner (in the order the partitions first
+    had a loser), ``None`` when no partition was claimed twice."""
+    owner = [UNOWNED] * total
+    contest = _Contest(owner, gens)
     for m, qs in enumerate(claimed):
-        if not qs:
-            continue
-        if list(map(owner.__getitem__, qs)).count(UNOWNED) == len(qs):
-            # Nobody claimed any of them yet: take them all, in C.
-            deque(map(operator.setitem, repeat(owner), qs, repeat(m)), maxlen=0)
-            continue
-        g = gens[m]
         for q in qs:
-            current = owner[q]
-            if current == UNOWNED:
+            if owner[q] == UNOWNED:
                 owner[q] = m
-                continue
-            if current == TIED:
-                tg = tie_gen[q]
-                if g > tg:
-                    owner[q] = m
-                    del tie_gen[q]
-                    for loser in tie_members.pop(q):
-                        lose(q, loser)
-                elif g == tg:
-                    tie_members[q].append(m)
-                else:
-                    lose(q, m)
-                continue
-            held_gen = gens[current]
-            if g > held_gen:
-                lose(q, current)
-                owner[q] = m
-            elif g == held_gen:
-                owner[q] = TIED
-                tie_gen[q] = g
-                tie_members[q] = [current, m]
             else:
-                lose(q, m)
-    return hints
+                contest.claim(q, m)
+    if not contest.contested:
+        return owner, None
+    # a loser of a partition later tied above it is still only a hint; a hint that names the
+    # final owner carries no information.
+    return owner, {q: m for q, (_, m) in contest.best_loser.items() if owner[q] != m}
+
+
+class _Contest:
+    """The policy for a claim on a partition someone already claimed."""
+
+    def __init__(self, owner: list[int], gens: list[int]) -> None:
+        self.owner = owner
+        self.gens = gens
+        self.contested = False
+        #: ``q -> (generation, members)`` of a partition tied so far
+        self.ties: dict[int, tuple[int, list[int]]] = {}
+        #: ``q -> (generation, member)`` of its best loser so far
+        self.best_loser: dict[int, tuple[int, int]] = {}
+
+    def claim(self, q: int, m: int) -> None:
+        """Member ``m`` claims ``q``, which its owner so far (or tie) claimed first."""
+        self.contested = True
+        g, current = self.gens[m], self.owner[q]
+        if current == TIED:
+            tie_gen, tied = self.ties[q]
+            if g > tie_gen:  # above the tie: every tied member loses
+                self.owner[q] = m
+                del self.ties[q]
+                for loser in tied:
+                    self.lose(q, loser)
+            elif g == tie_gen:
+                tied.append(m)
+            else:
+                self.lose(q, m)
+            return
+        held_gen = self.gens[current]
+        if g > held_gen:
+            self.lose(q, current)
+            self.owner[q] = m
+        elif g == held_gen:
+            self.owner[q] = TIED
+            self.ties[q] = (g, [current, m])
+        else:
+            self.lose(q, m)
+
+    def lose(self, q: int, m: int) -> None:
+        """Member ``m`` lost ``q``: kept if it is the best loser (highest generation, then
+        smallest member index)."""
+        g = self.gens[m]
+        best = self.best_loser.get(q)
+        if best is None or g > best[0] or (g == best[0] and m < best[1]):
+            self.best_loser[q] = (g, m)
+
+
+def _won(owner: list[int], m: int, qs: list[int]) -> list[int]:
+    """The claims ``qs`` of member ``m`` it owns: ``qs`` itself when it won them all."""
+    won = [q for q in qs if owner[q] == m]
+    return qs if len(won) == len(qs) else won

@@ -10,6 +10,14 @@ else (the caller then runs the reference):
   :meth:`.flow.FlowNetwork.push_min_cost` on the network whose arc ``a`` enters
   ``heads[a]`` (its reverse is ``a ^ 1``) with residual capacity ``caps[a]`` and cost
   ``costs[a]``; returns ``(residual capacities after the push, amount pushed)``.
+- ``resolve_claims(topics, counts, subscriptions, generations, runs, pairs)``:
+  :func:`.claims.resolve_claims` on the layout of ``topics`` (names) with ``counts``
+  partitions, member ``m`` subscribing to the topic indices ``subscriptions[m]`` at
+  ``generations[m]`` and claiming the canonical runs ``runs[m]`` (:func:`.spec.owned_runs`)
+  or, where that is ``None``, the pairs ``pairs[m]``; returns the ``Claims`` fields
+  ``(owner, hints, owned, claimed, ignored, runs)``, identities included (``owned[m] is
+  claimed[m]`` where the member won every claim, ``owned is claimed`` when nothing is
+  contested, ``runs[m][0] is claimed[m]``).
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -27,8 +35,20 @@ from typing import Literal, Protocol, cast
 
 from ..twin_loader import describe as describe_twin
 from ..twin_loader import load
+from .spec import OwnedRuns
 
-__all__ = ["ENGINE_VERSION", "IMPLEMENTATION", "EngineTwin", "describe", "twin"]
+#: ``Claims``' fields as the twin returns them: ``(owner, hints, owned, claimed, ignored,
+#: runs)``.
+ClaimsFields = tuple[
+    list[int],
+    dict[int, int],
+    list[list[int]],
+    list[list[int]],
+    int,
+    dict[int, tuple[list[int], list[int], Sequence[int] | None]],
+]
+
+__all__ = ["ENGINE_VERSION", "IMPLEMENTATION", "ClaimsFields", "EngineTwin", "describe", "twin"]
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
@@ -51,6 +71,16 @@ class EngineTwin(Protocol):
         source: int,
         sink: int,
     ) -> tuple[list[int], int] | None: ...
+
+    def resolve_claims(
+        self,
+        topics: Sequence[str],
+        counts: Sequence[int],
+        subscriptions: Sequence[frozenset[int]],
+        generations: Sequence[int],
+        runs: Sequence[OwnedRuns | None],
+        pairs: Sequence[tuple[tuple[str, int], ...] | None],
+    ) -> ClaimsFields | None: ...
 
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.

@@ -12,12 +12,14 @@
 //! `SEAM_VERSION` names the set of functions and their rules: the Python side uses the twin
 //! only when it equals its own (a twin built for another seam is ignored, never half-used).
 
+pub mod claims;
 pub mod consumer_protocol;
 pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
 pub mod wire;
 
+mod py_claims;
 mod py_values;
 
 use pyo3::prelude::*;
@@ -27,7 +29,7 @@ use pyo3::prelude::*;
 #[pymodule]
 mod kafka_sticky_plugin_twin {
     use pyo3::prelude::*;
-    use pyo3::types::{PyBool, PyBytes, PyList};
+    use pyo3::types::{PyBool, PyBytes, PyList, PyTuple};
 
     use crate::py_values::{
         bytes_arg, ints_arg, items, nullable_bytes_arg, runs_to_py, strs_arg, version_arg, Names,
@@ -38,6 +40,10 @@ mod kafka_sticky_plugin_twin {
     /// The seam's contract version (see the crate's doc).
     #[pymodule_export]
     const SEAM_VERSION: u32 = 2;
+
+    /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
+    #[pymodule_export]
+    const ENGINE_VERSION: u32 = 1;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]
@@ -175,5 +181,21 @@ mod kafka_sticky_plugin_twin {
             out.push(PyBytes::new(py, &written));
         }
         Ok(Some(PyList::new(py, out)?))
+    }
+
+    /// `core.claims.resolve_claims`' policy: the `Claims` fields or `None` (see
+    /// `py_claims`).
+    #[pyfunction]
+    fn resolve_claims<'py>(
+        py: Python<'py>,
+        topics: &Bound<'py, PyAny>,
+        counts: &Bound<'py, PyAny>,
+        subscriptions: &Bound<'py, PyAny>,
+        generations: &Bound<'py, PyAny>,
+        runs: &Bound<'py, PyAny>,
+        pairs: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let args = [topics, counts, subscriptions, generations, runs, pairs];
+        crate::py_claims::resolve_claims(py, args)
     }
 }

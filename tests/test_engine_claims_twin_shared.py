@@ -1,9 +1,10 @@
-"""``resolve_claims`` with the spread memo (kept by the identity of a lengths tuple, as the
-codec's learned layouts share them) against the same claims with the memo off
-(``SPREADS = 0``, every spread built per member), on seeded random groups (the seed is
-printed) whose members fall in a few buckets sharing topics and run lengths tuples (one
-lengths tuple sometimes shared by buckets of other topics), with some members owning other
-lengths (lists), equal but distinct tuples, unknown topics or out-of-range partitions."""
+"""``resolve_claims``, the compiled twin against the reference, on seeded random groups (the
+seed is printed) whose members fall in a few buckets sharing topics and run lengths tuples
+(one lengths tuple sometimes shared by buckets of other topics), with some members owning
+other lengths (lists), equal but distinct tuples, unknown topics or out-of-range partitions:
+the twin reads shared tuples once, and its ``runs`` record must still hold each member's own
+claims and lengths object. Skipped where the engine twin is not in use (see
+``test_engine_claims_twin.py``)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from collections.abc import Sequence
 
 import pytest
 
-from kafka_sticky_plugin.core import claims as claims_module
+from kafka_sticky_plugin.core import implementation
 from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.layout import Layout, build_layout
 from kafka_sticky_plugin.core.spec import MemberSpec, OwnedRuns
 
 SEEDS = range(120)
+
+if implementation.twin is None:
+    pytest.skip(f"engine twin not in use: {implementation.describe()}", allow_module_level=True)
 
 
 def _runs(
@@ -68,16 +72,19 @@ def _group(rng: random.Random) -> Layout:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_spread_memo_gives_the_uncached_claims(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_twin_claims_of_shared_runs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     print(f"seed={seed}")
     rng = random.Random(seed)
     for _ in range(3):
         layout = _group(rng)
-        cached = resolve_claims(layout)
+        twin = resolve_claims(layout)
         with monkeypatch.context() as patch:
-            patch.setattr(claims_module._RunColumns, "SPREADS", 0)
-            plain = resolve_claims(layout)
-        assert cached.owner == plain.owner
-        assert cached.hints == plain.hints
-        assert cached.owned == plain.owned
-        assert {m: (r[0], r[1], r[2]) for m, r in cached.runs.items()} == plain.runs
+            patch.setattr(implementation, "twin", None)
+            reference = resolve_claims(layout)
+        assert twin == reference
+        assert list(twin.hints.items()) == list(reference.hints.items())
+        assert twin.runs.keys() == reference.runs.keys()
+        for m, (qs, topics, lengths) in twin.runs.items():
+            assert qs is twin.claimed[m]
+            assert (qs, topics) == reference.runs[m][:2]
+            assert lengths is reference.runs[m][2]
