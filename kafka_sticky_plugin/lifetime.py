@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
@@ -207,6 +208,35 @@ def _read(path: Path) -> bytes:
         return b""
 
 
+#: How long :func:`leftover_processes` waits for a process caught in the middle of ``exec``
+#: to show its command line (seconds), and how often it looks.
+_EXEC_WAIT_S = 2.0
+_EXEC_POLL_S = 0.02
+
+
+def _command_of(proc: Path) -> str:
+    """The process's command line, ``''`` for a zombie, a kernel thread or a process gone.
+
+    Linux shows an empty command line for a moment in the middle of ``exec`` (the new
+    program's memory is in place before its arguments are), and ``subprocess.Popen`` can
+    return inside that moment: a live user process with an empty command line is therefore
+    read again until it shows one (at most :data:`_EXEC_WAIT_S`)."""
+    deadline = time.monotonic() + _EXEC_WAIT_S
+    while True:
+        command = _read(proc / "cmdline").replace(b"\0", b" ").decode("utf-8", "replace")
+        if command.strip() or time.monotonic() >= deadline or not _in_exec(proc):
+            return command.strip()
+        time.sleep(_EXEC_POLL_S)
+
+
+def _in_exec(proc: Path) -> bool:
+    """Whether a process without a command line may be between two programs: alive, not a
+    zombie, and not a kernel thread (whose parent is ``kthreadd``, pid 2, or none)."""
+    stat = _read(proc / "stat").decode("ascii", "replace")
+    fields = stat.rpartition(")")[2].split()
+    return len(fields) > 1 and fields[0] != "Z" and int(fields[1]) not in (0, 2) and proc.exists()
+
+
 def _parent_of(proc: Path) -> int:
     stat = _read(proc / "stat").decode("ascii", "replace")
     fields = stat.rpartition(")")[2].split()
@@ -240,10 +270,10 @@ def leftover_processes(marker: str | None, root: int | None = None) -> list[Left
         if not proc.name.isdigit() or int(proc.name) == me:
             continue
         pid = int(proc.name)
-        command = _read(proc / "cmdline").replace(b"\0", b" ").decode("utf-8", "replace")
-        if not command.strip():  # a zombie or a kernel thread
+        command = _command_of(proc)
+        if not command:  # a zombie, a kernel thread, or gone
             continue
-        lines[pid] = command.strip()
+        lines[pid] = command
         parents[pid] = _parent_of(proc)
         if needle is not None and needle in _read(proc / "environ").split(b"\0"):
             marked.add(pid)
