@@ -10,6 +10,9 @@ independent reference, on seeded random networks (the seed is printed).
 - ``add_arcs`` builds exactly what the same ``add_arc`` calls build;
 - the flow itself is the one of ``tests/flow_reference.py`` (the solver before its shortcuts),
   arc by arc, whichever way the levels after a potential raise are found.
+
+These tests check the Python solver itself, so the compiled twin is switched off here
+(``tests/test_engine_twin.py`` checks the twin against it).
 """
 
 from __future__ import annotations
@@ -19,11 +22,17 @@ import random
 import flow_reference
 import pytest
 
-from kafka_sticky_plugin.core import flow
+from kafka_sticky_plugin.core import flow, implementation
 from kafka_sticky_plugin.core.flow import FlowNetwork
 from kafka_sticky_plugin.errors import InvariantViolation
 
 Arc = tuple[int, int, int, int]  # tail, head, capacity, cost
+
+
+@pytest.fixture(autouse=True)
+def _reference_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Python solver runs even where the compiled twin is installed."""
+    monkeypatch.setattr(implementation, "twin", None)
 
 
 def _random_arcs(rnd: random.Random, n: int) -> list[Arc]:

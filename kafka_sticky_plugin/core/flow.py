@@ -43,6 +43,7 @@ from itertools import compress
 from operator import neg, sub
 
 from ..errors import InvariantViolation
+from . import implementation
 
 __all__ = ["FlowNetwork"]
 
@@ -148,7 +149,17 @@ class FlowNetwork:
     def push_min_cost(self, source: int, sink: int) -> int:
         """Push the maximum additional flow from ``source`` to ``sink`` at minimum cost; return
         the amount pushed. Raises ``InvariantViolation`` when the initial flow is not a cheapest one
-        (a residual arc with negative cost)."""
+        (a residual arc with negative cost).
+
+        When the compiled twin is in use (:mod:`.implementation`) it computes the push, and
+        its residual capacities replace :attr:`cap`'s contents; where it answers ``None`` the
+        code below (the reference) runs."""
+        twin = implementation.twin
+        if twin is not None:
+            done = twin.push_min_cost(self.n, self.head, self.cap, self.cost, source, sink)
+            if done is not None:
+                self.cap[:], pushed = done
+                return pushed
         cap, cost = self.cap, self.cost
         if min(compress(cost, cap), default=0) < 0:  # capacities are never negative
             raise InvariantViolation("initial flow is not of minimum cost (negative residual arc)")
