@@ -45,8 +45,11 @@ from collections.abc import Sequence
 from itertools import compress
 from operator import neg, sub
 
+# The module, not its ``twin`` (read at each push, so tests can switch it); imported by its
+# full name, since ``from . import`` would make this module import the package ``core``.
+import kafka_sticky_plugin.core.implementation as implementation
+
 from ..errors import InvariantViolation
-from . import implementation
 
 __all__ = ["FlowNetwork"]
 
