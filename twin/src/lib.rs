@@ -36,8 +36,7 @@ mod kafka_sticky_plugin_twin {
     use pyo3::types::{PyBool, PyBytes, PyList};
 
     use crate::py_values::{
-        bytes_arg, int32_arg, ints_arg, items, nullable_bytes_arg, runs_to_py, strs_arg,
-        version_arg, Names,
+        bytes_arg, ints_arg, items, nullable_bytes_arg, runs_to_py, strs_arg, version_arg, Names,
     };
     use crate::seam::{self, DenseSpace};
     use crate::topic_partitions::Runs;
@@ -202,7 +201,9 @@ mod kafka_sticky_plugin_twin {
         source: &Bound<'py, PyAny>,
         sink: &Bound<'py, PyAny>,
     ) -> PyResult<Option<(Bound<'py, PyList>, i64)>> {
-        let node = |obj: &Bound<'py, PyAny>| int32_arg(obj).and_then(|v| usize::try_from(v).ok());
+        let node = |obj: &Bound<'py, PyAny>| {
+            crate::py_values::int32_arg(obj).and_then(|v| usize::try_from(v).ok())
+        };
         let (Some(n), Some(heads), Some(mut caps), Some(costs), Some(source), Some(sink)) = (
             node(n),
             ints_arg(heads),
