@@ -9,7 +9,10 @@ independent reference, on seeded random networks (the seed is printed).
   nonzero initial flow of minimum cost for its value;
 - ``add_arcs`` builds exactly what the same ``add_arc`` calls build;
 - the flow itself is the one of ``tests/flow_reference.py`` (the solver before its shortcuts),
-  arc by arc, whichever way the levels after a potential raise are found.
+  arc by arc, whichever way the breadth-first layers are found.
+
+These tests check the Python solver itself, so the compiled twin is switched off here
+(``tests/test_engine_twin.py`` checks the twin against it).
 """
 
 from __future__ import annotations
@@ -19,11 +22,17 @@ import random
 import flow_reference
 import pytest
 
-from kafka_sticky_plugin.core import flow
+from kafka_sticky_plugin.core import flow, implementation
 from kafka_sticky_plugin.core.flow import FlowNetwork
 from kafka_sticky_plugin.errors import InvariantViolation
 
 Arc = tuple[int, int, int, int]  # tail, head, capacity, cost
+
+
+@pytest.fixture(autouse=True)
+def _reference_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Python solver runs even where the compiled twin is installed."""
+    monkeypatch.setattr(implementation, "twin", None)
 
 
 def _random_arcs(rnd: random.Random, n: int) -> list[Arc]:
@@ -167,10 +176,10 @@ def test_add_arcs_is_add_arc_repeated() -> None:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_add_arcs_of_apart_batches_is_add_arc_repeated(seed: int) -> None:
-    """Batches whose tails and heads are apart (by range, or interleaved node numbers) link
-    the adjacency lists in C: the same network as one ``add_arc`` per arc; so do batches that
-    are not apart (ranges that touch, anything), and empty ones."""
+def test_add_arcs_of_any_batch_is_add_arc_repeated(seed: int) -> None:
+    """Batches whose tails and heads are apart (by range, or interleaved node numbers), batches
+    that are not (ranges that touch, anything) and empty ones: the same network as one
+    ``add_arc`` per arc."""
     print(f"seed={seed}")
     rnd = random.Random(seed)
     n = 12
@@ -212,26 +221,16 @@ def test_negative_residual_arc_is_rejected() -> None:
         net.push_min_cost(0, 1)
 
 
-@pytest.mark.parametrize("extend", [0, 10**9])
+@pytest.mark.parametrize("bottom_up", [0, 10**9])
 def test_flows_match_the_reference_solver_bit_for_bit(
-    extend: int, monkeypatch: pytest.MonkeyPatch
+    bottom_up: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Same residual capacities on every arc as the reference solver, with the levels after
-    each raise always extended from the zero set (``_EXTEND = 0``) or always searched afresh;
-    the extension must actually run."""
+    """Same residual capacities on every arc as the reference solver, with every breadth-first
+    layer found top-down (``_BOTTOM_UP = 0``) or bottom-up (``_BOTTOM_UP = 10**9``)."""
     seed = random.randrange(2**32)
-    print(f"seed {seed} extend {extend}")
+    print(f"seed {seed} bottom_up {bottom_up}")
     rnd = random.Random(seed)
-    monkeypatch.setattr(flow, "_EXTEND", extend)
-    extended = 0
-    plain = FlowNetwork._extend_levels
-
-    def counted(self: FlowNetwork, *args: object) -> None:
-        nonlocal extended
-        extended += 1
-        plain(self, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(FlowNetwork, "_extend_levels", counted)
+    monkeypatch.setattr(flow, "_BOTTOM_UP", bottom_up)
     for _ in range(1500):
         n = rnd.randint(2, 14)
         arcs = _random_arcs(rnd, n)
@@ -241,4 +240,3 @@ def test_flows_match_the_reference_solver_bit_for_bit(
             ref.add_arc(*arc)
         assert net.push_min_cost(0, 1) == ref.push_min_cost(0, 1), (seed, n, arcs)
         assert net.cap == ref.cap, (seed, n, arcs)
-    assert (extended > 0) == (extend == 0), extended

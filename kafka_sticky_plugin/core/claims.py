@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from . import implementation
+import kafka_sticky_plugin.core.implementation as implementation
+
 from .layout import Layout
 from .spec import OwnedRuns, owned_runs
 

@@ -10,13 +10,17 @@ to a sink, always along cheapest paths (successive shortest paths, in phases):
   travels at that distance, in bulk;
 - repeat until the sink is unreachable.
 
-Every step scans as few arcs as it can without changing the result (the paths found, hence the
-flow, are those of plain scans over all arcs in arc order): a breadth-first layer is found from
-whichever side has fewer arcs (the frontier's arcs, or each unlabelled node's arcs from the
-frontier) and the search stops at the sink's layer; the nodes at reduced distance 0 are the
-ones the last breadth-first search reached, so Dijkstra only settles the others and stops at
-the sink (distances beyond it do not change the potentials); the blocking flow follows only
-arcs into nodes that can still reach the sink, listed once per phase from the sink's side.
+Each step is the plain one, with one speed-only choice inside it that does not change the
+result (the paths found, hence the flow, are those of plain scans over all arcs in arc order):
+a breadth-first layer is found from whichever side has fewer arcs (the frontier's arcs, or
+each unlabelled node's arcs from the frontier) and the search stops at the sink's layer; the
+nodes at reduced distance 0 are the ones the last breadth-first search reached, so Dijkstra
+only settles the others (started from whichever side has fewer arcs) and stops at the sink
+(distances beyond it do not change the potentials); the blocking flow follows only arcs into
+nodes that can still reach the sink, listed once per phase from the side with fewer arcs.
+(Without these choices the push takes about 7x longer on HET-1M's stickiness flow, 2x the
+whole engine step.) The compiled twin (:mod:`.implementation`, ``twin/src/min_cost_flow.rs``)
+runs the plain steps and gives the same flow on every arc.
 
 Invariants:
 
@@ -37,10 +41,13 @@ Invariants:
 from __future__ import annotations
 
 import heapq
-from collections import deque
 from collections.abc import Sequence
 from itertools import compress
 from operator import neg, sub
+
+# The module, not its ``twin`` (read at each push, so tests can switch it); imported by its
+# full name, since ``from . import`` would make this module import the package ``core``.
+import kafka_sticky_plugin.core.implementation as implementation
 
 from ..errors import InvariantViolation
 
@@ -50,19 +57,7 @@ __all__ = ["FlowNetwork"]
 # unlabelled nodes' arcs (bottom-up stops at a node's first admissible arc from the frontier).
 _BOTTOM_UP = 4
 
-# After a raise, extend the zero set's levels when the other nodes hold at most 1/_EXTEND
-# of the arcs (else a fresh breadth-first search, which stops early, is cheaper).
-_EXTEND = 4
-
 _UNSET = -1  # the level (and Dijkstra distance) of a node not reached yet
-
-
-def _apart(tails: list[int], heads: list[int]) -> bool:
-    """True when no node is both in ``tails`` and in ``heads`` (non-empty): first by their
-    ranges (one pass each in C), else by sets."""
-    if max(tails) < min(heads) or max(heads) < min(tails):
-        return True
-    return set(tails).isdisjoint(heads)
 
 
 class FlowNetwork:
@@ -97,9 +92,7 @@ class FlowNetwork:
     ) -> int:
         """Add arcs ``tails[i] -> heads[i]`` in order, exactly as that many :meth:`add_arc`
         calls would (same ids, same adjacency order); returns the first id (arc ``i`` is
-        ``first + 2 * i``). ``flows`` defaults to zeros. When no node is both a tail and a
-        head of the batch, every node's new arcs are all forward or all reverse, so the
-        adjacency lists are extended in C, tails then heads (same order per node)."""
+        ``first + 2 * i``). ``flows`` defaults to zeros."""
         k = len(tails)
         if not len(heads) == len(capacities) == len(costs) == k:
             raise InvariantViolation("arc lists differ in length")
@@ -126,12 +119,7 @@ class FlowNetwork:
         pairs[1::2] = map(neg, costs)
         self.cost += pairs
         adj = self.adj
-        end = first + 2 * k
-        if k and _apart(tails, heads):
-            deque(map(list.append, map(adj.__getitem__, tails), range(first, end, 2)), 0)
-            deque(map(list.append, map(adj.__getitem__, heads), range(first + 1, end, 2)), 0)
-            return first
-        for a, u, v in zip(range(first, end, 2), tails, heads, strict=True):
+        for a, u, v in zip(range(first, first + 2 * k, 2), tails, heads, strict=True):
             adj[u].append(a)
             adj[v].append(a + 1)
         return first
@@ -148,27 +136,32 @@ class FlowNetwork:
     def push_min_cost(self, source: int, sink: int) -> int:
         """Push the maximum additional flow from ``source`` to ``sink`` at minimum cost; return
         the amount pushed. Raises ``InvariantViolation`` when the initial flow is not a cheapest one
-        (a residual arc with negative cost)."""
+        (a residual arc with negative cost).
+
+        When the compiled twin is in use (:mod:`.implementation`) it computes the push, and
+        its residual capacities replace :attr:`cap`'s contents; where it answers ``None`` the
+        code below (the reference) runs."""
+        twin = implementation.twin
+        if twin is not None:
+            done = twin.push_min_cost(self.n, self.head, self.cap, self.cost, source, sink)
+            if done is not None:
+                self.cap[:], pushed = done
+                return pushed
         cap, cost = self.cap, self.cost
         if min(compress(cost, cap), default=0) < 0:  # capacities are never negative
             raise InvariantViolation("initial flow is not of minimum cost (negative residual arc)")
         potential = [0] * self.n
         deg = list(map(len, self.adj))  # the arcs never change during the push
         pushed = 0
-        level, layers = self._levels(source, sink, potential, deg)
         while True:
+            level, layers = self._levels(source, sink, potential, deg)
             if level[sink] < 0:
                 # Nothing admissible reaches the sink: ``level`` marks exactly the nodes at
                 # reduced distance 0; raise the potentials by the next shortest distance.
                 if not self._raise_potentials(level, sink, potential, deg):
                     return pushed
-                rest = list(compress(range(self.n), map(_UNSET.__eq__, level)))
-                if sum(map(deg.__getitem__, rest)) * _EXTEND <= len(self.head):
-                    self._extend_levels(sink, potential, level, layers, rest)
-                    continue
             else:
                 pushed += self._blocking_flow(source, sink, level, layers, potential, deg)
-            level, layers = self._levels(source, sink, potential, deg)
 
     def _raise_potentials(
         self, zero: list[int], sink: int, potential: list[int], deg: list[int]
@@ -245,72 +238,6 @@ class FlowNetwork:
         for u in done:
             potential[u] += dist[u] - reach
         return True
-
-    def _extend_levels(
-        self,
-        sink: int,
-        potential: list[int],
-        level: list[int],
-        layers: list[list[int]],
-        rest: list[int],
-    ) -> None:
-        """Turn the complete levels of the zero set (a :meth:`_levels` that missed the sink),
-        in place, into the levels :meth:`_levels` finds after :meth:`_raise_potentials`,
-        scanning only the arcs of ``rest`` (the unlabelled nodes) and of the nodes it labels.
-
-        The raise leaves the zero set's potentials alone and lifts every other node by a
-        positive amount (its distance was positive), so an admissible arc into the zero set
-        still comes from it: the zero set keeps its levels. Each other node enters at one
-        more than its lowest admissible predecessor in the zero set; from there a
-        breadth-first search by depth buckets follows admissible arcs among the new nodes,
-        and stops after the sink's depth (deeper new nodes stay unlabelled; zero-set nodes
-        deeper than the sink keep labels that no later step reads)."""
-        adj, head, cap, cost = self.adj, self.head, self.cap, self.cost
-        tentative: dict[int, int] = {}
-        buckets: dict[int, list[int]] = {}
-        for v in rest:
-            pv = potential[v]
-            best = _UNSET
-            for b in adj[v]:
-                u = head[b]
-                lu = level[u]
-                if (
-                    lu >= 0
-                    and (best < 0 or lu < best)
-                    and cap[b ^ 1] > 0
-                    and cost[b ^ 1] + potential[u] == pv
-                ):
-                    best = lu
-            if best >= 0:
-                tentative[v] = best + 1
-                buckets.setdefault(best + 1, []).append(v)
-        depth = 0
-        while buckets and level[sink] < 0:
-            depth += 1
-            bucket = buckets.pop(depth, None)
-            if bucket is None:
-                continue
-            reached = [v for v in bucket if level[v] < 0 and tentative[v] == depth]
-            if depth == len(layers):
-                layers.append([])
-            layers[depth] += reached
-            for v in reached:
-                level[v] = depth
-            if level[sink] >= 0:
-                return
-            down = depth + 1
-            for v in reached:
-                pv = potential[v]
-                for a in adj[v]:
-                    w = head[a]
-                    if (
-                        level[w] < 0
-                        and cap[a] > 0
-                        and cost[a] + pv == potential[w]
-                        and tentative.get(w, down + 1) > down
-                    ):
-                        tentative[w] = down
-                        buckets.setdefault(down, []).append(w)
 
     def _levels(
         self, source: int, sink: int, potential: list[int], deg: list[int]

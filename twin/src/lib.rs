@@ -1,4 +1,5 @@
-//! kafka_sticky_plugin_twin: the compiled twin of kafka-sticky-plugin's wire seam.
+//! kafka_sticky_plugin_twin: the compiled twin of kafka-sticky-plugin's wire seam and of
+//! engine steps.
 //!
 //! The seam's reference and specification is `kafka_sticky_plugin/codec/seam.py`: three
 //! functions, each twinned here under its own name. Each returns exactly what the reference
@@ -11,9 +12,14 @@
 //!
 //! `SEAM_VERSION` names the set of functions and their rules: the Python side uses the twin
 //! only when it equals its own (a twin built for another seam is ignored, never half-used).
+//!
+//! It also twins the engine's steps declared in `kafka_sticky_plugin/core/implementation.py`
+//! (contract `ENGINE_VERSION`, same rule): `push_min_cost`, the exact min-cost flow push of
+//! `kafka_sticky_plugin/core/flow.py`, in pure Rust in `min_cost_flow`.
 
 pub mod claims;
 pub mod consumer_protocol;
+pub mod min_cost_flow;
 pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
@@ -197,5 +203,47 @@ mod kafka_sticky_plugin_twin {
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let args = [topics, counts, subscriptions, generations, runs, pairs];
         crate::py_claims::resolve_claims(py, args)
+    }
+
+    /// `FlowNetwork.push_min_cost` (`core/flow.py`) on the network whose arc `a` enters
+    /// `heads[a]` with residual capacity `caps[a]` and cost `costs[a]`: `(residual capacities
+    /// after the push, amount pushed)`, or `None` for anything but lists of exact ints within
+    /// `i64` and a network [`crate::min_cost_flow::push_min_cost`] vouches for.
+    #[pyfunction]
+    fn push_min_cost<'py>(
+        py: Python<'py>,
+        n: &Bound<'py, PyAny>,
+        heads: &Bound<'py, PyAny>,
+        caps: &Bound<'py, PyAny>,
+        costs: &Bound<'py, PyAny>,
+        source: &Bound<'py, PyAny>,
+        sink: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<(Bound<'py, PyList>, i64)>> {
+        let node = |obj: &Bound<'py, PyAny>| {
+            crate::py_values::int32_arg(obj).and_then(|v| usize::try_from(v).ok())
+        };
+        let (Some(n), Some(heads), Some(mut caps), Some(costs), Some(source), Some(sink)) = (
+            node(n),
+            ints_arg(heads),
+            ints_arg(caps),
+            ints_arg(costs),
+            node(source),
+            node(sink),
+        ) else {
+            return Ok(None);
+        };
+        let Ok(heads) = heads
+            .into_iter()
+            .map(usize::try_from)
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return Ok(None);
+        };
+        let pushed =
+            crate::min_cost_flow::push_min_cost(n, &heads, &mut caps, &costs, source, sink);
+        match pushed {
+            Some(pushed) => Ok(Some((PyList::new(py, caps)?, pushed))),
+            None => Ok(None),
+        }
     }
 }

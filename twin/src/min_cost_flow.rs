@@ -1,0 +1,433 @@
+//! The engine's min-cost flow push (`kafka_sticky_plugin/core/flow.py`,
+//! `FlowNetwork.push_min_cost`), in plain Rust: same network, same rules, same flow on every
+//! arc.
+//!
+//! The network is given as the reference holds it: arc `a` enters `heads[a]`, its reverse is
+//! `a ^ 1` (so `a` leaves `heads[a ^ 1]`), `caps[a]` is its residual capacity and `costs[a]`
+//! its cost. Node `u`'s arcs are the arcs leaving it in ascending id (the reference's
+//! adjacency lists, which grow as arcs are added).
+//!
+//! The push is successive shortest paths in phases, each step the plain version of the
+//! reference's (whose shortcuts only skip scans that cannot change the result):
+//!
+//! - breadth-first levels over admissible arcs (residual, reduced cost zero) from the source,
+//!   stopping once the sink is labelled;
+//! - when the sink is unlabelled: Dijkstra over reduced costs from the labelled nodes (all
+//!   at distance 0), stopping when the sink is settled; every potential is raised by
+//!   `min(distance, distance of the sink)`; an unreachable sink ends the push;
+//! - else Dinic's blocking flow: a depth-first search from the source with current-arc
+//!   pointers along admissible arcs one level up into nodes that could reach the sink at the
+//!   phase's start (in arc order), augmenting by the path's bottleneck and resuming at the
+//!   tail of its first saturated arc.
+//!
+//! Distances and levels are unique, and the search's choices are fixed by the arc order, so
+//! the flow is the reference's. [`push_min_cost`] refuses (`None`) every network the
+//! reference would reject or the twin cannot vouch for; the caller then runs the reference.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A node not reached yet (level or distance).
+const UNSET: i64 = -1;
+
+/// The network in compressed adjacency form: node `u`'s arcs are
+/// `arcs[first[u]..first[u + 1]]`, ascending.
+struct Network<'a> {
+    heads: &'a [usize],
+    costs: &'a [i64],
+    first: Vec<usize>,
+    arcs: Vec<usize>,
+}
+
+impl<'a> Network<'a> {
+    fn new(n: usize, heads: &'a [usize], costs: &'a [i64]) -> Self {
+        let mut first = vec![0usize; n + 1];
+        for a in 0..heads.len() {
+            first[heads[a ^ 1] + 1] += 1;
+        }
+        for u in 0..n {
+            first[u + 1] += first[u];
+        }
+        let mut fill = first.clone();
+        let mut arcs = vec![0usize; heads.len()];
+        for a in 0..heads.len() {
+            let u = heads[a ^ 1];
+            arcs[fill[u]] = a;
+            fill[u] += 1;
+        }
+        Network {
+            heads,
+            costs,
+            first,
+            arcs,
+        }
+    }
+
+    fn out(&self, u: usize) -> &[usize] {
+        &self.arcs[self.first[u]..self.first[u + 1]]
+    }
+}
+
+/// The push's working state: residual capacities, potentials and the current phase's levels.
+struct Push<'a, 'c> {
+    net: Network<'a>,
+    caps: &'c mut [i64],
+    /// Potentials and distances are `i128`: costs may use all of `i64` (the engine packs
+    /// lexicographic weights into them) and a path's cost can exceed it.
+    potential: Vec<i128>,
+    level: Vec<i64>,
+    /// The labelled nodes in breadth-first order (levels ascending).
+    order: Vec<usize>,
+    source: usize,
+    sink: usize,
+}
+
+impl Push<'_, '_> {
+    /// Arc `a` (from `u`) is residual with reduced cost zero.
+    fn admissible(&self, u: usize, a: usize) -> bool {
+        self.caps[a] > 0
+            && i128::from(self.net.costs[a]) + self.potential[u]
+                == self.potential[self.net.heads[a]]
+    }
+
+    /// Breadth-first levels over admissible arcs; stops once the sink is labelled (when it
+    /// is not, every node reachable at reduced distance 0 is labelled).
+    fn levels(&mut self) {
+        self.level.fill(UNSET);
+        self.order.clear();
+        self.level[self.source] = 0;
+        self.order.push(self.source);
+        let mut next = 0;
+        while next < self.order.len() {
+            let u = self.order[next];
+            next += 1;
+            let up = self.level[u] + 1;
+            for &a in self.net.out(u) {
+                let v = self.net.heads[a];
+                if self.level[v] == UNSET && self.admissible(u, a) {
+                    self.level[v] = up;
+                    self.order.push(v);
+                    if v == self.sink {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Dijkstra over reduced costs (all >= 0) from the labelled nodes, then every potential
+    /// raised by `min(distance, reach)`, `reach` being the sink's distance. False (potentials
+    /// untouched) when the sink is unreachable.
+    fn raise_potentials(&mut self) -> bool {
+        let n = self.level.len();
+        let mut settled: Vec<bool> = self.level.iter().map(|&l| l != UNSET).collect();
+        let mut dist = vec![i128::from(UNSET); n];
+        let mut heap = BinaryHeap::new();
+        for &u in &self.order {
+            let pu = self.potential[u];
+            for &a in self.net.out(u) {
+                let v = self.net.heads[a];
+                if settled[v] || self.caps[a] <= 0 {
+                    continue;
+                }
+                let d = i128::from(self.net.costs[a]) + pu - self.potential[v];
+                if dist[v] < 0 || d < dist[v] {
+                    dist[v] = d;
+                    heap.push(Reverse((d, v)));
+                }
+            }
+        }
+        let mut reach = -1i128;
+        let mut done = Vec::new();
+        while let Some(Reverse((d, u))) = heap.pop() {
+            if settled[u] {
+                continue;
+            }
+            if u == self.sink {
+                reach = d;
+                break;
+            }
+            settled[u] = true;
+            done.push(u);
+            let base = d + self.potential[u];
+            for &a in self.net.out(u) {
+                if self.caps[a] <= 0 {
+                    continue;
+                }
+                let v = self.net.heads[a];
+                if settled[v] {
+                    continue;
+                }
+                let nd = base + i128::from(self.net.costs[a]) - self.potential[v];
+                if dist[v] < 0 || nd < dist[v] {
+                    dist[v] = nd;
+                    heap.push(Reverse((nd, v)));
+                }
+            }
+        }
+        if reach < 0 {
+            return false;
+        }
+        for v in 0..n {
+            if self.level[v] == UNSET {
+                self.potential[v] += reach;
+            }
+        }
+        for &u in &done {
+            self.potential[u] += dist[u] - reach;
+        }
+        true
+    }
+
+    /// Dinic's blocking flow on the current levels; returns the amount pushed.
+    fn blocking_flow(&mut self) -> i64 {
+        let n = self.level.len();
+        // The nodes that can reach the sink in the level graph (at the phase's start).
+        let mut useful = vec![false; n];
+        useful[self.sink] = true;
+        for &u in self.order.iter().rev() {
+            if u == self.sink || self.level[u] >= self.level[self.sink] {
+                continue;
+            }
+            let up = self.level[u] + 1;
+            useful[u] = self.net.out(u).iter().any(|&a| {
+                let v = self.net.heads[a];
+                useful[v] && self.level[v] == up && self.admissible(u, a)
+            });
+        }
+        let mut pointer: Vec<usize> = self.net.first[..n].to_vec();
+        let mut path: Vec<usize> = Vec::new();
+        let mut pushed = 0;
+        let mut u = self.source;
+        loop {
+            while u != self.sink {
+                let end = self.net.first[u + 1];
+                let up = self.level[u] + 1;
+                let mut i = pointer[u];
+                while i < end {
+                    let a = self.net.arcs[i];
+                    let v = self.net.heads[a];
+                    if useful[v] && self.level[v] == up && self.admissible(u, a) {
+                        break;
+                    }
+                    i += 1;
+                }
+                pointer[u] = i;
+                if i < end {
+                    let a = self.net.arcs[i];
+                    path.push(a);
+                    u = self.net.heads[a];
+                    continue;
+                }
+                let Some(back) = path.pop() else {
+                    return pushed;
+                };
+                u = self.net.heads[back ^ 1];
+                pointer[u] += 1;
+            }
+            let amount = path.iter().map(|&a| self.caps[a]).min().unwrap_or(0);
+            let mut cut = usize::MAX;
+            for (i, &a) in path.iter().enumerate() {
+                self.caps[a] -= amount;
+                self.caps[a ^ 1] += amount;
+                if cut == usize::MAX && self.caps[a] == 0 {
+                    cut = i;
+                }
+            }
+            pushed += amount;
+            u = self.net.heads[path[cut] ^ 1];
+            path.truncate(cut);
+        }
+    }
+}
+
+/// Capacities that sum to at most this keep every flow and the amount pushed within `i64`.
+const LIMIT: i128 = i64::MAX as i128;
+
+/// The reference's `push_min_cost` on this network: pushes the maximum additional flow from
+/// `source` to `sink` at minimum cost, updating `caps` in place, and returns the amount.
+///
+/// `None` (with `caps` untouched) when the reference must decide: lengths that differ or are
+/// odd, a node out of range, `source == sink`, a negative capacity, costs of an arc and its
+/// reverse that are not opposite, a residual arc with a negative cost (the reference raises),
+/// or capacities whose sum exceeds `i64`'s range.
+pub fn push_min_cost(
+    n: usize,
+    heads: &[usize],
+    caps: &mut [i64],
+    costs: &[i64],
+    source: usize,
+    sink: usize,
+) -> Option<i64> {
+    let m = heads.len();
+    if m % 2 != 0 || caps.len() != m || costs.len() != m {
+        return None;
+    }
+    if source >= n || sink >= n || source == sink || heads.iter().any(|&v| v >= n) {
+        return None;
+    }
+    let mut cap_sum = 0i128;
+    for a in 0..m {
+        if caps[a] < 0 || (caps[a] > 0 && costs[a] < 0) || costs[a ^ 1] != costs[a].checked_neg()? {
+            return None;
+        }
+        cap_sum += i128::from(caps[a]);
+    }
+    if cap_sum > LIMIT {
+        return None;
+    }
+    let mut push = Push {
+        net: Network::new(n, heads, costs),
+        caps,
+        potential: vec![0; n],
+        level: vec![UNSET; n],
+        order: Vec::new(),
+        source,
+        sink,
+    };
+    let mut pushed = 0;
+    loop {
+        push.levels();
+        if push.level[sink] == UNSET {
+            if !push.raise_potentials() {
+                return Some(pushed);
+            }
+        } else {
+            pushed += push.blocking_flow();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A network built arc by arc as the reference's `add_arc` builds it.
+    struct Build {
+        heads: Vec<usize>,
+        caps: Vec<i64>,
+        costs: Vec<i64>,
+    }
+
+    impl Build {
+        fn new() -> Self {
+            Build {
+                heads: Vec::new(),
+                caps: Vec::new(),
+                costs: Vec::new(),
+            }
+        }
+
+        fn arc(&mut self, u: usize, v: usize, cap: i64, cost: i64) -> usize {
+            self.heads.extend([v, u]);
+            self.caps.extend([cap, 0]);
+            self.costs.extend([cost, -cost]);
+            self.heads.len() - 2
+        }
+
+        fn push(&mut self, n: usize, source: usize, sink: usize) -> Option<i64> {
+            push_min_cost(n, &self.heads, &mut self.caps, &self.costs, source, sink)
+        }
+
+        fn flow(&self, a: usize) -> i64 {
+            self.caps[a ^ 1]
+        }
+    }
+
+    #[test]
+    fn cheapest_paths_first() {
+        let mut net = Build::new();
+        let direct = net.arc(0, 1, 2, 10);
+        let via = net.arc(0, 2, 3, 1);
+        let on = net.arc(2, 1, 1, 1);
+        assert_eq!(net.push(3, 0, 1), Some(3));
+        assert_eq!((net.flow(direct), net.flow(via), net.flow(on)), (2, 1, 1));
+    }
+
+    #[test]
+    fn ties_go_to_the_lower_arc() {
+        // One unit, two equally cheap routes: the lower arc id carries it.
+        let mut net = Build::new();
+        net.arc(4, 0, 1, 0);
+        let a = net.arc(0, 2, 1, 0);
+        let b = net.arc(0, 3, 1, 0);
+        net.arc(2, 1, 1, 0);
+        net.arc(3, 1, 1, 0);
+        assert_eq!(net.push(5, 4, 1), Some(1));
+        assert_eq!((net.flow(a), net.flow(b)), (1, 0));
+    }
+
+    #[test]
+    fn rerouting_through_a_reverse_arc() {
+        // The classic: the first path 0-2-3-1 must be partly undone for the second.
+        let mut net = Build::new();
+        let a = net.arc(0, 2, 1, 1);
+        let b = net.arc(0, 3, 1, 3);
+        let c = net.arc(2, 3, 1, 1);
+        let d = net.arc(2, 1, 1, 3);
+        let e = net.arc(3, 1, 1, 1);
+        assert_eq!(net.push(4, 0, 1), Some(2));
+        let flows: Vec<i64> = [a, b, c, d, e].iter().map(|&x| net.flow(x)).collect();
+        assert_eq!(flows, vec![1, 1, 0, 1, 1]);
+    }
+
+    #[test]
+    fn unreachable_sink_pushes_nothing() {
+        let mut net = Build::new();
+        net.arc(0, 2, 5, 1);
+        net.arc(1, 2, 5, 1);
+        let before = net.caps.clone();
+        assert_eq!(net.push(3, 0, 1), Some(0));
+        assert_eq!(net.caps, before);
+    }
+
+    #[test]
+    fn refuses_what_the_reference_decides() {
+        let mut net = Build::new();
+        net.arc(0, 1, 1, -1); // a residual arc with a negative cost: the reference raises
+        assert_eq!(net.push(2, 0, 1), None);
+        let mut net = Build::new();
+        net.arc(0, 1, 1, 1);
+        assert_eq!(net.push(2, 0, 0), None);
+        assert_eq!(net.push(2, 0, 2), None);
+        net.heads[0] = 7;
+        assert_eq!(net.push(2, 0, 1), None);
+        let mut net = Build::new();
+        net.arc(0, 1, i64::MAX, 1);
+        net.arc(0, 1, 1, 1);
+        assert_eq!(net.push(2, 0, 1), None);
+        let mut net = Build::new();
+        net.arc(0, 1, 1, 1);
+        net.costs[1] = 0;
+        assert_eq!(net.push(2, 0, 1), None);
+    }
+
+    #[test]
+    fn an_initial_cheapest_flow_is_kept_and_extended() {
+        // Flow on a free arc (its reverse costs 0) and a saturated negative arc are cheapest.
+        let mut net = Build::new();
+        let free = net.arc(0, 2, 2, 0);
+        let negative = net.arc(2, 1, 1, -4);
+        let priced = net.arc(2, 1, 5, 3);
+        net.caps[free] = 1;
+        net.caps[free ^ 1] = 1;
+        net.caps[negative] = 0;
+        net.caps[negative ^ 1] = 1;
+        assert_eq!(net.push(3, 0, 1), Some(1));
+        let flows = (net.flow(free), net.flow(negative), net.flow(priced));
+        assert_eq!(flows, (2, 1, 1));
+    }
+
+    #[test]
+    fn costs_across_i64s_range() {
+        // A path costs more than i64 holds: the potentials do not overflow.
+        let big = i64::MAX / 2 + 1;
+        let mut net = Build::new();
+        let first = net.arc(0, 2, 1, big);
+        net.arc(2, 3, 1, big);
+        net.arc(3, 1, 1, big);
+        let dear = net.arc(0, 1, 1, i64::MAX);
+        assert_eq!(net.push(4, 0, 1), Some(2));
+        assert_eq!((net.flow(first), net.flow(dear)), (1, 1));
+    }
+}
