@@ -10,6 +10,12 @@ else (the caller then runs the reference):
   :meth:`.flow.FlowNetwork.push_min_cost` on the network whose arc ``a`` enters
   ``heads[a]`` (its reverse is ``a ^ 1``) with residual capacity ``caps[a]`` and cost
   ``costs[a]``; returns ``(residual capacities after the push, amount pushed)``.
+- ``build_balanced_plan(members, topics, offsets, counts, subscribers, owner, hints)``:
+  :func:`.balance_builder.build_balanced_plan` of the component ``(members, topics)``
+  (``comp``'s lists) under ``layout.offsets`` / ``layout.counts``, with
+  ``subscribers`` its :func:`.balance_builder.topic_subscribers` and ``owner`` / ``hints``
+  the claims'; returns per member of ``members``, in order, its global partitions ascending
+  or ``None`` when they are exactly its ``claims.owned`` list.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -22,7 +28,7 @@ the same plan with the twin as without it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol, cast
 
 from ..twin_loader import describe as describe_twin
@@ -51,6 +57,17 @@ class EngineTwin(Protocol):
         source: int,
         sink: int,
     ) -> tuple[list[int], int] | None: ...
+
+    def build_balanced_plan(
+        self,
+        members: list[int],
+        topics: list[int],
+        offsets: list[int],
+        counts: list[int],
+        subscribers: Mapping[int, list[int]],
+        owner: list[int],
+        hints: Mapping[int, int],
+    ) -> list[list[int] | None] | None: ...
 
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.

@@ -12,12 +12,14 @@
 //! `SEAM_VERSION` names the set of functions and their rules: the Python side uses the twin
 //! only when it equals its own (a twin built for another seam is ignored, never half-used).
 
+pub mod balance;
 pub mod consumer_protocol;
 pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
 pub mod wire;
 
+mod py_balance;
 mod py_values;
 
 use pyo3::prelude::*;
@@ -38,6 +40,14 @@ mod kafka_sticky_plugin_twin {
     /// The seam's contract version (see the crate's doc).
     #[pymodule_export]
     const SEAM_VERSION: u32 = 2;
+
+    /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
+    #[pymodule_export]
+    const ENGINE_VERSION: u32 = 1;
+
+    /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
+    #[pymodule_export]
+    use crate::py_balance::build_balanced_plan;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]
