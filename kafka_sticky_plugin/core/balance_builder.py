@@ -254,15 +254,13 @@ def build_balanced_plan(
     compiled twin's plan when it gives one (:mod:`.implementation`: the same plan)."""
     twin = implementation.twin
     if twin is not None:
-        if subscribers is None:
-            subscribers = topic_subscribers(layout.subscriptions, comp)
         planned = twin.build_balanced_plan(
             comp.members,
             comp.topics,
             layout.offsets,
             layout.counts,
-            subscribers,
-            claims.owner,
+            layout.subscriptions,
+            claims.owned,
             claims.hints,
         )
         if planned is not None:  # None for a member whose plan is exactly its claims

@@ -10,12 +10,12 @@ else (the caller then runs the reference):
   :meth:`.flow.FlowNetwork.push_min_cost` on the network whose arc ``a`` enters
   ``heads[a]`` (its reverse is ``a ^ 1``) with residual capacity ``caps[a]`` and cost
   ``costs[a]``; returns ``(residual capacities after the push, amount pushed)``.
-- ``build_balanced_plan(members, topics, offsets, counts, subscribers, owner, hints)``:
+- ``build_balanced_plan(members, topics, offsets, counts, subscriptions, owned, hints)``:
   :func:`.balance_builder.build_balanced_plan` of the component ``(members, topics)``
-  (``comp``'s lists) under ``layout.offsets`` / ``layout.counts``, with
-  ``subscribers`` its :func:`.balance_builder.topic_subscribers` and ``owner`` / ``hints``
-  the claims'; returns per member of ``members``, in order, its global partitions ascending
-  or ``None`` when they are exactly its ``claims.owned`` list.
+  (``comp``'s lists) under ``layout.offsets`` / ``layout.counts`` /
+  ``layout.subscriptions``, with ``owned`` / ``hints`` the claims'; returns per member of
+  ``members``, in order, its global partitions ascending, or ``None`` when they are exactly
+  its ``claims.owned`` list.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -64,8 +64,8 @@ class EngineTwin(Protocol):
         topics: list[int],
         offsets: list[int],
         counts: list[int],
-        subscribers: Mapping[int, list[int]],
-        owner: list[int],
+        subscriptions: list[frozenset[int]],
+        owned: list[list[int]],
         hints: Mapping[int, int],
     ) -> list[list[int] | None] | None: ...
 

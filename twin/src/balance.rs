@@ -176,8 +176,8 @@ impl Kept {
 }
 
 /// The holdings. A member's partitions of one of its topics live in that (member, topic)'s
-/// slot (`slot_base[m]` + the topic's place in `subs[m]`): "kept" (validly owned before)
-/// and "fresh" (given in this plan) lists. `fresh_order[m]` lists the topics of which `m`
+/// slot (numbered by topic, then subscriber: a topic's slots are adjacent, as water filling
+/// deals them), in a "kept" (validly owned before) and a "fresh" (given in this plan) list. `fresh_order[m]` lists the topics of which `m`
 /// was ever given a fresh partition, in the order first given (the reference's dict
 /// insertion order; emptied lists stay); `held_fresh` / `held_any` the topics with a
 /// non-empty fresh / any list, computed when first read, then kept exact.
@@ -187,9 +187,10 @@ struct State<'a> {
     base: Vec<u32>,
     /// Per member: its topics, ascending.
     subs: Vec<Vec<u32>>,
-    slot_base: Vec<u32>,
-    /// Per topic, parallel to its subscribers: each one's slot of it.
-    sub_slots: Vec<Vec<u32>>,
+    /// Per member, parallel to `subs`: its slot of each topic.
+    member_slots: Vec<Vec<u32>>,
+    /// Per topic: the slot of its first subscriber (the others' follow, in order).
+    topic_slots: Vec<u32>,
     load: Vec<i64>,
     kept: Kept,
     fresh: Lists,
@@ -201,6 +202,8 @@ struct State<'a> {
     displaced_to: Vec<bool>,
     /// Per member: how many partitions it validly owns.
     claimed: Vec<i64>,
+    /// Per partition: the member holding it ([`NONE`] before it is given).
+    holder: Vec<u32>,
     /// Search scratch: `seen[m] == stamp`, `expanded[t] == stamp`, the parent hop per member.
     stamp: u32,
     seen: Vec<u32>,
@@ -224,43 +227,35 @@ impl<'a> State<'a> {
         if total != input.owner.len() as u64 || total >= u64::from(NONE) {
             return Err(Unsure);
         }
+        let pairs: usize = input.subscribers.iter().map(Vec::len).sum();
+        if pairs as u64 >= u64::from(NONE / 2) {
+            return Err(Unsure);
+        }
         let mut subs = vec![Vec::new(); n];
-        let mut sub_slots = Vec::with_capacity(n_topics);
+        let mut member_slots = vec![Vec::new(); n];
+        let mut topic_slots = Vec::with_capacity(n_topics);
+        let mut slots = 0u32;
         for (t, ms) in input.subscribers.iter().enumerate() {
-            let mut places = Vec::with_capacity(ms.len());
+            topic_slots.push(slots);
             for (i, &m) in ms.iter().enumerate() {
                 if m as usize >= n || (i > 0 && ms[i - 1] >= m) {
                     return Err(Unsure);
                 }
-                places.push(subs[m as usize].len() as u32);
                 subs[m as usize].push(t as u32);
+                member_slots[m as usize].push(slots);
+                slots += 1;
             }
-            sub_slots.push(places);
         }
         if subs.iter().any(Vec::is_empty) {
             return Err(Unsure);
-        }
-        let mut slot_base = Vec::with_capacity(n);
-        let mut slots: u64 = 0;
-        for topics in &subs {
-            slot_base.push(u32::try_from(slots).map_err(|_| Unsure)?);
-            slots += topics.len() as u64;
-        }
-        if slots >= u64::from(NONE / 2) {
-            return Err(Unsure);
-        }
-        for (ms, places) in input.subscribers.iter().zip(&mut sub_slots) {
-            for (m, place) in ms.iter().zip(places.iter_mut()) {
-                *place += slot_base[*m as usize];
-            }
         }
         let (slots, total) = (slots as usize, total as usize);
         Ok(State {
             input,
             base,
             subs,
-            slot_base,
-            sub_slots,
+            member_slots,
+            topic_slots,
             load: vec![0; n],
             kept: Kept::default(),
             fresh: Lists::new(slots),
@@ -275,6 +270,7 @@ impl<'a> State<'a> {
             held_any: vec![None; n],
             displaced_to: vec![false; n],
             claimed: Vec::new(),
+            holder: vec![NONE; total],
             stamp: 0,
             seen: vec![0; n],
             expanded: vec![0; n_topics],
@@ -291,11 +287,12 @@ impl<'a> State<'a> {
         let place = self.subs[m as usize]
             .binary_search(&t)
             .map_err(|_| Unsure)?;
-        Ok(self.slot_base[m as usize] as usize + place)
+        Ok(self.member_slots[m as usize][place] as usize)
     }
 
-    fn push_kept(&mut self, s: usize, q: u32) {
+    fn push_kept(&mut self, m: u32, s: usize, q: u32) {
         self.kept.push(s, q);
+        self.holder[q as usize] = m;
     }
 
     fn push_fresh(&mut self, m: u32, t: u32, s: usize, q: u32) {
@@ -304,6 +301,7 @@ impl<'a> State<'a> {
             self.fresh_order[m as usize].push(t);
         }
         self.links.push(&mut self.fresh, 2 * s as u32 + 1, s, q);
+        self.holder[q as usize] = m;
     }
 
     /// The topics of which `m` holds a fresh partition (`fresh_only`) or any, computed when
@@ -316,14 +314,14 @@ impl<'a> State<'a> {
             &self.held_any[mi]
         };
         if computed.is_none() {
-            let b = self.slot_base[mi] as usize;
             let topics: BTreeSet<u32> = self.subs[mi]
                 .iter()
-                .enumerate()
-                .filter(|&(i, _)| {
-                    self.fresh.len[b + i] > 0 || (!fresh_only && self.kept.len[b + i] > 0)
+                .zip(&self.member_slots[mi])
+                .filter(|&(_, &s)| {
+                    let s = s as usize;
+                    self.fresh.len[s] > 0 || (!fresh_only && self.kept.len[s] > 0)
                 })
-                .map(|(_, &t)| t)
+                .map(|(&t, _)| t)
                 .collect();
             if fresh_only {
                 self.held_fresh[mi] = Some(topics);
@@ -344,7 +342,7 @@ impl<'a> State<'a> {
         let mi = m as usize;
         let s = self.slot(m, t)?;
         if o == m as i32 {
-            self.push_kept(s, q);
+            self.push_kept(m, s, q);
         } else {
             self.push_fresh(m, t, s, q);
             if let Some(held) = &mut self.held_fresh[mi] {
@@ -548,22 +546,22 @@ pub fn build_balanced_plan(input: &Input) -> Result<Vec<Option<Vec<u32>>>, Unsur
     initial_state(&mut state)?;
     balance(&mut state)?;
     restore_owners(&mut state)?;
-    let mut plan = Vec::with_capacity(input.members);
-    for m in 0..input.members {
-        let b = state.slot_base[m] as usize;
-        let slots = b..b + state.subs[m].len();
-        if state.load[m] == state.claimed[m] && slots.clone().all(|s| state.fresh.len[s] == 0) {
+    // every list ever given to a member: its holdings, ascending, gathered in one pass over
+    // the partitions by holder
+    let mut plan: Vec<Option<Vec<u32>>> = (0..input.members)
+        .map(|m| {
             // only kept partitions, as many as it owned: exactly its claims
-            plan.push(None);
-            continue;
+            let claims = state.load[m] == state.claimed[m]
+                && state.member_slots[m]
+                    .iter()
+                    .all(|&s| state.fresh.len[s as usize] == 0);
+            (!claims).then(|| Vec::with_capacity(state.load[m].max(0) as usize))
+        })
+        .collect();
+    for (q, &m) in state.holder.iter().enumerate() {
+        if let Some(Some(qs)) = plan.get_mut(m as usize) {
+            qs.push(q as u32);
         }
-        let mut qs: Vec<u32> = Vec::with_capacity(state.load[m].max(0) as usize);
-        for s in slots {
-            qs.extend_from_slice(state.kept.list(s));
-            qs.extend(state.links.walk(&state.fresh, s));
-        }
-        qs.sort_unstable();
-        plan.push(Some(qs));
     }
     Ok(plan)
 }
@@ -584,9 +582,9 @@ fn initial_state(state: &mut State<'_>) -> Result<(), Unsure> {
             free_of[t].extend(start..start + n_t);
             continue;
         }
-        let (ms, places) = (&input.subscribers[t], &state.sub_slots[t]);
-        for (&m, &s) in ms.iter().zip(places) {
-            slot_at[m as usize] = s;
+        let ms = &input.subscribers[t];
+        for (i, &m) in ms.iter().enumerate() {
+            slot_at[m as usize] = state.topic_slots[t] + i as u32;
         }
         for q in start..start + n_t {
             let o = input.owner[q as usize];
@@ -596,6 +594,7 @@ fn initial_state(state: &mut State<'_>) -> Result<(), Unsure> {
                     return Err(Unsure); // a claim outside the owner's subscriptions
                 }
                 slot_of[q as usize] = s;
+                state.holder[q as usize] = o as u32;
                 count[s as usize] += 1;
                 state.load[o as usize] += 1;
             } else {
@@ -635,7 +634,7 @@ fn initial_state(state: &mut State<'_>) -> Result<(), Unsure> {
     for t in order {
         let free = std::mem::take(&mut free_of[t as usize]);
         if free.iter().all(|q| !input.hints.contains_key(q)) {
-            water_fill(state, t, &free);
+            water_fill(state, t, &free)?;
             continue;
         }
         let mut heap: BTreeSet<(i64, u32)> = input.subscribers[t as usize]
@@ -659,7 +658,7 @@ fn initial_state(state: &mut State<'_>) -> Result<(), Unsure> {
 /// Deal `free` (ascending) to `t`'s subscribers, one partition at a time to the least
 /// `(load + received, member)`: at each level every member at or below it takes one, in
 /// member order.
-fn water_fill(state: &mut State<'_>, t: u32, free: &[u32]) {
+fn water_fill(state: &mut State<'_>, t: u32, free: &[u32]) -> Result<(), Unsure> {
     let input = state.input;
     let takers = &input.subscribers[t as usize];
     let mut by_load: Vec<(i64, usize)> = takers
@@ -667,10 +666,10 @@ fn water_fill(state: &mut State<'_>, t: u32, free: &[u32]) {
         .enumerate()
         .map(|(i, &m)| (state.load[m as usize], i))
         .collect();
-    by_load.sort_unstable();
+    by_load.sort(); // adaptive: loads often come in ascending runs
     let mut eligible: Vec<usize> = Vec::new();
     let (mut pos, mut i) = (0, 0);
-    let mut level = by_load[0].0;
+    let mut level = by_load.first().ok_or(Unsure)?.0;
     while pos < free.len() {
         let before = eligible.len();
         while i < by_load.len() && by_load[i].0 <= level {
@@ -678,7 +677,7 @@ fn water_fill(state: &mut State<'_>, t: u32, free: &[u32]) {
             i += 1;
         }
         if eligible.len() != before {
-            eligible.sort_unstable();
+            eligible.sort(); // two ascending runs: one merge
         }
         // every level until the next member joins: one partition each, in member order
         let rounds = match by_load.get(i) {
@@ -690,7 +689,7 @@ fn water_fill(state: &mut State<'_>, t: u32, free: &[u32]) {
         for &q in &free[pos..stop] {
             let taker = eligible[k];
             let m = takers[taker];
-            let s = state.sub_slots[t as usize][taker] as usize;
+            let s = (state.topic_slots[t as usize] + taker as u32) as usize;
             state.push_fresh(m, t, s, q);
             state.load[m as usize] += 1;
             k += 1;
@@ -701,6 +700,7 @@ fn water_fill(state: &mut State<'_>, t: u32, free: &[u32]) {
         level += rounds as i64;
         pos = stop;
     }
+    Ok(())
 }
 
 fn balance(state: &mut State<'_>) -> Result<(), Unsure> {

@@ -1,15 +1,17 @@
 //! `build_balanced_plan`'s Python values in and out (the step itself is `balance`, which
-//! knows nothing of Python). Input is read where the component lies: its topics' offsets,
-//! counts and owners by index, its subscriber lists by topic, the hints by whichever is
-//! fewer (every hint, or one lookup per partition); anything but exact `list` / `dict` /
-//! `int` values of the documented shapes gives `None`.
+//! knows nothing of Python). Input is read where the component lies: its topics' offsets
+//! and counts by index, its members' subscriptions (each distinct object once) and owned
+//! lists, the hints by whichever is fewer (every hint, or one lookup per partition); anything
+//! but exact `list` / `frozenset` / `dict` / `int` values of the documented shapes gives
+//! `None`.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyList};
+use pyo3::types::{PyDict, PyFrozenSet, PyInt, PyList};
 
-use crate::balance::{self, Input};
+use crate::balance::{self, Input, Unsure};
 use crate::py_values::ints_arg;
 
 /// An exact `int` (not `bool`).
@@ -59,8 +61,8 @@ fn read_input(
     topics: &Bound<'_, PyAny>,
     offsets: &Bound<'_, PyAny>,
     counts: &Bound<'_, PyAny>,
-    subscribers: &Bound<'_, PyAny>,
-    owner: &Bound<'_, PyAny>,
+    subscriptions: &Bound<'_, PyAny>,
+    owned: &Bound<'_, PyAny>,
     hints: &Bound<'_, PyAny>,
 ) -> Option<Input> {
     let members = ints_arg(members)?;
@@ -69,9 +71,9 @@ fn read_input(
         offsets.cast_exact::<PyList>().ok()?,
         counts.cast_exact::<PyList>().ok()?,
     );
-    let (subscribers, owner) = (
-        subscribers.cast_exact::<PyDict>().ok()?,
-        owner.cast_exact::<PyList>().ok()?,
+    let (subscriptions, owned) = (
+        subscriptions.cast_exact::<PyList>().ok()?,
+        owned.cast_exact::<PyList>().ok()?,
     );
     let hints = hints.cast_exact::<PyDict>().ok()?;
     if members.windows(2).any(|w| w[0] >= w[1]) || topics.windows(2).any(|w| w[0] >= w[1]) {
@@ -94,27 +96,61 @@ fn read_input(
         }
         starts.push(start);
         input.counts.push(u32::try_from(count).ok()?);
-        let subs = ints_arg(&subscribers.get_item(t).ok()??)?;
-        let subs: Option<Vec<u32>> = subs.iter().map(|&m| index.local(m)).collect();
-        input.subscribers.push(subs?);
     }
-    for (&start, &count) in starts.iter().zip(&input.counts) {
-        for q in start..start + i64::from(count) {
-            let o = int_of(&owner.get_item(usize::try_from(q).ok()?).ok()?)?;
-            input.owner.push(match o {
-                -2 | -1 => -1,
-                o => i32::try_from(index.local(o)?).ok()?,
-            });
+    // Subscribers from the members' subscriptions, each distinct frozenset read once (members
+    // of one class share theirs; the list keeps every one alive for the call, so an address
+    // names one object); a topic outside the component is not the builder's input.
+    input.subscribers = vec![Vec::new(); topics.len()];
+    let mut read: HashMap<usize, Vec<u32>> = HashMap::new();
+    for (l, &g) in index.members.iter().enumerate() {
+        let subs = subscriptions.get_item(usize::try_from(g).ok()?).ok()?;
+        let key = subs.as_ptr() as usize;
+        if let Entry::Vacant(entry) = read.entry(key) {
+            let set = subs.cast_exact::<PyFrozenSet>().ok()?;
+            let mut local = Vec::with_capacity(set.len());
+            for t in set.iter() {
+                let t = topics.binary_search(&int_of(&t)?).ok()?;
+                local.push(u32::try_from(t).ok()?);
+            }
+            entry.insert(local);
+        }
+        for &t in &read[&key] {
+            input.subscribers[t as usize].push(u32::try_from(l).ok()?);
         }
     }
-    // Hints: a partition's local index by its topic's start; a hint naming no member of the
-    // component never decides anything here and is left out.
     let mut bases = Vec::with_capacity(starts.len());
     let mut base = 0u64;
     for &count in &input.counts {
         bases.push(base);
         base += u64::from(count);
     }
+    // Owners from each member's owned list (ascending: one cursor over the topics), so a
+    // component nobody claims in costs nothing; a partition outside the component or owned
+    // twice is not the builder's input.
+    input.owner = vec![-1; usize::try_from(base).ok()?];
+    for (l, &g) in index.members.iter().enumerate() {
+        let list = owned.get_item(usize::try_from(g).ok()?).ok()?;
+        let list = list.cast_exact::<PyList>().ok()?;
+        let mut j = 0;
+        for q in list.iter() {
+            let q = int_of(&q)?;
+            while j < starts.len() && q >= starts[j] + i64::from(input.counts[j]) {
+                j += 1;
+            }
+            if j == starts.len() || q < starts[j] {
+                return None;
+            }
+            let slot = input
+                .owner
+                .get_mut((bases[j] + (q - starts[j]) as u64) as usize)?;
+            if *slot != -1 {
+                return None;
+            }
+            *slot = i32::try_from(l).ok()?;
+        }
+    }
+    // Hints: a partition's local index by its topic's start; a hint naming no member of the
+    // component never decides anything here and is left out.
     let local_of = |q: i64| -> Option<u32> {
         let j = starts.partition_point(|&s| s <= q).checked_sub(1)?;
         let offset = q - starts[j];
@@ -149,7 +185,7 @@ fn read_input(
 }
 
 /// `balance_builder.build_balanced_plan` of one component: `(comp.members, comp.topics,
-/// layout.offsets, layout.counts, {topic: subscribers ascending}, claims.owner,
+/// layout.offsets, layout.counts, layout.subscriptions, claims.owned,
 /// claims.hints)` -> per member of `comp.members`, its global partitions ascending, or
 /// `None` when they are exactly its `claims.owned` list; `None` where the reference must
 /// decide.
@@ -161,15 +197,26 @@ pub fn build_balanced_plan<'py>(
     topics: &Bound<'py, PyAny>,
     offsets: &Bound<'py, PyAny>,
     counts: &Bound<'py, PyAny>,
-    subscribers: &Bound<'py, PyAny>,
-    owner: &Bound<'py, PyAny>,
+    subscriptions: &Bound<'py, PyAny>,
+    owned: &Bound<'py, PyAny>,
     hints: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyList>>> {
-    let Some(input) = read_input(members, topics, offsets, counts, subscribers, owner, hints)
-    else {
+    let Some(input) = read_input(
+        members,
+        topics,
+        offsets,
+        counts,
+        subscriptions,
+        owned,
+        hints,
+    ) else {
         return Ok(None);
     };
-    let Ok(plan) = py.detach(|| balance::build_balanced_plan(&input)) else {
+    // a panic would be a bug of the twin's: the reference then plans
+    let planned = py.detach(|| {
+        std::panic::catch_unwind(|| balance::build_balanced_plan(&input)).unwrap_or(Err(Unsure))
+    });
+    let Ok(plan) = planned else {
         return Ok(None);
     };
 
