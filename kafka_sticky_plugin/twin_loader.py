@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
@@ -46,19 +47,24 @@ def import_twin() -> Any:
         return None
 
 
-def load(version_name: str, version: int) -> Any:
+def load(version_name: str, version: int, functions: Iterable[str] = ()) -> Any:
     """The twin module when it may be used for the seam whose contract is ``version`` (the
-    module's attribute ``version_name`` equals it and the references are not forced), else
-    ``None``: a twin built for another contract is ignored whole, never half-used."""
+    module's attribute ``version_name`` equals it, it has every one of ``functions``, and
+    the references are not forced), else ``None``: a twin built for another contract is
+    ignored whole, never half-used."""
     if pure_python_forced():
         return None
     module = import_twin()
     if module is None or getattr(module, version_name, None) != version:
         return None
+    if not all(callable(getattr(module, name, None)) for name in functions):
+        return None
     return module
 
 
-def describe(seam: str, loaded: Any, version_name: str, version: int) -> str:
+def describe(
+    seam: str, loaded: Any, version_name: str, version: int, functions: Iterable[str] = ()
+) -> str:
     """One line naming the implementation ``seam`` runs and why (for ``--version``);
     ``loaded`` is what :func:`load` returned for it."""
     if loaded is not None:
@@ -68,6 +74,12 @@ def describe(seam: str, loaded: Any, version_name: str, version: int) -> str:
     module = import_twin()
     if module is None:
         return f"{seam}: reference ({TWIN_DISTRIBUTION} is not installed)"
+    missing = [name for name in functions if not callable(getattr(module, name, None))]
+    if getattr(module, version_name, None) == version and missing:
+        return (
+            f"{seam}: reference ({TWIN_DISTRIBUTION} {getattr(module, '__version__', '?')} "
+            f"lacks {', '.join(missing)})"
+        )
     return (
         f"{seam}: reference ({TWIN_DISTRIBUTION} {getattr(module, '__version__', '?')} "
         f"implements {version_name} {getattr(module, version_name, '?')}, this package "

@@ -74,6 +74,10 @@ class _Counting:
         self.ENGINE_VERSION = TWIN.ENGINE_VERSION
         self.__version__ = TWIN.__version__
 
+    def __getattr__(self, name: str) -> Any:
+        """The twin's other steps, uncounted."""
+        return getattr(TWIN, name)
+
     def push_min_cost(self, *args: Any) -> Any:
         done = TWIN.push_min_cost(*args)
         if done is None:

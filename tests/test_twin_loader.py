@@ -55,3 +55,28 @@ def test_zero_or_empty_does_not_force_the_reference() -> None:
         assert "is set" not in line
         if expected is not None:
             assert line == expected
+
+
+def test_a_twin_without_every_engine_step_is_not_used_for_the_engine(tmp_path: Path) -> None:
+    """A twin of the right ``ENGINE_VERSION`` that lacks a step (a half build) leaves the
+    engine on its reference, and ``--version`` names what it lacks; its wire seam is used."""
+    (tmp_path / "kafka_sticky_plugin_twin.py").write_text(
+        "ENGINE_VERSION = 1\n__version__ = '9.9.9'\ndef push_min_cost(*args):\n    return None\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "kafka_sticky_plugin", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **os.environ,
+            implementation.PURE_PYTHON_ENV: "",
+            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+        },
+        check=True,
+    )
+    assert done.stdout.splitlines()[2] == (
+        "engine steps: reference (kafka-sticky-plugin-twin 9.9.9 lacks resolve_claims, "
+        "build_balanced_plan)"
+    )

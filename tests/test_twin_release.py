@@ -133,13 +133,15 @@ def test_the_local_wheel_make_twin_built_is_abi3() -> None:
 
 def _engine_steps() -> set[str]:
     """The engine steps the twin implements: :class:`EngineTwin`'s methods."""
-    from kafka_sticky_plugin.core.implementation import EngineTwin
+    from kafka_sticky_plugin.core.implementation import STEPS, EngineTwin
 
-    return {
+    steps = {
         name
         for name, value in vars(EngineTwin).items()
         if not name.startswith("_") and callable(value)
     }
+    assert set(STEPS) == steps  # the loader requires exactly the declared steps
+    return steps
 
 
 def test_the_twin_and_the_engine_picker_name_the_same_steps() -> None:
@@ -162,6 +164,8 @@ def test_the_twin_and_the_loader_name_the_same_seam() -> None:
     lib = (TWIN / "src" / "lib.rs").read_text(encoding="utf-8")
     found = re.search(r"const SEAM_VERSION: u32 = (\d+);", lib)
     assert found and int(found.group(1)) == implementation.SEAM_VERSION
+    # a function defined in lib.rs, or defined beside it and exported by a `use`
     functions = set(re.findall(r"#\[pyfunction\]\s+fn (\w+)", lib))
+    functions |= set(re.findall(r"#\[pymodule_export\]\s+use crate::\w+::(\w+);", lib))
     assert functions == set(seam.SEAM) | _engine_steps()
     assert set(seam.SEAM) <= set(implementation.__all__)

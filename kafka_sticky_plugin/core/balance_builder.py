@@ -57,6 +57,8 @@ from functools import reduce
 from itertools import compress, islice, repeat
 from operator import add, iadd
 
+import kafka_sticky_plugin.core.implementation as implementation
+
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
@@ -248,7 +250,25 @@ def build_balanced_plan(
     subscribers: dict[int, list[int]] | None = None,
 ) -> dict[int, list[int]]:
     """Return ``{member index: [global partition index, ...]}`` for any component;
-    ``subscribers``: :func:`topic_subscribers` of ``comp`` when the caller has it."""
+    ``subscribers``: :func:`topic_subscribers` of ``comp`` when the caller has it. The
+    compiled twin's plan when it gives one (:mod:`.implementation`: the same plan)."""
+    twin = implementation.twin
+    if twin is not None:
+        planned = twin.build_balanced_plan(
+            comp.members,
+            comp.topics,
+            layout.offsets,
+            layout.counts,
+            layout.subscriptions,
+            claims.owned,
+            claims.hints,
+        )
+        if planned is not None:  # None for a member whose plan is exactly its claims
+            claimed = claims.owned
+            return {
+                m: claimed[m][:] if part is None else part
+                for m, part in zip(comp.members, planned, strict=True)
+            }
     state = initial_state(layout, claims, comp, subscribers)
     _balance(state, comp)
     _restore_owners(state, comp)

@@ -18,6 +18,12 @@ else (the caller then runs the reference):
   ``(owner, hints, owned, claimed, ignored, runs)``, identities included (``owned[m] is
   claimed[m]`` where the member won every claim, ``owned is claimed`` when nothing is
   contested, ``runs[m][0] is claimed[m]``).
+- ``build_balanced_plan(members, topics, offsets, counts, subscriptions, owned, hints)``:
+  :func:`.balance_builder.build_balanced_plan` of the component ``(members, topics)``
+  (``comp``'s lists) under ``layout.offsets`` / ``layout.counts`` /
+  ``layout.subscriptions``, with ``owned`` / ``hints`` the claims'; returns per member of
+  ``members``, in order, its global partitions ascending, or ``None`` when they are exactly
+  its ``claims.owned`` list.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -30,7 +36,7 @@ the same plan with the twin as without it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol, cast
 
 from ..twin_loader import describe as describe_twin
@@ -48,7 +54,15 @@ ClaimsFields = tuple[
     dict[int, tuple[list[int], list[int], Sequence[int] | None]],
 ]
 
-__all__ = ["ENGINE_VERSION", "IMPLEMENTATION", "ClaimsFields", "EngineTwin", "describe", "twin"]
+__all__ = [
+    "ENGINE_VERSION",
+    "IMPLEMENTATION",
+    "STEPS",
+    "ClaimsFields",
+    "EngineTwin",
+    "describe",
+    "twin",
+]
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
@@ -82,13 +96,27 @@ class EngineTwin(Protocol):
         pairs: Sequence[tuple[tuple[str, int], ...] | None],
     ) -> ClaimsFields | None: ...
 
+    def build_balanced_plan(
+        self,
+        members: list[int],
+        topics: list[int],
+        offsets: list[int],
+        counts: list[int],
+        subscriptions: list[frozenset[int]],
+        owned: list[list[int]],
+        hints: Mapping[int, int],
+    ) -> list[list[int] | None] | None: ...
+
+
+#: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
+STEPS = ("push_min_cost", "resolve_claims", "build_balanced_plan")
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.
-twin: EngineTwin | None = cast("EngineTwin | None", load("ENGINE_VERSION", ENGINE_VERSION))
+twin: EngineTwin | None = cast("EngineTwin | None", load("ENGINE_VERSION", ENGINE_VERSION, STEPS))
 #: ``"compiled"`` when :data:`twin` is in use, else ``"reference"``.
 IMPLEMENTATION: Literal["compiled", "reference"] = "reference" if twin is None else "compiled"
 
 
 def describe() -> str:
     """One line naming the engine steps' implementation and why (for ``--version``)."""
-    return describe_twin("engine steps", twin, "ENGINE_VERSION", ENGINE_VERSION)
+    return describe_twin("engine steps", twin, "ENGINE_VERSION", ENGINE_VERSION, STEPS)

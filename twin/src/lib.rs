@@ -14,9 +14,13 @@
 //! only when it equals its own (a twin built for another seam is ignored, never half-used).
 //!
 //! It also twins the engine's steps declared in `kafka_sticky_plugin/core/implementation.py`
-//! (contract `ENGINE_VERSION`, same rule): `push_min_cost`, the exact min-cost flow push of
-//! `kafka_sticky_plugin/core/flow.py`, in pure Rust in `min_cost_flow`.
+//! (contract `ENGINE_VERSION`, same rule), each in pure Rust with a converting module beside
+//! it: `resolve_claims`, the claims policy of `core/claims.py` (`claims`, `py_claims`);
+//! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
+//! `py_balance`); `push_min_cost`, the exact min-cost flow push of `core/flow.py`
+//! (`min_cost_flow`).
 
+pub mod balance;
 pub mod claims;
 pub mod consumer_protocol;
 pub mod min_cost_flow;
@@ -25,6 +29,7 @@ pub mod sticky_user_data;
 pub mod topic_partitions;
 pub mod wire;
 
+mod py_balance;
 mod py_claims;
 mod py_values;
 
@@ -50,6 +55,10 @@ mod kafka_sticky_plugin_twin {
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
     const ENGINE_VERSION: u32 = 1;
+
+    /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
+    #[pymodule_export]
+    use crate::py_balance::build_balanced_plan;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]

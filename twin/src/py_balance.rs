@@ -1,0 +1,239 @@
+//! `build_balanced_plan`'s Python values in and out (the step itself is `balance`, which
+//! knows nothing of Python). Input is read where the component lies: its topics' offsets
+//! and counts by index, its members' subscriptions (each distinct object once) and owned
+//! lists, the hints by whichever is fewer (every hint, or one lookup per partition); anything
+//! but exact `list` / `frozenset` / `dict` / `int` values of the documented shapes gives
+//! `None`.
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFrozenSet, PyInt, PyList};
+
+use crate::balance::{self, Input, Unsure};
+use crate::py_values::ints_arg;
+
+/// An exact `int` (not `bool`).
+fn int_of(obj: &Bound<'_, PyAny>) -> Option<i64> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    obj.extract::<i64>().ok()
+}
+
+/// Global member indices (strictly ascending) to local ones: a table over their span when
+/// it is not much wider than their number, else a binary search.
+struct MemberIndex {
+    members: Vec<i64>,
+    table: Vec<u32>,
+}
+
+impl MemberIndex {
+    fn new(members: Vec<i64>) -> Self {
+        let (first, last) = (members.first().copied(), members.last().copied());
+        let mut table = Vec::new();
+        if let (Some(first), Some(last)) = (first, last) {
+            let span = (last - first + 1) as usize;
+            if span <= 4 * members.len() + 64 {
+                table = vec![u32::MAX; span];
+                for (l, &g) in members.iter().enumerate() {
+                    table[(g - first) as usize] = l as u32;
+                }
+            }
+        }
+        MemberIndex { members, table }
+    }
+
+    fn local(&self, global: i64) -> Option<u32> {
+        if !self.table.is_empty() {
+            let at = usize::try_from(global - self.members[0]).ok()?;
+            return self.table.get(at).copied().filter(|&l| l != u32::MAX);
+        }
+        u32::try_from(self.members.binary_search(&global).ok()?).ok()
+    }
+}
+
+/// The component's input on local indices, or `None` (see the module doc).
+#[allow(clippy::too_many_arguments)]
+fn read_input(
+    members: &Bound<'_, PyAny>,
+    topics: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    counts: &Bound<'_, PyAny>,
+    subscriptions: &Bound<'_, PyAny>,
+    owned: &Bound<'_, PyAny>,
+    hints: &Bound<'_, PyAny>,
+) -> Option<Input> {
+    let members = ints_arg(members)?;
+    let topics = ints_arg(topics)?;
+    let (offsets, counts) = (
+        offsets.cast_exact::<PyList>().ok()?,
+        counts.cast_exact::<PyList>().ok()?,
+    );
+    let (subscriptions, owned) = (
+        subscriptions.cast_exact::<PyList>().ok()?,
+        owned.cast_exact::<PyList>().ok()?,
+    );
+    let hints = hints.cast_exact::<PyDict>().ok()?;
+    if members.windows(2).any(|w| w[0] >= w[1]) || topics.windows(2).any(|w| w[0] >= w[1]) {
+        return None;
+    }
+    let index = MemberIndex::new(members);
+    let mut input = Input {
+        members: index.members.len(),
+        ..Input::default()
+    };
+    let mut starts = Vec::with_capacity(topics.len()); // global offset per local topic
+    for &t in &topics {
+        let t = usize::try_from(t).ok()?;
+        let (start, count) = (
+            int_of(&offsets.get_item(t).ok()?)?,
+            int_of(&counts.get_item(t).ok()?)?,
+        );
+        if start < 0 || starts.last().is_some_and(|&s| s > start) {
+            return None;
+        }
+        starts.push(start);
+        input.counts.push(u32::try_from(count).ok()?);
+    }
+    // Subscribers from the members' subscriptions, each distinct frozenset read once (members
+    // of one class share theirs; the list keeps every one alive for the call, so an address
+    // names one object); a topic outside the component is not the builder's input.
+    input.subscribers = vec![Vec::new(); topics.len()];
+    let mut read: HashMap<usize, Vec<u32>> = HashMap::new();
+    for (l, &g) in index.members.iter().enumerate() {
+        let subs = subscriptions.get_item(usize::try_from(g).ok()?).ok()?;
+        let key = subs.as_ptr() as usize;
+        if let Entry::Vacant(entry) = read.entry(key) {
+            let set = subs.cast_exact::<PyFrozenSet>().ok()?;
+            let mut local = Vec::with_capacity(set.len());
+            for t in set.iter() {
+                let t = topics.binary_search(&int_of(&t)?).ok()?;
+                local.push(u32::try_from(t).ok()?);
+            }
+            entry.insert(local);
+        }
+        for &t in &read[&key] {
+            input.subscribers[t as usize].push(u32::try_from(l).ok()?);
+        }
+    }
+    let mut bases = Vec::with_capacity(starts.len());
+    let mut base = 0u64;
+    for &count in &input.counts {
+        bases.push(base);
+        base += u64::from(count);
+    }
+    // Owners from each member's owned list (ascending: one cursor over the topics), so a
+    // component nobody claims in costs nothing; a partition outside the component or owned
+    // twice is not the builder's input.
+    input.owner = vec![-1; usize::try_from(base).ok()?];
+    for (l, &g) in index.members.iter().enumerate() {
+        let list = owned.get_item(usize::try_from(g).ok()?).ok()?;
+        let list = list.cast_exact::<PyList>().ok()?;
+        let mut j = 0;
+        for q in list.iter() {
+            let q = int_of(&q)?;
+            while j < starts.len() && q >= starts[j] + i64::from(input.counts[j]) {
+                j += 1;
+            }
+            if j == starts.len() || q < starts[j] {
+                return None;
+            }
+            let slot = input
+                .owner
+                .get_mut((bases[j] + (q - starts[j]) as u64) as usize)?;
+            if *slot != -1 {
+                return None;
+            }
+            *slot = i32::try_from(l).ok()?;
+        }
+    }
+    // Hints: a partition's local index by its topic's start; a hint naming no member of the
+    // component never decides anything here and is left out.
+    let local_of = |q: i64| -> Option<u32> {
+        let j = starts.partition_point(|&s| s <= q).checked_sub(1)?;
+        let offset = q - starts[j];
+        if offset >= i64::from(input.counts[j]) {
+            return None;
+        }
+        u32::try_from(bases[j] + offset as u64).ok()
+    };
+    let mut found = HashMap::new();
+    if !hints.is_empty() && hints.len() <= input.owner.len() {
+        for (q, m) in hints.iter() {
+            let (q, m) = (int_of(&q)?, int_of(&m)?);
+            if let (Some(p), Some(l)) = (local_of(q), index.local(m)) {
+                found.insert(p, l);
+            }
+        }
+    } else if !hints.is_empty() {
+        let mut p = 0u32;
+        for (&start, &count) in starts.iter().zip(&input.counts) {
+            for q in start..start + i64::from(count) {
+                if let Some(m) = hints.get_item(q).ok()? {
+                    if let Some(l) = index.local(int_of(&m)?) {
+                        found.insert(p, l);
+                    }
+                }
+                p += 1;
+            }
+        }
+    }
+    input.hints = found;
+    Some(input)
+}
+
+/// `balance_builder.build_balanced_plan` of one component: `(comp.members, comp.topics,
+/// layout.offsets, layout.counts, layout.subscriptions, claims.owned,
+/// claims.hints)` -> per member of `comp.members`, its global partitions ascending, or
+/// `None` when they are exactly its `claims.owned` list; `None` where the reference must
+/// decide.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn build_balanced_plan<'py>(
+    py: Python<'py>,
+    members: &Bound<'py, PyAny>,
+    topics: &Bound<'py, PyAny>,
+    offsets: &Bound<'py, PyAny>,
+    counts: &Bound<'py, PyAny>,
+    subscriptions: &Bound<'py, PyAny>,
+    owned: &Bound<'py, PyAny>,
+    hints: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let Some(input) = read_input(
+        members,
+        topics,
+        offsets,
+        counts,
+        subscriptions,
+        owned,
+        hints,
+    ) else {
+        return Ok(None);
+    };
+    // a panic would be a bug of the twin's: the reference then plans
+    let planned = py.detach(|| {
+        std::panic::catch_unwind(|| balance::build_balanced_plan(&input)).unwrap_or(Err(Unsure))
+    });
+    let Ok(plan) = planned else {
+        return Ok(None);
+    };
+
+    // local partition -> global: its topic's start plus its place in the topic
+    let mut globals: Vec<i64> = Vec::with_capacity(input.owner.len());
+    let topics = ints_arg(topics).unwrap_or_default();
+    let offsets = offsets.cast_exact::<PyList>()?;
+    for (&t, &count) in topics.iter().zip(&input.counts) {
+        let start = int_of(&offsets.get_item(t as usize)?).unwrap_or(0);
+        globals.extend(start..start + i64::from(count));
+    }
+    let lists = plan
+        .iter()
+        .map(|qs| match qs {
+            Some(qs) => Ok(PyList::new(py, qs.iter().map(|&p| globals[p as usize]))?.into_any()),
+            None => Ok(py.None().into_bound(py)),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Some(PyList::new(py, lists)?))
+}
