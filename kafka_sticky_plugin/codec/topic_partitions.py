@@ -10,8 +10,7 @@ in wire order, flattened, without de-duplicating (that is the reader's policy, n
 wire's), and tells whether the bytes it read were canonical. A null array (count -1, see
 :class:`~._wire.Reader`) reads as empty and is never canonical: the writers write count 0.
 
-One reader (:func:`read_topic_runs`, and :func:`read_topic_partitions` as pairs) and one
-writer of a topic element (:func:`_group_bytes`), which both array writers use: from pairs
+One reader (:func:`read_topic_partitions`) and two writers of the same bytes: from pairs
 (:func:`encode_topic_partitions`) and from a plan's dense global indices
 (:meth:`DenseTopics.write`).
 """
@@ -22,7 +21,7 @@ import operator
 import struct
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from itertools import accumulate, chain, islice, repeat
+from itertools import chain, islice, repeat
 
 from ..errors import CodecError
 from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
@@ -186,37 +185,51 @@ class DenseTopics:
     """The dense space of one plan: ``topics`` (strictly increasing names) and ``counts``
     (their partition counts) number every partition, topic ``t``'s partition ``p`` being the
     global index ``offsets[t] + p``. :meth:`write` gives the canonical array of a set of
-    global indices."""
+    global indices; each topic's name is encoded once, when first written."""
 
-    __slots__ = ("counts", "offsets", "topics", "total")
+    __slots__ = ("_headers", "counts", "offsets", "topics", "total")
 
     def __init__(self, topics: Sequence[str], counts: Sequence[int]) -> None:
         self.topics = topics
         self.counts = counts
-        self.offsets = [0, *accumulate(counts)][:-1] if counts else []
-        self.total = sum(counts)
+        self.offsets: list[int] = []
+        total = 0
+        for n in counts:
+            self.offsets.append(total)
+            total += n
+        self.total = total
+        self._headers: list[bytes | None] = [None] * len(topics)
+
+    def _header(self, t: int) -> bytes:
+        """Topic ``t``'s name as written (a :class:`CodecError` at offset 0 if it cannot be)."""
+        header = self._headers[t]
+        if header is None:
+            header = self._headers[t] = string_bytes(
+                self.topics[t], _ASSIGNMENT, "assigned partitions topic", 0
+            )
+        return header
 
     def write(self, indices: Sequence[int]) -> bytes:
         """The canonical array (count included) of the partitions at ``indices`` (strictly
         increasing global indices): the bytes of :func:`encode_topic_partitions` of their
-        ``(topic, partition)`` pairs, one element per topic written the same way. A
-        :class:`CodecError` (offset 0) for a topic name that cannot be written; a
-        ``ValueError`` when ``indices`` are not strictly increasing indices of the space."""
+        ``(topic, partition)`` pairs. A :class:`CodecError` (offset 0) for a topic name that
+        cannot be written; a ``ValueError`` when ``indices`` are not strictly increasing
+        indices of the space."""
         if indices and (indices[0] < 0 or indices[-1] >= self.total or not _increasing(indices)):
             raise ValueError("plan indices must be strictly increasing indices of the topics")
-        groups: list[tuple[str, list[int]]] = []
-        i = 0
-        while i < len(indices):
+        offsets, counts = self.offsets, self.counts
+        chunks = [b""]
+        i, n = 0, len(indices)
+        while i < n:
             # the last topic starting at or before the index (an empty topic shares its offset
             # with the next one, so it is never the last)
-            t = bisect_right(self.offsets, indices[i]) - 1
-            base = self.offsets[t]
-            end = bisect_left(indices, base + self.counts[t], i)
-            groups.append((self.topics[t], [q - base for q in indices[i:end]]))
+            t = bisect_right(offsets, indices[i]) - 1
+            base = offsets[t]
+            end = bisect_left(indices, base + counts[t], i)
+            chunks.append(self._header(t))
+            chunks.append(
+                struct.pack(f">i{end - i}i", end - i, *[q - base for q in indices[i:end]])
+            )
             i = end
-        chunks = [_COUNT.pack(len(groups))]
-        chunks.extend(
-            _group_bytes(topic, partitions, _ASSIGNMENT, "assigned partitions")
-            for topic, partitions in groups
-        )
+        chunks[0] = _COUNT.pack(len(chunks) // 2)
         return b"".join(chunks)
