@@ -9,18 +9,10 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFrozenSet, PyInt, PyList};
+use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
 use crate::balance::{self, Input, Unsure};
-use crate::py_values::ints_arg;
-
-/// An exact `int` (not `bool`).
-fn int_of(obj: &Bound<'_, PyAny>) -> Option<i64> {
-    if !obj.is_exact_instance_of::<PyInt>() {
-        return None;
-    }
-    obj.extract::<i64>().ok()
-}
+use crate::py_values::{int_arg, ints_arg};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -88,8 +80,8 @@ fn read_input(
     for &t in &topics {
         let t = usize::try_from(t).ok()?;
         let (start, count) = (
-            int_of(&offsets.get_item(t).ok()?)?,
-            int_of(&counts.get_item(t).ok()?)?,
+            int_arg(&offsets.get_item(t).ok()?)?,
+            int_arg(&counts.get_item(t).ok()?)?,
         );
         if start < 0 || starts.last().is_some_and(|&s| s > start) {
             return None;
@@ -109,7 +101,7 @@ fn read_input(
             let set = subs.cast_exact::<PyFrozenSet>().ok()?;
             let mut local = Vec::with_capacity(set.len());
             for t in set.iter() {
-                let t = topics.binary_search(&int_of(&t)?).ok()?;
+                let t = topics.binary_search(&int_arg(&t)?).ok()?;
                 local.push(u32::try_from(t).ok()?);
             }
             entry.insert(local);
@@ -133,7 +125,7 @@ fn read_input(
         let list = list.cast_exact::<PyList>().ok()?;
         let mut j = 0;
         for q in list.iter() {
-            let q = int_of(&q)?;
+            let q = int_arg(&q)?;
             while j < starts.len() && q >= starts[j] + i64::from(input.counts[j]) {
                 j += 1;
             }
@@ -162,7 +154,7 @@ fn read_input(
     let mut found = HashMap::new();
     if !hints.is_empty() && hints.len() <= input.owner.len() {
         for (q, m) in hints.iter() {
-            let (q, m) = (int_of(&q)?, int_of(&m)?);
+            let (q, m) = (int_arg(&q)?, int_arg(&m)?);
             if let (Some(p), Some(l)) = (local_of(q), index.local(m)) {
                 found.insert(p, l);
             }
@@ -172,7 +164,7 @@ fn read_input(
         for (&start, &count) in starts.iter().zip(&input.counts) {
             for q in start..start + i64::from(count) {
                 if let Some(m) = hints.get_item(q).ok()? {
-                    if let Some(l) = index.local(int_of(&m)?) {
+                    if let Some(l) = index.local(int_arg(&m)?) {
                         found.insert(p, l);
                     }
                 }
@@ -225,7 +217,7 @@ pub fn build_balanced_plan<'py>(
     let topics = ints_arg(topics).unwrap_or_default();
     let offsets = offsets.cast_exact::<PyList>()?;
     for (&t, &count) in topics.iter().zip(&input.counts) {
-        let start = int_of(&offsets.get_item(t as usize)?).unwrap_or(0);
+        let start = int_arg(&offsets.get_item(t as usize)?).unwrap_or(0);
         globals.extend(start..start + i64::from(count));
     }
     let lists = plan

@@ -11,10 +11,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFrozenSet, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
 use crate::claims::{self, MemberClaims};
-use crate::py_values::{ints_arg, items, strs_arg};
+use crate::py_values::{int_arg, ints_arg, items, strs_arg};
 
 /// Hashes an object's address (a key alive for the call) with one multiply.
 #[derive(Default)]
@@ -84,22 +84,6 @@ impl<'py> Topics<'py> {
     }
 }
 
-/// [`ints_arg`] without its copy of the items: a list read in place.
-fn int_list(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
-    let Ok(list) = obj.cast_exact::<PyList>() else {
-        return ints_arg(obj);
-    };
-    list.iter()
-        .map(|item| {
-            if item.is_exact_instance_of::<PyInt>() {
-                item.extract::<i64>().ok()
-            } else {
-                None
-            }
-        })
-        .collect()
-}
-
 /// Canonical runs `(topics, lengths or None, partitions)`.
 fn read_runs<'py>(runs: &Bound<'py, PyAny>, topics: &mut Topics<'py>) -> Option<Read<'py>> {
     let runs = runs.cast_exact::<PyTuple>().ok()?;
@@ -118,7 +102,7 @@ fn read_runs<'py>(runs: &Bound<'py, PyAny>, topics: &mut Topics<'py>) -> Option<
         } else {
             Some(ints_arg(&lengths)?)
         },
-        partitions: int_list(&partitions)?,
+        partitions: ints_arg(&partitions)?,
         lengths_obj: Some(lengths),
     })
 }
@@ -134,11 +118,7 @@ fn read_pairs<'py>(pairs: &Bound<'py, PyAny>, topics: &mut Topics<'py>) -> Optio
             return None;
         }
         names.push(topics.name(&pair.get_item(0).ok()?)?);
-        let partition = pair.get_item(1).ok()?;
-        if !partition.is_exact_instance_of::<PyInt>() {
-            return None;
-        }
-        partitions.push(partition.extract::<i64>().ok()?);
+        partitions.push(int_arg(&pair.get_item(1).ok()?)?);
     }
     Some(Read {
         topics: Rc::new(names),
@@ -160,10 +140,7 @@ fn read_subscription(
     let set = subs.cast_exact::<PyFrozenSet>().ok()?;
     let mut subscribed = vec![false; n];
     for t in set.iter() {
-        if !t.is_exact_instance_of::<PyInt>() {
-            return None;
-        }
-        *subscribed.get_mut(t.extract::<usize>().ok()?)? = true;
+        *subscribed.get_mut(usize::try_from(int_arg(&t)?).ok()?)? = true;
     }
     let made = Rc::new(subscribed);
     memo.insert(subs.as_ptr() as usize, made.clone());

@@ -18,12 +18,17 @@ pub fn bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
     Some(obj.cast_exact::<PyBytes>().ok()?.as_bytes())
 }
 
-/// An exact `int` (not `bool`) that fits an int32.
-pub fn int32_arg(obj: &Bound<'_, PyAny>) -> Option<i32> {
+/// An exact `int` (not `bool`) that fits an i64.
+pub fn int_arg(obj: &Bound<'_, PyAny>) -> Option<i64> {
     if !obj.is_exact_instance_of::<PyInt>() {
         return None;
     }
-    obj.extract::<i32>().ok()
+    obj.extract::<i64>().ok()
+}
+
+/// An exact `int` (not `bool`) that fits an int32.
+pub fn int32_arg(obj: &Bound<'_, PyAny>) -> Option<i32> {
+    i32::try_from(int_arg(obj)?).ok()
 }
 
 /// A consumer-protocol version: an exact `int` in `[0, 32767]`.
@@ -64,7 +69,7 @@ pub fn strs_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<String>> {
 }
 
 /// Exact ints (not `bool`) of a list, a tuple or a `range`, as i64; `None` for anything
-/// else (a value beyond i64 included).
+/// else (a value beyond i64 included). A list is read in place (no copy of its items).
 pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
     if let Ok(range) = obj.cast_exact::<PyRange>() {
         let (start, stop, step) = (range.start().ok()?, range.stop().ok()?, range.step().ok()?);
@@ -74,16 +79,10 @@ pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
         let (start, stop, step) = (start as i64, stop as i64, step as usize);
         return Some((start..stop.max(start)).step_by(step).collect());
     }
-    items(obj)?
-        .iter()
-        .map(|item| {
-            if item.is_exact_instance_of::<PyInt>() {
-                item.extract::<i64>().ok()
-            } else {
-                None
-            }
-        })
-        .collect()
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return list.iter().map(|item| int_arg(&item)).collect();
+    }
+    items(obj)?.iter().map(int_arg).collect()
 }
 
 /// Partition numbers below this are built once per call and shared.
