@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from kafka_sticky_plugin.core import MemberSpec, cooperative_assign
+import pytest
+
+from kafka_sticky_plugin.core import MemberSpec, cooperative_assign, implementation
 from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.invariants import check_cooperative, check_plan, check_valid
@@ -13,6 +17,21 @@ Plan = dict[str, list[tuple[str, int]]]
 #: ``engine(partitions_per_topic, members) -> plan`` (an engine function or a strategy's
 #: ``assign``)
 PlanFn = Callable[[Mapping[str, int], Sequence[MemberSpec]], Plan]
+
+
+def engine_twin_in_use() -> Any:
+    """The compiled twin of the engine's steps as :mod:`kafka_sticky_plugin.core.implementation`
+    picked it, for a module comparing it with the reference. Without one the calling module
+    is skipped with one line, and fails under ``CI=true`` (``make test`` installs the twin
+    with ``make twin``)."""
+    if implementation.twin is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true: the engine twin must be in use: {implementation.describe()}")
+        pytest.skip(
+            f"engine twin not in use: {implementation.describe()} (make twin)",
+            allow_module_level=True,
+        )
+    return implementation.twin
 
 
 def members_from(

@@ -23,6 +23,7 @@ import random
 from typing import Any
 
 import pytest
+from engine_helpers import engine_twin_in_use
 from test_engine_balance_chains import _random_group as chain_group
 
 from kafka_sticky_plugin.core import implementation
@@ -33,13 +34,7 @@ from kafka_sticky_plugin.core.components import split_components
 from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.core.spec import MemberSpec
 
-TWIN = implementation.twin
-if TWIN is None or not hasattr(TWIN, "build_balanced_plan"):
-    pytest.skip(
-        "the compiled twin's engine steps are not in use (make twin; "
-        "KAFKA_STICKY_PURE_PYTHON unset): nothing to compare",
-        allow_module_level=True,
-    )
+TWIN = engine_twin_in_use()
 
 SEED = int(os.environ.get("BALANCE_TWIN_SEED", "20261205"))
 GROUPS = 250

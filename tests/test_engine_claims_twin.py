@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from engine_helpers import engine_twin_in_use
 
 from kafka_sticky_plugin.core import cooperative_assign, implementation, sticky_assign
 from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, resolve_claims
@@ -33,15 +34,7 @@ from kafka_sticky_plugin.core.spec import MemberSpec, OwnedRuns, canonical_runs,
 SEED = int(os.environ.get("CLAIMS_TWIN_SEED", "41"))
 SEEDS = range(SEED, SEED + 150)
 
-if implementation.twin is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true: the compiled twin must be installed (make twin)")
-    pytest.skip(
-        f"engine twin not in use: {implementation.describe()} (make twin)",
-        allow_module_level=True,
-    )
-
-TWIN = implementation.twin
+TWIN = engine_twin_in_use()
 
 
 class _Spy:

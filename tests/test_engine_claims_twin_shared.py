@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from engine_helpers import engine_twin_in_use
 
 from kafka_sticky_plugin.core import implementation
 from kafka_sticky_plugin.core.claims import resolve_claims
@@ -20,8 +21,7 @@ from kafka_sticky_plugin.core.spec import MemberSpec, OwnedRuns
 
 SEEDS = range(120)
 
-if implementation.twin is None:
-    pytest.skip(f"engine twin not in use: {implementation.describe()}", allow_module_level=True)
+engine_twin_in_use()
 
 
 def _runs(
