@@ -34,7 +34,7 @@ Invariants every implementation keeps:
 - **Runs.** ``lengths`` is ``None`` exactly when every topic element holds one partition;
   an empty array is ``((), None, [])``.
 - **Sharing.** Within one call, equal topic names are one ``str`` and equal topic tuples
-  one ``tuple`` (the engine recognises a tuple it has seen by identity), and a member's
+  one ``tuple`` (the engine steps' twin reads each distinct tuple once), and a member's
   claim runs equal to its owned runs and holding a partition are that object (ours and
   librdkafka's members write the list twice); values never depend on it.
 - **Null arrays.** An array count of -1 (a null array; Kafka's generated writers never send

@@ -71,9 +71,9 @@ def runs_pairs(runs: TopicRuns) -> tuple[TopicPartitionPair, ...]:
 
 class Interned:
     """What the reads of one batch share so that equal values are one object: topic names
-    (``names``) and tuples of them (``tuples``). It never changes a value read; the leader's
-    engine recognises a tuple it has already seen (its subscribed topics, a Java member's
-    topic order) by identity, so sharing saves it repeated checks."""
+    (``names``) and tuples of them (``tuples``). It never changes a value read; the engine
+    steps' twin reads a tuple it has already seen (its subscribed topics, a Java member's
+    topic order) once, and equal tuples compare at once when they are one object."""
 
     __slots__ = ("names", "tuples")
 
