@@ -12,6 +12,9 @@ the plan's pairs.
 
 from __future__ import annotations
 
+import os
+import random
+import struct
 from types import ModuleType
 
 import pytest
@@ -28,7 +31,9 @@ from kafka_sticky_plugin.codec import (
     read_user_data_claim,
 )
 from kafka_sticky_plugin.codec import seam as reference
+from kafka_sticky_plugin.codec.sticky_user_data import UserDataClaim
 from kafka_sticky_plugin.codec.topic_partitions import TopicRuns, runs_pairs
+from kafka_sticky_plugin.core.spec import canonical_runs
 from kafka_sticky_plugin.errors import CodecError
 
 IMPLEMENTATIONS: list[ModuleType] = [reference]
@@ -66,12 +71,14 @@ def _check_runs(runs: TopicRuns) -> None:
         assert not (len(flat) == len(topics) and all(lengths))
 
 
-def _seam_claim(claim: tuple[TopicRuns, int] | CodecError | None) -> object:
+def _seam_claim(claim: UserDataClaim | CodecError | None) -> object:
     if isinstance(claim, CodecError):
         return ("error", claim.what, claim.expected, claim.offset)
     assert claim is not None
-    runs, generation = claim
+    runs, generation, sorted_runs = claim
     _check_runs(runs)
+    # ``sorted`` is exactly "these runs are canonical runs".
+    assert sorted_runs == (canonical_runs(runs) == runs), runs
     return runs_pairs(runs), generation
 
 
@@ -132,6 +139,53 @@ def test_user_data_claims_equal_the_claim_rule(
     assert [_seam_claim(claim) for claim in got] == [
         _spec_claim(data, cooperative) for data in user_data
     ]
+
+
+def _sticky_array(rng: random.Random, shape: str) -> bytes:
+    """Sticky user data v1 whose array has ``shape``: canonical, or one way of not being."""
+    if shape == "null":
+        return b"\xff\xff\xff\xff" + struct.pack(">i", 3)
+    topics = sorted(rng.sample([f"t{i:02d}" for i in range(40)], rng.randint(1, 6)))
+    runs = [sorted(rng.sample(range(30), rng.randint(1, 5))) for _ in topics]
+    if shape == "unsorted topics" and len(topics) > 1:
+        topics.reverse()
+    elif shape == "repeated topic":
+        topics.append(topics[0])
+        runs.append([99])
+    elif shape == "empty run":
+        runs[-1] = []
+    elif shape == "unsorted partitions":
+        runs[0] = [5, 1]
+    out = [struct.pack(">i", len(topics))]
+    for topic, partitions in zip(topics, runs, strict=True):
+        out.append(struct.pack(">h", len(topic)) + topic.encode())
+        out.append(struct.pack(f">i{len(partitions)}i", len(partitions), *partitions))
+    return b"".join(out) + struct.pack(">i", 3)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_a_claims_sorted_flag_says_whether_its_runs_are_canonical(
+    implementation: ModuleType,
+) -> None:
+    """The leader skips sorting a claim the seam calls sorted: the flag is true exactly when
+    ``canonical_runs`` would return the runs unchanged, for canonical arrays and for each way
+    of not being one (seeded; the seed is printed)."""
+    seed = int(os.environ.get("SEAM_SORTED_SEED", random.randrange(2**32)))
+    print(f"SEAM_SORTED_SEED={seed}")
+    rng = random.Random(seed)
+    shapes = ["canonical", "unsorted topics", "repeated topic", "empty run"]
+    shapes += ["unsorted partitions", "null"]
+    datas: list[bytes | None] = [_sticky_array(rng, shape) for shape in shapes for _ in range(20)]
+    datas += [None, b"", struct.pack(">i", 7)]
+    flags = []
+    for data, claim in zip(datas, implementation.read_user_data_claims(datas, True), strict=True):
+        assert not isinstance(claim, CodecError), data
+        runs, _, sorted_runs = claim
+        assert sorted_runs == (canonical_runs(runs) == runs), (data, runs)
+        flags.append(sorted_runs)
+    assert flags[:20] == [True] * 20  # every canonical array
+    assert flags[-3:] == [True] * 3  # nothing claimed
+    assert not any(flags[40:100])  # repeated topic, empty run, unsorted partitions
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)

@@ -180,18 +180,20 @@ def _spec_from_runs(
     claim = read.claim
     ud_runs: OwnedRuns = _EMPTY_RUNS
     ud_generation = -1
+    ud_sorted = True
     if isinstance(claim, CodecError):
         _warn_unreadable_user_data(member_id, batch.protocol, claim)
     elif claim is not None:  # always read by the seam's readers
-        ud_runs, ud_generation = claim
+        ud_runs, ud_generation, ud_sorted = claim
     owned: OwnedRuns = read.owned
     canonical = read.owned_array is not None
     alone = True
     if (not batch.cooperative or version < 1) and ud_runs[2]:
         if not owned[2]:
             # The user data alone claims (Java and librdkafka members under EAGER): in the
-            # sender's order (Java's topics in hash order), made canonical below.
-            owned, canonical, alone = ud_runs, False, False
+            # sender's order (Java's topics in hash order), made canonical below unless
+            # the seam found them canonical already.
+            owned, canonical, alone = ud_runs, ud_sorted, False
         elif not _same_claims(ud_runs, owned):
             # Our members and librdkafka's write the same list twice: unite only if needed.
             spec = MemberSpec(

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 from ..errors import CodecError
 from ._wire import Reader, Writer
-from .sticky_user_data import read_user_data_runs
+from .sticky_user_data import UserDataClaim, read_user_data_runs
 from .topic_partitions import (
     EMPTY_RUNS,
     Interned,
@@ -151,10 +151,10 @@ class SubscriptionRead(NamedTuple):
     generation_id: int
     rack_id: str | None
     owned_array: bytes | None
-    #: The user data's claim (:func:`~.sticky_user_data.read_user_data_runs`): ``(runs in
-    #: wire order, generation or -1)``, or the :class:`CodecError` reading it raised; its
+    #: The user data's claim (:data:`~.sticky_user_data.UserDataClaim`: ``(runs in wire
+    #: order, generation or -1, sorted)``), or the :class:`CodecError` reading it raised; its
     #: runs are ``owned`` itself when they equal it and hold a partition. ``None``: not read.
-    claim: tuple[TopicRuns, int] | CodecError | None = None
+    claim: UserDataClaim | CodecError | None = None
 
     def subscription(self) -> Subscription:
         """The :class:`Subscription` read (owned partitions as pairs, built here)."""
@@ -201,15 +201,15 @@ def read_subscription_claim(
     not, :func:`~.sticky_user_data.read_user_data_runs`); claim runs equal to the owned runs
     and holding a partition are the owned runs' very object."""
     read = read_subscription_runs(data, shared)
-    claim: tuple[TopicRuns, int] | CodecError
+    claim: UserDataClaim | CodecError
     try:
-        runs, generation = read_user_data_runs(
+        runs, generation, sorted_runs = read_user_data_runs(
             read.user_data, cooperative=cooperative, shared=shared
         )
     except CodecError as exc:
         claim = exc
     else:
-        claim = (read.owned if runs[2] and runs == read.owned else runs), generation
+        claim = (read.owned if runs[2] and runs == read.owned else runs), generation, sorted_runs
     return read._replace(claim=claim)
 
 

@@ -31,6 +31,7 @@ from ..twin_loader import PURE_PYTHON_ENV, TWIN_DISTRIBUTION, TWIN_MODULE, load
 from ..twin_loader import describe as describe_twin
 from . import seam as reference
 from .seam import SubscriptionRead
+from .sticky_user_data import UserDataClaim
 from .topic_partitions import TopicRuns
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 
 #: The seam's contract version: the twin's ``SEAM_VERSION`` must equal it (bump both when a
 #: seam function is added or removed or changes its arguments, results or rules).
-SEAM_VERSION = 2
+SEAM_VERSION = 3
 
 #: What the twin returns per payload: :class:`SubscriptionRead`'s fields, in order.
 _ReadValues = tuple[
@@ -61,7 +62,7 @@ _ReadValues = tuple[
     int,
     str | None,
     bytes | None,
-    tuple[TopicRuns, int] | None,
+    UserDataClaim | None,
 ]
 
 
@@ -78,7 +79,7 @@ class Twin(Protocol):
 
     def read_user_data_claims(
         self, user_data: Sequence[bytes | None], cooperative: bool
-    ) -> list[tuple[TopicRuns, int] | None] | None: ...
+    ) -> list[UserDataClaim | None] | None: ...
 
     def write_assignments(
         self,
@@ -123,12 +124,12 @@ def read_subscriptions(
 
 def read_user_data_claims(
     user_data: Sequence[bytes | None], cooperative: bool
-) -> list[tuple[TopicRuns, int] | CodecError]:
+) -> list[UserDataClaim | CodecError]:
     """:func:`.seam.read_user_data_claims`."""
     if twin is not None:
         got = twin.read_user_data_claims(user_data, cooperative)
         if got is not None:
-            out: list[tuple[TopicRuns, int] | CodecError] = []
+            out: list[UserDataClaim | CodecError] = []
             for data, claim in zip(user_data, got, strict=True):
                 if claim is None:
                     out.extend(reference.read_user_data_claims([data], cooperative))

@@ -6,13 +6,13 @@ must give equal values, equal bytes and equal errors)::
     read_subscriptions(payloads: Sequence[bytes], cooperative: bool)
         -> list[SubscriptionRead | CodecError]
     read_user_data_claims(user_data: Sequence[bytes | None], cooperative: bool)
-        -> list[tuple[TopicRuns, int] | CodecError]
+        -> list[UserDataClaim | CodecError]     # (runs, generation or -1, sorted)
     write_assignments(version: int, topics: Sequence[str], counts: Sequence[int],
                       plans: Sequence[Sequence[int]]) -> list[bytes]
 
     class SubscriptionRead(NamedTuple):   # consumer_protocol.SubscriptionRead
         version, topics, user_data, owned: TopicRuns, generation_id, rack_id, owned_array,
-        claim: tuple[TopicRuns, int] | CodecError    # the user data's, read_user_data_claims
+        claim: UserDataClaim | CodecError    # the user data's, read_user_data_claims
 
 Claims cross the seam as *runs* (:data:`~.topic_partitions.TopicRuns`: per topic element
 its name once and its partitions in one flat int list; the engine's ``OwnedRuns``), never
@@ -32,7 +32,10 @@ Invariants every implementation keeps:
   bytes. Readers return what was sent in wire order (no sorting, no de-duplication: that is
   the engine's policy, ``core.spec.canonical_runs``).
 - **Runs.** ``lengths`` is ``None`` exactly when every topic element holds one partition;
-  an empty array is ``((), None, [])``.
+  an empty array is ``((), None, [])``. A claim's ``sorted`` is true exactly when its runs
+  are canonical runs: the array's bytes were canonical (``owned_array``'s verdict), or it
+  held no topic element (no user data, a null or empty array, cooperative user data); the
+  leader then skips ``canonical_runs``, which would return them unchanged.
 - **Sharing.** Within one call, equal topic names are one ``str`` and equal topic tuples
   one ``tuple`` (the engine steps' twin reads each distinct tuple once), and a member's
   claim runs equal to its owned runs and holding a partition are that object (ours and
@@ -54,8 +57,8 @@ from collections.abc import Sequence
 
 from ..errors import CodecError
 from .consumer_protocol import SubscriptionRead, read_subscription_claim
-from .sticky_user_data import read_user_data_runs
-from .topic_partitions import DenseTopics, Interned, TopicRuns
+from .sticky_user_data import UserDataClaim, read_user_data_runs
+from .topic_partitions import DenseTopics, Interned
 
 __all__ = [
     "SEAM",
@@ -90,19 +93,20 @@ def read_subscriptions(
 
 def read_user_data_claims(
     user_data: Sequence[bytes | None], cooperative: bool
-) -> list[tuple[TopicRuns, int] | CodecError]:
-    """Per member, ``(previous partitions as runs in wire order, generation or -1)`` claimed
-    by its subscription user data, or the :class:`CodecError` reading it raised (the caller
-    treats the member as having no history); in input order.
+) -> list[UserDataClaim | CodecError]:
+    """Per member, ``(previous partitions as runs in wire order, generation or -1, sorted)``
+    claimed by its subscription user data (``sorted``: the runs are canonical, see the
+    module's invariants), or the :class:`CodecError` reading it raised (the caller treats
+    the member as having no history); in input order.
 
-    Null or empty user data claims nothing: ``(((), None, []), -1)``. Under ``cooperative``,
+    Null or empty user data claims nothing: ``(((), None, []), -1, True)``. Under ``cooperative``,
     exactly 4 bytes are Java's cooperative user data (the int32 generation, no partitions);
     anything else is sticky user data (v1: the array then the int32 generation, which must
     end the bytes; else v0: the array alone, which must end the bytes). A negative
     generation reads as -1 (the rules: :func:`.sticky_user_data.read_user_data_runs`).
     """
     shared = Interned()
-    out: list[tuple[TopicRuns, int] | CodecError] = []
+    out: list[UserDataClaim | CodecError] = []
     for data in user_data:
         try:
             out.append(read_user_data_runs(data, cooperative=cooperative, shared=shared))

@@ -45,6 +45,7 @@ from .topic_partitions import (
 )
 
 __all__ = [
+    "UserDataClaim",
     "decode_cooperative_user_data",
     "decode_sticky_user_data",
     "encode_cooperative_user_data",
@@ -53,6 +54,12 @@ __all__ = [
     "read_user_data_claim",
     "read_user_data_runs",
 ]
+
+#: What a member's user data claims, as the leader reads it: ``(previous partitions as runs
+#: in wire order, generation or -1, sorted)``, ``sorted`` telling whether the runs are
+#: already canonical runs (``core.spec.canonical_runs`` would return them unchanged): true
+#: when the array's bytes were canonical or held no topic at all.
+UserDataClaim = tuple[TopicRuns, int, bool]
 
 _STICKY = "sticky assignor user data"
 _COOPERATIVE = "cooperative-sticky assignor user data"
@@ -94,9 +101,9 @@ def encode_sticky_user_data(
 def read_sticky_user_data(
     data: bytes | bytearray | memoryview,
     shared: Interned | None = None,
-) -> tuple[TopicRuns, int | None]:
+) -> tuple[TopicRuns, int | None, bool]:
     """Read sticky user data: ``(previous assignment as runs in wire order, generation or
-    None)``.
+    None, sorted)``; ``sorted``: the runs are canonical (as :data:`UserDataClaim`'s).
 
     One read of the array serves both versions (see the module docstring): v1 when exactly
     4 bytes follow it, v0 when none do; anything else is a
@@ -104,15 +111,16 @@ def read_sticky_user_data(
     as the v0 reading's, at its offset). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
     """
     if not data:
-        return EMPTY_RUNS, None
+        return EMPTY_RUNS, None, True
     reader = Reader(data, _STICKY + " v0")
-    runs, _ = read_topic_runs(reader, "previous assignment", shared)
+    runs, canonical_array = read_topic_runs(reader, "previous assignment", shared)
+    sorted_runs = canonical_array is not None or not runs[0]
     left = reader.remaining
     if left == 4:
-        return runs, _generation_or_none(reader.int32("generation"))
+        return runs, _generation_or_none(reader.int32("generation")), sorted_runs
     if left:
         raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
-    return runs, None
+    return runs, None, sorted_runs
 
 
 def decode_sticky_user_data(
@@ -120,7 +128,7 @@ def decode_sticky_user_data(
 ) -> tuple[list[TopicPartitionPair], int | None]:
     """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
     (:func:`read_sticky_user_data` with the runs as pairs)."""
-    runs, generation = read_sticky_user_data(data)
+    runs, generation, _ = read_sticky_user_data(data)
     return list(runs_pairs(runs)), generation
 
 
@@ -149,9 +157,9 @@ def read_user_data_runs(
     *,
     cooperative: bool,
     shared: Interned | None = None,
-) -> tuple[TopicRuns, int]:
-    """``(previous partitions as runs in wire order, generation or -1)`` claimed by a
-    member's subscription user data.
+) -> UserDataClaim:
+    """``(previous partitions as runs in wire order, generation or -1, sorted)`` claimed by
+    a member's subscription user data (:data:`UserDataClaim`).
 
     ``cooperative``: 4 bytes are cooperative user data (Java's int32 generation); anything
     else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
@@ -160,17 +168,17 @@ def read_user_data_runs(
     "no history"). ``shared``: as :func:`read_sticky_user_data`.
     """
     if not user_data:
-        return EMPTY_RUNS, -1
+        return EMPTY_RUNS, -1, True
     if cooperative and len(user_data) == 4:
         generation = decode_cooperative_user_data(user_data)
-        return EMPTY_RUNS, -1 if generation is None else generation
-    runs, decoded = read_sticky_user_data(user_data, shared)
-    return runs, -1 if decoded is None else decoded
+        return EMPTY_RUNS, -1 if generation is None else generation, True
+    runs, decoded, sorted_runs = read_sticky_user_data(user_data, shared)
+    return runs, -1 if decoded is None else decoded, sorted_runs
 
 
 def read_user_data_claim(
     user_data: bytes | None, *, cooperative: bool
 ) -> tuple[tuple[TopicPartitionPair, ...], int]:
     """:func:`read_user_data_runs` with the claim as flat ``(topic, partition)`` pairs."""
-    runs, generation = read_user_data_runs(user_data, cooperative=cooperative)
+    runs, generation, _ = read_user_data_runs(user_data, cooperative=cooperative)
     return runs_pairs(runs), generation

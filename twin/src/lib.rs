@@ -50,7 +50,7 @@ mod kafka_sticky_plugin_twin {
 
     /// The seam's contract version (see the crate's doc).
     #[pymodule_export]
-    const SEAM_VERSION: u32 = 2;
+    const SEAM_VERSION: u32 = 3;
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
@@ -71,7 +71,8 @@ mod kafka_sticky_plugin_twin {
     /// payload is the reference's to read); `None` for anything but a list or tuple of
     /// payloads and an exact `bool`. The owned partitions are runs `(topics, lengths or None,
     /// flat partitions)`, never a tuple per partition; `claim` is the user data's `(runs,
-    /// generation or -1)`, or `None` when the reference must read it; its runs are the owned
+    /// generation or -1, sorted)` (`sorted`: the runs are canonical runs), or `None` when
+    /// the reference must read it; its runs are the owned
     /// runs' very object when they are equal and hold a partition. Topic names
     /// and equal topic tuples are built once per call.
     #[pyfunction]
@@ -103,12 +104,13 @@ mod kafka_sticky_plugin_twin {
                         && runs.partitions == owned_runs.partitions
                         && runs.starts == owned_runs.starts
                         && runs.topics == owned_runs.topics;
+                    let sorted = runs.is_sorted();
                     let runs = if same {
                         owned.clone()
                     } else {
                         runs_to_py(&mut names, &runs)?
                     };
-                    (runs, generation).into_pyobject(py)?.into_any()
+                    (runs, generation, sorted).into_pyobject(py)?.into_any()
                 }
                 Err(_) => py.None().into_bound(py),
             };
@@ -128,7 +130,7 @@ mod kafka_sticky_plugin_twin {
     }
 
     /// `seam.read_user_data_claims`: per user data, in order, `(previous runs, generation
-    /// or -1)` or `None` (that one is the reference's to read); `None` for anything but a
+    /// or -1, sorted)` or `None` (that one is the reference's to read); `None` for anything but a
     /// list or tuple of `bytes`/`None` and an exact `bool`.
     #[pyfunction]
     fn read_user_data_claims<'py>(
@@ -154,8 +156,9 @@ mod kafka_sticky_plugin_twin {
         for raw in raws {
             match seam::read_user_data_claim(raw, cooperative) {
                 Ok((runs, generation)) => {
+                    let sorted = runs.is_sorted();
                     let runs = runs_to_py(&mut names, &runs)?;
-                    out.push((runs, generation).into_pyobject(py)?.into_any());
+                    out.push((runs, generation, sorted).into_pyobject(py)?.into_any());
                 }
                 Err(_) => out.push(py.None().into_bound(py)),
             }

@@ -46,6 +46,12 @@ impl<'a> Runs<'a> {
         self.canonical.then_some(self.raw)
     }
 
+    /// Whether these are canonical runs (the seam's `sorted` of a claim): the bytes were
+    /// canonical, or the array held no topic element (then there is nothing to sort).
+    pub fn is_sorted(&self) -> bool {
+        self.canonical || self.topics.is_empty()
+    }
+
     /// Run `i`'s partitions.
     pub fn run(&self, i: usize) -> &[i32] {
         &self.partitions[self.starts[i]..self.starts[i + 1]]
@@ -140,11 +146,15 @@ mod tests {
         let null = [0xff, 0xff, 0xff, 0xff];
         let runs = read(&mut Reader::new(&null)).unwrap();
         assert!(runs.is_empty() && runs.canonical_bytes().is_none());
+        assert!(runs.is_sorted());
         let mut null_run = array(&[("a", &[])]);
         null_run.truncate(null_run.len() - 4);
         null_run.extend([0xff, 0xff, 0xff, 0xff]);
         let runs = read(&mut Reader::new(&null_run)).unwrap();
-        assert_eq!((runs.len(), runs.canonical), (0, false));
+        assert_eq!(
+            (runs.len(), runs.canonical, runs.is_sorted()),
+            (0, false, false)
+        );
     }
 
     #[test]
