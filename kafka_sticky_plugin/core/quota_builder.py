@@ -27,6 +27,8 @@ from bisect import bisect_left
 from collections import Counter
 from operator import itemgetter
 
+import kafka_sticky_plugin.core.implementation as implementation
+
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
 from .layout import Layout
@@ -39,7 +41,19 @@ DensePart = list[int] | range
 
 
 def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
-    """Return ``{member index: [global partition index, ...]}`` for a homogeneous component."""
+    """Return ``{member index: [global partition index, ...]}`` for a homogeneous component:
+    the compiled twin's plan when it gives one (:mod:`.implementation`: the same plan)."""
+    twin = implementation.twin
+    if twin is not None:
+        planned = twin.build_quota_plan(
+            comp.members, comp.topics, layout.offsets, layout.counts, claims.owned, claims.hints
+        )
+        if planned is not None:  # None for a member whose plan is exactly its claims
+            claimed = claims.owned
+            return {
+                m: claimed[m][:] if part is None else part
+                for m, part in zip(comp.members, planned, strict=True)
+            }
     members = comp.members
     owner = claims.owner
     counts = layout.counts

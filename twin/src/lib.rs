@@ -17,13 +17,15 @@
 //! (contract `ENGINE_VERSION`, same rule), each in pure Rust with a converting module beside
 //! it: `resolve_claims`, the claims policy of `core/claims.py` (`claims`, `py_claims`);
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
-//! `py_balance`); `push_min_cost`, the exact min-cost flow push of `core/flow.py`
-//! (`min_cost_flow`).
+//! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
+//! `core/quota_builder.py` (`quota`, `py_quota`); `push_min_cost`, the exact min-cost flow
+//! push of `core/flow.py` (`min_cost_flow`).
 
 pub mod balance;
 pub mod claims;
 pub mod consumer_protocol;
 pub mod min_cost_flow;
+pub mod quota;
 pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
@@ -31,6 +33,7 @@ pub mod wire;
 
 mod py_balance;
 mod py_claims;
+mod py_quota;
 mod py_values;
 
 use pyo3::prelude::*;
@@ -54,11 +57,15 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 1;
+    const ENGINE_VERSION: u32 = 2;
 
     /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
     #[pymodule_export]
     use crate::py_balance::build_balanced_plan;
+
+    /// `quota_builder.build_quota_plan` (`crate::quota`; values in and out: `py_quota`).
+    #[pymodule_export]
+    use crate::py_quota::build_quota_plan;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]

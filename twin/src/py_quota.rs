@@ -1,0 +1,147 @@
+//! `build_quota_plan`'s Python values in and out (the step itself is [`crate::quota`]). In:
+//! the component's members and topics, the layout's offsets and counts (read at the
+//! component's topics only), each member's owned list and the hints (every hint, or one
+//! lookup per partition of the component, whichever is fewer); anything but exact `list` /
+//! `dict` / `int` values of the documented shapes gives `None`. Out: per member, `None` when
+//! its plan is exactly its owned list, else a new list that reuses the owned list's int
+//! objects for what it keeps.
+
+use std::collections::HashMap;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::py_values::{int_arg, ints_arg};
+use crate::quota::{self, Input, Part, Unsure};
+
+/// The component's input, or `None` (see the module doc).
+fn read_input(
+    members: &Bound<'_, PyAny>,
+    topics: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    counts: &Bound<'_, PyAny>,
+    owned: &Bound<'_, PyAny>,
+    hints: &Bound<'_, PyAny>,
+) -> Option<Input> {
+    let members = ints_arg(members)?;
+    let topic_indices = ints_arg(topics)?;
+    let (offsets, counts) = (
+        offsets.cast_exact::<PyList>().ok()?,
+        counts.cast_exact::<PyList>().ok()?,
+    );
+    let owned = owned.cast_exact::<PyList>().ok()?;
+    let hints = hints.cast_exact::<PyDict>().ok()?;
+    if members.windows(2).any(|w| w[0] >= w[1]) || topic_indices.windows(2).any(|w| w[0] >= w[1]) {
+        return None;
+    }
+    let mut topics = Vec::with_capacity(topic_indices.len());
+    let mut size = 0i64;
+    for &t in &topic_indices {
+        let at = usize::try_from(t).ok()?;
+        let (start, count) = (
+            int_arg(&offsets.get_item(at).ok()?)?,
+            int_arg(&counts.get_item(at).ok()?)?,
+        );
+        if start < 0 || count < 0 || topics.last().is_some_and(|&(_, s, c)| s + c > start) {
+            return None;
+        }
+        topics.push((t, start, count));
+        size += count;
+    }
+    let mut lists = Vec::with_capacity(members.len());
+    for &m in &members {
+        let list = owned.get_item(usize::try_from(m).ok()?).ok()?;
+        let mine = ints_arg(list.cast_exact::<PyList>().ok()?.as_any())?;
+        if mine.windows(2).any(|w| w[0] >= w[1]) {
+            return None;
+        }
+        lists.push(mine);
+    }
+    let mut found = HashMap::new();
+    if hints.len() as i64 <= size {
+        for (q, m) in hints.iter() {
+            found.insert(int_arg(&q)?, int_arg(&m)?);
+        }
+    } else {
+        for &(_, start, count) in &topics {
+            for q in start..start + count {
+                if let Some(m) = hints.get_item(q).ok()? {
+                    found.insert(q, int_arg(&m)?);
+                }
+            }
+        }
+    }
+    Some(Input {
+        members,
+        topics,
+        owned: lists,
+        hints: found,
+        any_hints: !hints.is_empty(),
+    })
+}
+
+/// One member's plan as a Python list: its owned list's objects for what it keeps, new ints
+/// for what it receives.
+fn plan_list<'py>(
+    py: Python<'py>,
+    owned: &Bound<'py, PyList>,
+    mine: &[i64],
+    part: &Part,
+) -> PyResult<Bound<'py, PyAny>> {
+    if part.is_owned() {
+        return Ok(py.None().into_bound(py));
+    }
+    let out = if part.dropped.is_empty() {
+        owned.get_slice(0, owned.len())
+    } else {
+        let kept = mine
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !part.dropped.contains(q))
+            .map(|(i, _)| owned.get_item(i))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, kept)?
+    };
+    for &q in &part.appended {
+        out.append(q)?;
+    }
+    Ok(out.into_any())
+}
+
+/// `quota_builder.build_quota_plan` of one component: `(comp.members, comp.topics,
+/// layout.offsets, layout.counts, claims.owned, claims.hints)` -> per member of
+/// `comp.members`, its plan (the reference's list, in its order), or `None` when that is
+/// exactly its `claims.owned` list; `None` where the reference must decide.
+#[pyfunction]
+pub fn build_quota_plan<'py>(
+    py: Python<'py>,
+    members: &Bound<'py, PyAny>,
+    topics: &Bound<'py, PyAny>,
+    offsets: &Bound<'py, PyAny>,
+    counts: &Bound<'py, PyAny>,
+    owned: &Bound<'py, PyAny>,
+    hints: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let Some(input) = read_input(members, topics, offsets, counts, owned, hints) else {
+        return Ok(None);
+    };
+    // a panic would be a bug of the twin's: the reference then plans
+    let planned = py.detach(|| {
+        std::panic::catch_unwind(|| quota::build_quota_plan(&input)).unwrap_or(Err(Unsure))
+    });
+    let Ok(parts) = planned else {
+        return Ok(None);
+    };
+    let owned = owned.cast_exact::<PyList>()?;
+    let lists = input
+        .members
+        .iter()
+        .zip(&input.owned)
+        .zip(&parts)
+        .map(|((&m, mine), part)| {
+            let list = owned.get_item(m as usize)?;
+            plan_list(py, list.cast_exact::<PyList>()?, mine, part)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Some(PyList::new(py, lists)?))
+}
