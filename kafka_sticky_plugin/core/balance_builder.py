@@ -263,12 +263,8 @@ def build_balanced_plan(
             claims.owned,
             claims.hints,
         )
-        if planned is not None:  # None for a member whose plan is exactly its claims
-            claimed = claims.owned
-            return {
-                m: claimed[m][:] if part is None else part
-                for m, part in zip(comp.members, planned, strict=True)
-            }
+        if planned is not None:
+            return implementation.component_plan(comp.members, planned, claims.owned)
     state = initial_state(layout, claims, comp, subscribers)
     _balance(state, comp)
     _restore_owners(state, comp)

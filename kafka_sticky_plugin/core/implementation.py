@@ -60,6 +60,7 @@ __all__ = [
     "STEPS",
     "ClaimsFields",
     "EngineTwin",
+    "component_plan",
     "describe",
     "twin",
 ]
@@ -130,3 +131,14 @@ IMPLEMENTATION: Literal["compiled", "reference"] = "reference" if twin is None e
 def describe() -> str:
     """One line naming the engine steps' implementation and why (for ``--version``)."""
     return describe_twin("engine steps", twin, "ENGINE_VERSION", ENGINE_VERSION, STEPS)
+
+
+def component_plan(
+    members: Sequence[int], planned: Sequence[list[int] | None], owned: Sequence[list[int]]
+) -> dict[int, list[int]]:
+    """A builder twin's answer as the component's plan: per member of ``members`` (in order)
+    its list, or a copy of its claims ``owned[m]`` where the twin answered ``None`` (exactly
+    its claims)."""
+    return {
+        m: owned[m][:] if part is None else part for m, part in zip(members, planned, strict=True)
+    }

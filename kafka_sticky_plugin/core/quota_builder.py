@@ -48,12 +48,8 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
         planned = twin.build_quota_plan(
             comp.members, comp.topics, layout.offsets, layout.counts, claims.owned, claims.hints
         )
-        if planned is not None:  # None for a member whose plan is exactly its claims
-            claimed = claims.owned
-            return {
-                m: claimed[m][:] if part is None else part
-                for m, part in zip(comp.members, planned, strict=True)
-            }
+        if planned is not None:
+            return implementation.component_plan(comp.members, planned, claims.owned)
     members = comp.members
     owner = claims.owner
     counts = layout.counts

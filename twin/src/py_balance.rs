@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
 use crate::balance::{self, Input, Unsure};
-use crate::py_values::{int_arg, ints_arg};
+use crate::py_values::{component_arg, int_arg, ints_arg};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -57,35 +57,20 @@ fn read_input(
     owned: &Bound<'_, PyAny>,
     hints: &Bound<'_, PyAny>,
 ) -> Option<Input> {
-    let members = ints_arg(members)?;
-    let topics = ints_arg(topics)?;
-    let (offsets, counts) = (
-        offsets.cast_exact::<PyList>().ok()?,
-        counts.cast_exact::<PyList>().ok()?,
-    );
+    let (members, component) = component_arg(members, topics, offsets, counts)?;
     let (subscriptions, owned) = (
         subscriptions.cast_exact::<PyList>().ok()?,
         owned.cast_exact::<PyList>().ok()?,
     );
     let hints = hints.cast_exact::<PyDict>().ok()?;
-    if members.windows(2).any(|w| w[0] >= w[1]) || topics.windows(2).any(|w| w[0] >= w[1]) {
-        return None;
-    }
+    let topics: Vec<i64> = component.iter().map(|&(t, _, _)| t).collect();
     let index = MemberIndex::new(members);
     let mut input = Input {
         members: index.members.len(),
         ..Input::default()
     };
     let mut starts = Vec::with_capacity(topics.len()); // global offset per local topic
-    for &t in &topics {
-        let t = usize::try_from(t).ok()?;
-        let (start, count) = (
-            int_arg(&offsets.get_item(t).ok()?)?,
-            int_arg(&counts.get_item(t).ok()?)?,
-        );
-        if start < 0 || starts.last().is_some_and(|&s| s > start) {
-            return None;
-        }
+    for &(_, start, count) in &component {
         starts.push(start);
         input.counts.push(u32::try_from(count).ok()?);
     }

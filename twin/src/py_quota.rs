@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::py_values::{int_arg, ints_arg};
+use crate::py_values::{component_arg, int_arg, ints_arg};
 use crate::quota::{self, Input, Part, Unsure};
 
 /// The component's input, or `None` (see the module doc).
@@ -23,31 +23,10 @@ fn read_input(
     owned: &Bound<'_, PyAny>,
     hints: &Bound<'_, PyAny>,
 ) -> Option<Input> {
-    let members = ints_arg(members)?;
-    let topic_indices = ints_arg(topics)?;
-    let (offsets, counts) = (
-        offsets.cast_exact::<PyList>().ok()?,
-        counts.cast_exact::<PyList>().ok()?,
-    );
+    let (members, topics) = component_arg(members, topics, offsets, counts)?;
     let owned = owned.cast_exact::<PyList>().ok()?;
     let hints = hints.cast_exact::<PyDict>().ok()?;
-    if members.windows(2).any(|w| w[0] >= w[1]) || topic_indices.windows(2).any(|w| w[0] >= w[1]) {
-        return None;
-    }
-    let mut topics = Vec::with_capacity(topic_indices.len());
-    let mut size = 0i64;
-    for &t in &topic_indices {
-        let at = usize::try_from(t).ok()?;
-        let (start, count) = (
-            int_arg(&offsets.get_item(at).ok()?)?,
-            int_arg(&counts.get_item(at).ok()?)?,
-        );
-        if start < 0 || count < 0 || topics.last().is_some_and(|&(_, s, c)| s + c > start) {
-            return None;
-        }
-        topics.push((t, start, count));
-        size += count;
-    }
+    let size: i64 = topics.iter().map(|&(_, _, count)| count).sum();
     let mut lists = Vec::with_capacity(members.len());
     for &m in &members {
         let list = owned.get_item(usize::try_from(m).ok()?).ok()?;

@@ -85,6 +85,43 @@ pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
     items(obj)?.iter().map(int_arg).collect()
 }
 
+/// A component's topics: per topic `(index, first global partition, count)`.
+pub type ComponentTopics = Vec<(i64, i64, i64)>;
+
+/// One component of the engine's layout, as its builder steps take it: `(comp.members,
+/// comp.topics, layout.offsets, layout.counts)` read as the members (strictly ascending) and
+/// per topic (strictly ascending indices) `(index, first global partition, count)`, the
+/// topics' partitions not overlapping and in index order; `None` for anything else.
+pub fn component_arg(
+    members: &Bound<'_, PyAny>,
+    topics: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    counts: &Bound<'_, PyAny>,
+) -> Option<(Vec<i64>, ComponentTopics)> {
+    let members = ints_arg(members)?;
+    let indices = ints_arg(topics)?;
+    let (offsets, counts) = (
+        offsets.cast_exact::<PyList>().ok()?,
+        counts.cast_exact::<PyList>().ok()?,
+    );
+    if members.windows(2).any(|w| w[0] >= w[1]) || indices.windows(2).any(|w| w[0] >= w[1]) {
+        return None;
+    }
+    let mut out: ComponentTopics = Vec::with_capacity(indices.len());
+    for &t in &indices {
+        let at = usize::try_from(t).ok()?;
+        let (start, count) = (
+            int_arg(&offsets.get_item(at).ok()?)?,
+            int_arg(&counts.get_item(at).ok()?)?,
+        );
+        if start < 0 || count < 0 || out.last().is_some_and(|&(_, s, c)| s + c > start) {
+            return None;
+        }
+        out.push((t, start, count));
+    }
+    Some((members, out))
+}
+
 /// Partition numbers below this are built once per call and shared.
 const SHARED_INTS: usize = 1 << 16;
 
