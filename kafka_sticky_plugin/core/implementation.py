@@ -66,7 +66,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 
 
 class EngineTwin(Protocol):
@@ -107,9 +107,25 @@ class EngineTwin(Protocol):
         hints: Mapping[int, int],
     ) -> list[list[int] | None] | None: ...
 
+    def place_by_racks(
+        self,
+        members: list[int],
+        topics: list[int],
+        offsets: list[int],
+        counts: list[int],
+        subscriptions: list[frozenset[int]],
+        owner: list[int],
+        hints: Mapping[int, int],
+        owned: list[list[int]],
+        plan: Mapping[int, list[int]],
+        member_rack: list[int],
+        rack_sets: list[frozenset[int]],
+        partition_set: list[int],
+    ) -> list[list[int]] | None: ...
+
 
 #: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
-STEPS = ("push_min_cost", "resolve_claims", "build_balanced_plan")
+STEPS = ("push_min_cost", "resolve_claims", "build_balanced_plan", "place_by_racks")
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.
 twin: EngineTwin | None = cast("EngineTwin | None", load("ENGINE_VERSION", ENGINE_VERSION, STEPS))

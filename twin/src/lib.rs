@@ -18,12 +18,14 @@
 //! it: `resolve_claims`, the claims policy of `core/claims.py` (`claims`, `py_claims`);
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
 //! `py_balance`); `push_min_cost`, the exact min-cost flow push of `core/flow.py`
-//! (`min_cost_flow`).
+//! (`min_cost_flow`); `place_by_racks`, the rack pass of `core/rack_flow.py` (`rack_flow`,
+//! `py_rack_flow`).
 
 pub mod balance;
 pub mod claims;
 pub mod consumer_protocol;
 pub mod min_cost_flow;
+pub mod rack_flow;
 pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
@@ -31,6 +33,7 @@ pub mod wire;
 
 mod py_balance;
 mod py_claims;
+mod py_rack_flow;
 mod py_values;
 
 use pyo3::prelude::*;
@@ -54,11 +57,15 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 1;
+    const ENGINE_VERSION: u32 = 2;
 
     /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
     #[pymodule_export]
     use crate::py_balance::build_balanced_plan;
+
+    /// `rack_flow.place_by_racks` (`crate::rack_flow`; values in and out: `py_rack_flow`).
+    #[pymodule_export]
+    use crate::py_rack_flow::place_by_racks;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]
