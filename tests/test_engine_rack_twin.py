@@ -259,9 +259,10 @@ def _arguments() -> dict[str, Any]:
         {"plan": {0: [0, 3], 1: [1]}},  # a member without a plan
         {"plan": {0: (0, 3), 1: [1], 2: [2, 4]}},  # not a list
         {"plan": {0: [0, 3], 1: [1], 2: [2, 4, 9]}},  # a partition outside the component
-        {"owner": [2, -1, -1, -1, -1]},  # an owner the owned lists do not name
-        {"owner": [0, True, -1, -1, -1]},  # a bool
-        {"owned": [[0, 0], [], []]},  # not ascending
+        {"owned": [[0], [0], []]},  # a partition owned twice
+        {"owned": [[True], [], []]},  # a bool
+        {"owned": [[3, 0], [], []]},  # not ascending
+        {"hints": {1: 1.0}},  # a hint on a partition nobody owns, not an int
         {"partition_set": [1, 2, 0, 7, 0]},  # no such rack set
         {"partition_set": [1, 2, 0, -1, 0]},  # negative (Python would index from the end)
         {"member_rack": [0, 1.0, -1]},  # not an int

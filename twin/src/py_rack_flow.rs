@@ -1,9 +1,10 @@
 //! `rack_flow.place_by_racks`' Python values in and out (the pass itself is `rack_flow`,
 //! which knows nothing of Python). Input is read where the component lies: its topics'
 //! offsets and counts by index, its members' subscriptions (each distinct object once,
-//! `py_balance::read_subscribers`), racks, owned lists and plan lists, and the claims'
-//! owners and the view's rack set ids over its topics' partitions only; hints are looked up
-//! for tied partitions only (as the reference does). Anything but exact `list` /
+//! `py_balance::read_subscribers`), racks, owned lists and plan lists, and the view's rack
+//! set ids over its topics' partitions only. Owners come from the owned lists (the claims'
+//! invariant, as `py_balance` reads them); `claims.owner` is read only for a hinted
+//! partition nobody owns (is it tied?). Anything but exact `list` /
 //! `frozenset` / `dict` / `int` values of the documented shapes, or a partition outside the
 //! component, gives `None`.
 //!
@@ -149,11 +150,6 @@ fn read_input<'py>(
     }
     let parts = Partitions::new(starts, input.counts.clone())?;
     input.subscribers = read_subscribers(&index, &topics, subscriptions)?;
-    input.owner = per_partition(owner, &parts, |o| match o {
-        o if o >= 0 => index.local(o).and_then(|l| i32::try_from(l).ok()),
-        o if o == i64::from(TIED) => Some(TIED),
-        _ => Some(UNOWNED),
-    })?;
     let sets = rack_sets.len();
     input.partition_set = per_partition(partition_set, &parts, |s| {
         u32::try_from(s).ok().filter(|&s| (s as usize) < sets)
@@ -167,28 +163,25 @@ fn read_input<'py>(
         racks.sort_unstable();
         input.rack_sets.push(racks);
     }
-    // Hints: looked up for tied partitions only; one naming no member of the component is
-    // no hint (the reference's `h in in_comp`).
-    if !hints.is_empty() {
-        for (p, (&o, q)) in input.owner.iter().zip(parts.globals()).enumerate() {
-            if o != TIED {
-                continue;
-            }
-            if let Some(h) = hints.get_item(q).ok()? {
-                if let Some(l) = index.local(int_arg(&h)?) {
-                    input.hints.insert(p as u32, l);
-                }
-            }
-        }
-    }
+    // Owners from the owned lists (the claims' invariant: `owner[q] == m` exactly for `q`
+    // in `owned[m]`, as `py_balance` reads them); a partition owned twice is not the pass's
+    // input.
+    input.owner = vec![UNOWNED; parts.total as usize];
     let mut objects: Objects<'py> = vec![None; parts.total as usize];
-    for &g in &index.members {
+    for (l, &g) in index.members.iter().enumerate() {
         let at = usize::try_from(g).ok()?;
         input.bucket.push(int_arg(&member_rack.get_item(at).ok()?)?);
         let mine = owned.get_item(at).ok()?;
-        let mut qs = Vec::with_capacity(list(&mine)?.len());
-        for q in list(&mine)?.iter() {
-            qs.push(parts.local(int_arg(&q)?)?);
+        let mine = list(&mine)?;
+        let mut qs = Vec::with_capacity(mine.len());
+        for q in mine.iter() {
+            let p = parts.local(int_arg(&q)?)?;
+            let slot = &mut input.owner[p as usize];
+            if *slot != UNOWNED {
+                return None;
+            }
+            *slot = i32::try_from(l).ok()?;
+            qs.push(p);
         }
         input.owned.push(qs);
         let held = plan.get_item(g).ok()??;
@@ -200,6 +193,36 @@ fn read_input<'py>(
             objects[p as usize] = Some(q);
         }
         input.plan.push(qs);
+    }
+    // Hints: a partition nobody owns whose hint names a member of the component (the
+    // reference's `h in in_comp`) is hinted when `claims.owner` says it is tied, the only
+    // owners read; by whichever is fewer, every hint or one lookup per unowned partition.
+    let mut hint = |p: u32, q: i64, h: &Bound<'py, PyAny>| -> Option<()> {
+        if input.owner[p as usize] != UNOWNED {
+            return Some(());
+        }
+        let Some(l) = index.local(int_arg(h)?) else {
+            return Some(());
+        };
+        if int_arg(&owner.get_item(usize::try_from(q).ok()?).ok()?)? == i64::from(TIED) {
+            input.owner[p as usize] = TIED;
+            input.hints.insert(p, l);
+        }
+        Some(())
+    };
+    if !hints.is_empty() && hints.len() <= parts.total as usize {
+        for (q, h) in hints.iter() {
+            let q = int_arg(&q)?;
+            if let Some(p) = parts.local(q) {
+                hint(p, q, &h)?;
+            }
+        }
+    } else if !hints.is_empty() {
+        for (p, q) in parts.globals().enumerate() {
+            if let Some(h) = hints.get_item(q).ok()? {
+                hint(p as u32, q, &h)?;
+            }
+        }
     }
     Some((input, objects))
 }
