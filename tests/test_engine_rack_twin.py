@@ -10,8 +10,9 @@ contested ones among them, so tied partitions and hints), with members without a
 partitions without replica racks and replicas on racks no member has, each component's
 pass is compared with the reference's (the twin switched off by setting
 ``implementation.twin`` to ``None``), starting from the engine's own plan without racks;
-so are whole ``sticky_assign`` / ``cooperative_assign`` plans and the NESTED-100k-r3f1
-benchmark shape's fresh, rejoin and leave plans (their hashes). The twin must not pass by
+so are whole ``sticky_assign`` / ``cooperative_assign`` plans and the racked benchmark
+shapes' fresh, rejoin and leave plans (their hashes: NESTED-100k-r3f1, and H-1M-r6f2, whose
+leave's network costs pass ``i64``, marked slow). The twin must not pass by
 declining: it answers every component here, and declines (``None``) for values it cannot
 vouch for.
 
@@ -195,12 +196,21 @@ def _plan_hash(plan: dict[str, list[tuple[str, int]]]) -> str:
     return digest.hexdigest()
 
 
-def test_the_racked_benchmark_shape_plans_the_same(counting: _Counting) -> None:
-    """NESTED-100k-r3f1 (100k partitions, replicas on one of three racks): its fresh plan and
-    its rejoin and leave from it hash the same with the twin and without it."""
+@pytest.mark.parametrize(
+    "shape_name",
+    [
+        "NESTED-100k-r3f1",
+        # a million partitions on six racks, two replicas each (about 15 s on 2 cores): its
+        # leave's network costs pass i64 (2000 members keeping 999,500 claims)
+        pytest.param("H-1M-r6f2", marks=pytest.mark.slow),
+    ],
+)
+def test_racked_benchmark_shapes_plan_the_same(shape_name: str, counting: _Counting) -> None:
+    """A racked benchmark shape's fresh plan and its rejoin and leave from it hash the same
+    with the twin and without it."""
     import shapes
 
-    shape = shapes.SHAPES["NESTED-100k-r3f1"]
+    shape = shapes.SHAPES[shape_name]
     subs = shape.subscriptions()
     racks = shape.member_racks(subs)
     replicas = shape.partition_racks()
@@ -216,7 +226,7 @@ def test_the_racked_benchmark_shape_plans_the_same(counting: _Counting) -> None:
             plan = sticky_assign(shape.partitions, members, partition_racks=replicas)
             row.append(_plan_hash(plan))
         hashes.append(row)
-    print(f"NESTED-100k-r3f1 fresh, rejoin, leave plan sha256 {hashes[0]}")
+    print(f"{shape_name} fresh, rejoin, leave plan sha256 {hashes[0]}")
     assert hashes[0] == hashes[1]
     assert counting.answered >= 3 and counting.declined == 0
 
