@@ -138,7 +138,7 @@ def test_component_passes_equal_the_reference(counting: _Counting) -> None:
     where the engine would skip the pass: the pass must be exact on any component)."""
     print(f"RACK_TWIN_SEED={SEED}")
     rng = random.Random(f"{SEED}/components")
-    compared = with_claims = with_hints = applying = 0
+    compared = with_claims = with_hints = nothing_free = applying = 0
     for g in range(GROUPS):
         counts, members = random_group(rng)
         members, partition_racks = _with_racks(rng, counts, members)
@@ -161,14 +161,19 @@ def test_component_passes_equal_the_reference(counting: _Counting) -> None:
             assert got == want, f"seed={SEED} group {g}"
             compared += 1
             with_claims += any(map(claims.owned.__getitem__, comp.members))
+            # every partition owned: the twin reads only the plan's lengths
+            nothing_free += sum(map(len, map(claims.owned.__getitem__, comp.members))) == sum(
+                map(layout.counts.__getitem__, comp.topics)
+            )
             in_comp = set(comp.members)
             with_hints += any(
                 claims.owner[q] == TIED and h in in_comp for q, h in claims.hints.items()
             )
             applying += rack_pass_applies(view, comp, plan)
     print(f"{compared} components: {with_claims} with claims, {with_hints} with hinted ties,")
-    print(f"{applying} where the engine runs the pass")
+    print(f"{nothing_free} with every partition owned, {applying} where the engine runs the pass")
     assert compared >= 150 and with_claims >= 60 and with_hints >= 15 and applying >= 100
+    assert nothing_free >= 4
 
 
 @pytest.mark.parametrize("cooperative", [False, True])

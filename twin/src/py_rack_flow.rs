@@ -8,8 +8,12 @@
 //! `frozenset` / `dict` / `int` values of the documented shapes, or a partition outside the
 //! component, gives `None`.
 //!
+//! The plan's lists are read only when some partition of the component is not owned: else
+//! the reference reads only their lengths, and so does the twin.
+//!
 //! Out: per member a new list of its partitions, each `int` the very object the plan's
-//! lists held for that partition (ints are immutable: only their values matter).
+//! lists (or, when every partition is owned, the owned lists) held for that partition (ints
+//! are immutable: only their values matter).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
@@ -165,7 +169,14 @@ fn read_input<'py>(
     }
     // Owners from the owned lists (the claims' invariant: `owner[q] == m` exactly for `q`
     // in `owned[m]`, as `py_balance` reads them); a partition owned twice is not the pass's
-    // input.
+    // input. When they own every partition, the plan's lists are not read (the reference
+    // reads only their lengths then) and the answer's ints are the owned lists' objects,
+    // else the plan's.
+    let mut claimed = 0usize;
+    for &g in &index.members {
+        claimed += list(&owned.get_item(usize::try_from(g).ok()?).ok()?)?.len();
+    }
+    let any_free = claimed != parts.total as usize;
     input.owner = vec![UNOWNED; parts.total as usize];
     let mut objects: Objects<'py> = vec![None; parts.total as usize];
     for (l, &g) in index.members.iter().enumerate() {
@@ -182,10 +193,17 @@ fn read_input<'py>(
             }
             *slot = i32::try_from(l).ok()?;
             qs.push(p);
+            if !any_free {
+                objects[p as usize] = Some(q);
+            }
         }
         input.owned.push(qs);
         let held = plan.get_item(g).ok()??;
         let held = list(&held)?;
+        input.loads.push(u32::try_from(held.len()).ok()?);
+        if !any_free {
+            continue;
+        }
         let mut qs = Vec::with_capacity(held.len());
         for q in held.iter() {
             let p = parts.local(int_arg(&q)?)?;
@@ -272,7 +290,7 @@ pub fn place_by_racks<'py>(
     let Ok(placed) = placed else {
         return Ok(None);
     };
-    // every partition is in the plan (checked by the pass), so every object is there
+    // every partition is in the plan or owned (checked by the pass): every object is there
     let Some(objects) = objects.into_iter().collect::<Option<Vec<_>>>() else {
         return Ok(None);
     };

@@ -73,7 +73,10 @@ pub struct Input {
     pub hints: HashMap<u32, u32>,
     /// Per member: its valid claims (the claims' `owned` list).
     pub owned: Vec<Vec<u32>>,
-    /// Per member: its partitions in the plan without racks.
+    /// Per member: its load in the plan without racks.
+    pub loads: Vec<u32>,
+    /// Per member: its partitions in the plan without racks, read only when some partition
+    /// is not owned (the reference reads only the loads otherwise: then it may be empty).
     pub plan: Vec<Vec<u32>>,
 }
 
@@ -107,13 +110,15 @@ impl Facts {
 }
 
 /// Checks that `input` is one consistent component: matching lengths, rack set ids in range,
-/// subscribers ascending, `owned` the ascending inverse of `owner`, hints on members, and
-/// the plan holding every partition exactly once.
+/// subscribers ascending, `owned` the ascending inverse of `owner`, hints on members, loads
+/// adding up to the partitions and, when some partition is not owned, the plan holding every
+/// partition exactly once, `loads[m]` of them with member `m`.
 fn check(input: &Input) -> Result<usize, Unsure> {
     let members = input.bucket.len();
     let total: usize = input.counts.iter().map(|&c| c as usize).sum();
     if input.owned.len() != members
-        || input.plan.len() != members
+        || input.loads.len() != members
+        || input.loads.iter().map(|&l| l as usize).sum::<usize>() != total
         || input.subscribers.len() != input.counts.len()
         || input.partition_set.len() != total
         || input.owner.len() != total
@@ -149,8 +154,17 @@ fn check(input: &Input) -> Result<usize, Unsure> {
     if input.hints.values().any(|&h| h as usize >= members) {
         return Err(Unsure);
     }
+    if claims == total {
+        return Ok(total); // nothing free: the plan's partitions are never read
+    }
+    if input.plan.len() != members {
+        return Err(Unsure);
+    }
     let mut seen = vec![false; total];
-    for qs in &input.plan {
+    for (qs, &load) in input.plan.iter().zip(&input.loads) {
+        if qs.len() != load as usize {
+            return Err(Unsure);
+        }
         for &q in qs {
             match seen.get_mut(q as usize) {
                 Some(slot) if !*slot => *slot = true,
@@ -440,7 +454,7 @@ fn build_network(input: &Input, facts: &Facts) -> Result<(Net, Arcs), Unsure> {
         .and_then(|v| v.checked_add(n_free))
         .ok_or(Unsure)?;
     let w_load = other + 1;
-    let load: Vec<i128> = input.plan.iter().map(|qs| qs.len() as i128).collect();
+    let load: Vec<i128> = input.loads.iter().map(|&l| i128::from(l)).collect();
     let lo: Vec<i128> = load.iter().map(|&l| (l - 1).max(0)).collect();
     let above = total - lo.iter().sum::<i128>();
     let top = load.iter().copied().max().unwrap_or(0) + 1;
@@ -644,6 +658,7 @@ mod tests {
             owner: vec![-1; sets.len()],
             hints: HashMap::new(),
             owned: vec![Vec::new(); members],
+            loads: plan.iter().map(|qs| qs.len() as u32).collect(),
             plan: plan.iter().map(|qs| qs.to_vec()).collect(),
         }
     }
@@ -705,6 +720,7 @@ mod tests {
         assert_eq!(place_by_racks(&input), Ok(vec![vec![1, 2], vec![0]]));
         // partition 2's replica is on rack 0: still nothing to gain, same plan
         input.plan = vec![vec![0, 1], vec![2]];
+        input.loads = vec![2, 1];
         input.owner[0] = -1;
         input.owned[1].clear();
         assert_eq!(place_by_racks(&input), Ok(vec![vec![0, 2], vec![1]]));
@@ -730,7 +746,13 @@ mod tests {
         let good = fresh(&[0, 1], &[&[], &[0], &[1]], &[1, 2], &[&[1], &[0]]);
         assert!(place_by_racks(&good).is_ok());
         let mut bad = good.clone();
-        bad.plan = vec![vec![1, 0], vec![0]]; // a partition twice
+        bad.plan = vec![vec![0], vec![0]]; // a partition twice
+        assert_eq!(place_by_racks(&bad), Err(Unsure));
+        let mut bad = good.clone();
+        bad.loads = vec![2, 1]; // loads that do not add up
+        assert_eq!(place_by_racks(&bad), Err(Unsure));
+        let mut bad = good.clone();
+        bad.loads = vec![2, 0]; // loads that are not the plan's
         assert_eq!(place_by_racks(&bad), Err(Unsure));
         let mut bad = good.clone();
         bad.plan = vec![vec![1], vec![]]; // a partition nowhere
@@ -755,6 +777,19 @@ mod tests {
     }
 
     #[test]
+    fn with_nothing_free_only_the_loads_are_read() {
+        // every partition claimed (m0 holds 1 and 2, m1 holds 0): the plan's lists may be
+        // left out, as the reference reads only their lengths then
+        let mut input = fresh(&[0, 1], &[&[], &[0], &[1]], &[1, 2, 0], &[&[0, 1], &[2]]);
+        input.owner = vec![1, 0, 0];
+        input.owned = vec![vec![1, 2], vec![0]];
+        let planned = place_by_racks(&input);
+        assert_eq!(planned, Ok(vec![vec![0, 2], vec![1]]));
+        input.plan = vec![Vec::new(); 2];
+        assert_eq!(place_by_racks(&input), planned);
+    }
+
+    #[test]
     fn plans_with_costs_beyond_i64() {
         // 1000 members each claiming 999 of its 1000 partitions: the load arcs' costs reach
         // about 1e21 (Python ints in the reference). Every replica is on rack 0 and every
@@ -769,6 +804,7 @@ mod tests {
         for m in 0..members {
             input.bucket.push(i64::from(m % 2));
             input.plan.push((m * 1000..m * 1000 + 1000).collect());
+            input.loads.push(1000);
             input.owned.push((m * 1000..m * 1000 + 999).collect());
             for q in m * 1000..m * 1000 + 999 {
                 input.owner[q as usize] = m as i32;
