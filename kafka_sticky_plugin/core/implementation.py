@@ -24,6 +24,16 @@ else (the caller then runs the reference):
   ``layout.subscriptions``, with ``owned`` / ``hints`` the claims'; returns per member of
   ``members``, in order, its global partitions ascending, or ``None`` when they are exactly
   its ``claims.owned`` list.
+- ``build_quota_plan(members, topics, offsets, counts, owned, hints)``:
+  :func:`.quota_builder.build_quota_plan` of the equal-subscription component ``(members,
+  topics)`` under ``layout.offsets`` / ``layout.counts``, with ``owned`` / ``hints`` the
+  claims'; returns per member of ``members``, in order, its plan list in the reference's own
+  order, or ``None`` when that is exactly its ``claims.owned`` list.
+- ``place_by_racks(members, topics, offsets, counts, subscriptions, owner, hints, owned,
+  plan, member_rack, rack_sets, partition_set)``: :func:`.rack_flow.place_by_racks` of the
+  component ``(members, topics)`` under the layout's lists, the claims' ``owner`` / ``hints``
+  / ``owned``, the component's ``plan`` without racks and the rack view's lists; returns per
+  member of ``members``, in order, its global partitions ascending.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -118,9 +128,31 @@ class EngineTwin(Protocol):
         hints: Mapping[int, int],
     ) -> list[list[int] | None] | None: ...
 
+    def place_by_racks(
+        self,
+        members: list[int],
+        topics: list[int],
+        offsets: list[int],
+        counts: list[int],
+        subscriptions: list[frozenset[int]],
+        owner: list[int],
+        hints: Mapping[int, int],
+        owned: list[list[int]],
+        plan: Mapping[int, list[int]],
+        member_rack: list[int],
+        rack_sets: list[frozenset[int]],
+        partition_set: list[int],
+    ) -> list[list[int]] | None: ...
+
 
 #: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
-STEPS = ("push_min_cost", "resolve_claims", "build_balanced_plan", "build_quota_plan")
+STEPS = (
+    "push_min_cost",
+    "resolve_claims",
+    "build_balanced_plan",
+    "build_quota_plan",
+    "place_by_racks",
+)
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.
 twin: EngineTwin | None = cast("EngineTwin | None", load("ENGINE_VERSION", ENGINE_VERSION, STEPS))

@@ -88,6 +88,9 @@ from collections import Counter, deque
 from itertools import compress, repeat
 from operator import not_, setitem
 
+# The module, not its ``twin`` (read at each call, so tests can switch it).
+import kafka_sticky_plugin.core.implementation as implementation
+
 from ..errors import InvariantViolation
 from .claims import TIED, Claims
 from .components import Component
@@ -111,8 +114,27 @@ def place_by_racks(
     component's load-optimal plan without racks ``plan`` (every member of ``comp`` a key).
 
     Steps: :class:`_Facts` (rack classes, topic groups, preferences), :func:`_build_network`,
-    :func:`_solve`, :func:`_realise`.
+    :func:`_solve`, :func:`_realise`. The compiled twin's plan when it gives one
+    (:mod:`.implementation`: the same plan; ``twin/src/rack_flow.rs``).
     """
+    twin = implementation.twin
+    if twin is not None:
+        placed = twin.place_by_racks(
+            comp.members,
+            comp.topics,
+            layout.offsets,
+            layout.counts,
+            layout.subscriptions,
+            claims.owner,
+            claims.hints,
+            claims.owned,
+            plan,
+            view.member_rack,
+            view.rack_sets,
+            view.partition_set,
+        )
+        if placed is not None:
+            return dict(zip(comp.members, placed, strict=True))
     facts = _Facts(layout, claims, comp, plan, view)
     net, arcs = _build_network(facts, {m: len(plan[m]) for m in comp.members})
     flows = _solve(net, arcs)

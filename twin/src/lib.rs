@@ -19,13 +19,15 @@
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
 //! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
 //! `core/quota_builder.py` (`quota`, `py_quota`); `push_min_cost`, the exact min-cost flow
-//! push of `core/flow.py` (`min_cost_flow`).
+//! push of `core/flow.py` (`min_cost_flow`); `place_by_racks`, the rack pass of
+//! `core/rack_flow.py` (`rack_flow`, `py_rack_flow`).
 
 pub mod balance;
 pub mod claims;
 pub mod consumer_protocol;
 pub mod min_cost_flow;
 pub mod quota;
+pub mod rack_flow;
 pub mod seam;
 pub mod sticky_user_data;
 pub mod topic_partitions;
@@ -34,6 +36,7 @@ pub mod wire;
 mod py_balance;
 mod py_claims;
 mod py_quota;
+mod py_rack_flow;
 mod py_values;
 
 use pyo3::prelude::*;
@@ -66,6 +69,10 @@ mod kafka_sticky_plugin_twin {
     /// `quota_builder.build_quota_plan` (`crate::quota`; values in and out: `py_quota`).
     #[pymodule_export]
     use crate::py_quota::build_quota_plan;
+
+    /// `rack_flow.place_by_racks` (`crate::rack_flow`; values in and out: `py_rack_flow`).
+    #[pymodule_export]
+    use crate::py_rack_flow::place_by_racks;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]

@@ -30,17 +30,24 @@ use std::collections::BinaryHeap;
 /// A node not reached yet (level or distance).
 const UNSET: i64 = -1;
 
+/// An arc cost: `i64` (the Python face's) or `i128` (the rack pass's lexicographic weights,
+/// which outgrow `i64` on large components); the push computes in `i128` either way.
+pub trait Cost: Copy + Into<i128> {}
+
+impl Cost for i64 {}
+impl Cost for i128 {}
+
 /// The network in compressed adjacency form: node `u`'s arcs are
 /// `arcs[first[u]..first[u + 1]]`, ascending.
-struct Network<'a> {
+struct Network<'a, C: Cost> {
     heads: &'a [usize],
-    costs: &'a [i64],
+    costs: &'a [C],
     first: Vec<usize>,
     arcs: Vec<usize>,
 }
 
-impl<'a> Network<'a> {
-    fn new(n: usize, heads: &'a [usize], costs: &'a [i64]) -> Self {
+impl<'a, C: Cost> Network<'a, C> {
+    fn new(n: usize, heads: &'a [usize], costs: &'a [C]) -> Self {
         let mut first = vec![0usize; n + 1];
         for a in 0..heads.len() {
             first[heads[a ^ 1] + 1] += 1;
@@ -69,11 +76,12 @@ impl<'a> Network<'a> {
 }
 
 /// The push's working state: residual capacities, potentials and the current phase's levels.
-struct Push<'a, 'c> {
-    net: Network<'a>,
+struct Push<'a, 'c, C: Cost> {
+    net: Network<'a, C>,
     caps: &'c mut [i64],
     /// Potentials and distances are `i128`: costs may use all of `i64` (the engine packs
-    /// lexicographic weights into them) and a path's cost can exceed it.
+    /// lexicographic weights into them), or more in `i128` within [`push_min_cost`]'s bound,
+    /// and a path's cost can exceed a cost's range.
     potential: Vec<i128>,
     level: Vec<i64>,
     /// The labelled nodes in breadth-first order (levels ascending).
@@ -82,12 +90,11 @@ struct Push<'a, 'c> {
     sink: usize,
 }
 
-impl Push<'_, '_> {
+impl<C: Cost> Push<'_, '_, C> {
     /// Arc `a` (from `u`) is residual with reduced cost zero.
     fn admissible(&self, u: usize, a: usize) -> bool {
         self.caps[a] > 0
-            && i128::from(self.net.costs[a]) + self.potential[u]
-                == self.potential[self.net.heads[a]]
+            && self.net.costs[a].into() + self.potential[u] == self.potential[self.net.heads[a]]
     }
 
     /// Breadth-first levels over admissible arcs; stops once the sink is labelled (when it
@@ -130,7 +137,7 @@ impl Push<'_, '_> {
                 if settled[v] || self.caps[a] <= 0 {
                     continue;
                 }
-                let d = i128::from(self.net.costs[a]) + pu - self.potential[v];
+                let d = self.net.costs[a].into() + pu - self.potential[v];
                 if dist[v] < 0 || d < dist[v] {
                     dist[v] = d;
                     heap.push(Reverse((d, v)));
@@ -158,7 +165,7 @@ impl Push<'_, '_> {
                 if settled[v] {
                     continue;
                 }
-                let nd = base + i128::from(self.net.costs[a]) - self.potential[v];
+                let nd = base + self.net.costs[a].into() - self.potential[v];
                 if dist[v] < 0 || nd < dist[v] {
                     dist[v] = nd;
                     heap.push(Reverse((nd, v)));
@@ -250,12 +257,14 @@ const LIMIT: i128 = i64::MAX as i128;
 /// `None` (with `caps` untouched) when the reference must decide: lengths that differ or are
 /// odd, a node out of range, `source == sink`, a negative capacity, costs of an arc and its
 /// reverse that are not opposite, a residual arc with a negative cost (the reference raises),
-/// or capacities whose sum exceeds `i64`'s range.
-pub fn push_min_cost(
+/// capacities whose sum exceeds `i64`'s range, or a cost beyond `i128::MAX / (4 (n + 1))` in
+/// magnitude (so that no potential, distance or reduced cost leaves `i128`: each is within
+/// `n` times the largest cost, give or take one cost; every `i64` cost is within it).
+pub fn push_min_cost<C: Cost>(
     n: usize,
     heads: &[usize],
     caps: &mut [i64],
-    costs: &[i64],
+    costs: &[C],
     source: usize,
     sink: usize,
 ) -> Option<i64> {
@@ -266,9 +275,15 @@ pub fn push_min_cost(
     if source >= n || sink >= n || source == sink || heads.iter().any(|&v| v >= n) {
         return None;
     }
+    let bound = i128::MAX / (4 * (n as i128 + 1));
     let mut cap_sum = 0i128;
     for a in 0..m {
-        if caps[a] < 0 || (caps[a] > 0 && costs[a] < 0) || costs[a ^ 1] != costs[a].checked_neg()? {
+        let (cost, back): (i128, i128) = (costs[a].into(), costs[a ^ 1].into());
+        if caps[a] < 0
+            || (caps[a] > 0 && cost < 0)
+            || Some(back) != cost.checked_neg()
+            || cost.checked_abs()? > bound
+        {
             return None;
         }
         cap_sum += i128::from(caps[a]);
@@ -416,6 +431,35 @@ mod tests {
         assert_eq!(net.push(3, 0, 1), Some(1));
         let flows = (net.flow(free), net.flow(negative), net.flow(priced));
         assert_eq!(flows, (2, 1, 1));
+    }
+
+    #[test]
+    fn costs_beyond_i64_flow_as_their_scaled_down_network() {
+        // The rerouting network with every cost times 2^70: the same flow on every arc.
+        let arcs = [
+            (0, 2, 1, 1),
+            (0, 3, 1, 3),
+            (2, 3, 1, 1),
+            (2, 1, 1, 3),
+            (3, 1, 1, 1),
+        ];
+        let mut small = Build::new();
+        let (mut heads, mut caps, mut costs) = (Vec::new(), Vec::new(), Vec::<i128>::new());
+        for &(u, v, cap, cost) in &arcs {
+            small.arc(u, v, cap, cost);
+            heads.extend([v, u]);
+            caps.extend([cap, 0]);
+            costs.extend([i128::from(cost) << 70, -(i128::from(cost) << 70)]);
+        }
+        assert_eq!(small.push(4, 0, 1), Some(2));
+        assert_eq!(push_min_cost(4, &heads, &mut caps, &costs, 0, 1), Some(2));
+        assert_eq!(caps, small.caps);
+        // beyond i128::MAX / (4 (n + 1)): refused, capacities untouched
+        let before = caps.clone();
+        costs[0] = i128::MAX / 20 + 1;
+        costs[1] = -costs[0];
+        assert_eq!(push_min_cost(4, &heads, &mut caps, &costs, 0, 1), None);
+        assert_eq!(caps, before);
     }
 
     #[test]

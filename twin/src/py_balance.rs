@@ -16,13 +16,13 @@ use crate::py_values::{component_arg, int_arg, ints_arg};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
-struct MemberIndex {
-    members: Vec<i64>,
+pub(crate) struct MemberIndex {
+    pub(crate) members: Vec<i64>,
     table: Vec<u32>,
 }
 
 impl MemberIndex {
-    fn new(members: Vec<i64>) -> Self {
+    pub(crate) fn new(members: Vec<i64>) -> Self {
         let (first, last) = (members.first().copied(), members.last().copied());
         let mut table = Vec::new();
         if let (Some(first), Some(last)) = (first, last) {
@@ -37,13 +37,43 @@ impl MemberIndex {
         MemberIndex { members, table }
     }
 
-    fn local(&self, global: i64) -> Option<u32> {
+    pub(crate) fn local(&self, global: i64) -> Option<u32> {
         if !self.table.is_empty() {
             let at = usize::try_from(global - self.members[0]).ok()?;
             return self.table.get(at).copied().filter(|&l| l != u32::MAX);
         }
         u32::try_from(self.members.binary_search(&global).ok()?).ok()
     }
+}
+
+/// Per local topic of `topics` (global, ascending), its subscribers among `index`'s members
+/// (local, ascending), from `layout.subscriptions`: each distinct frozenset read once
+/// (members of one class share theirs; the list keeps every one alive for the call, so an
+/// address names one object); `None` for a topic outside `topics` (not the component's).
+pub(crate) fn read_subscribers(
+    index: &MemberIndex,
+    topics: &[i64],
+    subscriptions: &Bound<'_, PyList>,
+) -> Option<Vec<Vec<u32>>> {
+    let mut subscribers = vec![Vec::new(); topics.len()];
+    let mut read: HashMap<usize, Vec<u32>> = HashMap::new();
+    for (l, &g) in index.members.iter().enumerate() {
+        let subs = subscriptions.get_item(usize::try_from(g).ok()?).ok()?;
+        let key = subs.as_ptr() as usize;
+        if let Entry::Vacant(entry) = read.entry(key) {
+            let set = subs.cast_exact::<PyFrozenSet>().ok()?;
+            let mut local = Vec::with_capacity(set.len());
+            for t in set.iter() {
+                let t = topics.binary_search(&int_arg(&t)?).ok()?;
+                local.push(u32::try_from(t).ok()?);
+            }
+            entry.insert(local);
+        }
+        for &t in &read[&key] {
+            subscribers[t as usize].push(u32::try_from(l).ok()?);
+        }
+    }
+    Some(subscribers)
 }
 
 /// The component's input on local indices, or `None` (see the module doc).
@@ -74,27 +104,7 @@ fn read_input(
         starts.push(start);
         input.counts.push(u32::try_from(count).ok()?);
     }
-    // Subscribers from the members' subscriptions, each distinct frozenset read once (members
-    // of one class share theirs; the list keeps every one alive for the call, so an address
-    // names one object); a topic outside the component is not the builder's input.
-    input.subscribers = vec![Vec::new(); topics.len()];
-    let mut read: HashMap<usize, Vec<u32>> = HashMap::new();
-    for (l, &g) in index.members.iter().enumerate() {
-        let subs = subscriptions.get_item(usize::try_from(g).ok()?).ok()?;
-        let key = subs.as_ptr() as usize;
-        if let Entry::Vacant(entry) = read.entry(key) {
-            let set = subs.cast_exact::<PyFrozenSet>().ok()?;
-            let mut local = Vec::with_capacity(set.len());
-            for t in set.iter() {
-                let t = topics.binary_search(&int_arg(&t)?).ok()?;
-                local.push(u32::try_from(t).ok()?);
-            }
-            entry.insert(local);
-        }
-        for &t in &read[&key] {
-            input.subscribers[t as usize].push(u32::try_from(l).ok()?);
-        }
-    }
+    input.subscribers = read_subscribers(&index, &topics, subscriptions)?;
     let mut bases = Vec::with_capacity(starts.len());
     let mut base = 0u64;
     for &count in &input.counts {
