@@ -18,12 +18,14 @@
 //! it: `resolve_claims`, the claims policy of `core/claims.py` (`claims`, `py_claims`);
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
 //! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
-//! `core/quota_builder.py` (`quota`, `py_quota`); `push_min_cost`, the exact min-cost flow
+//! `core/quota_builder.py` (`quota`, `py_quota`); `maximise_kept`, the keep flow of
+//! `core/keep_flow.py` (`keep_flow`, `py_keep_flow`); `push_min_cost`, the exact min-cost flow
 //! push of `core/flow.py` (`min_cost_flow`).
 
 pub mod balance;
 pub mod claims;
 pub mod consumer_protocol;
+pub mod keep_flow;
 pub mod min_cost_flow;
 pub mod quota;
 pub mod seam;
@@ -33,6 +35,7 @@ pub mod wire;
 
 mod py_balance;
 mod py_claims;
+mod py_keep_flow;
 mod py_quota;
 mod py_values;
 
@@ -57,7 +60,7 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 2;
+    const ENGINE_VERSION: u32 = 3;
 
     /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
     #[pymodule_export]
@@ -66,6 +69,10 @@ mod kafka_sticky_plugin_twin {
     /// `quota_builder.build_quota_plan` (`crate::quota`; values in and out: `py_quota`).
     #[pymodule_export]
     use crate::py_quota::build_quota_plan;
+
+    /// `keep_flow.maximise_kept` (`crate::keep_flow`; values in and out: `py_keep_flow`).
+    #[pymodule_export]
+    use crate::py_keep_flow::maximise_kept;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]
