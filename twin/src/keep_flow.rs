@@ -215,7 +215,15 @@ fn network(
         preferred[m as usize] += size;
     }
     let lo: Vec<i64> = loads.iter().map(|&x| (x - 1).max(0)).collect();
-    let mut arcs = Arcs::default();
+    // release arcs, at most one source arc and three sink arcs per member, a source arc
+    // per group and its arcs to its members
+    let count =
+        classes.member.len() + 4 * n + n_groups + group_members.iter().map(Vec::len).sum::<usize>();
+    let mut arcs = Arcs {
+        heads: Vec::with_capacity(2 * count),
+        caps: Vec::with_capacity(2 * count),
+        costs: Vec::with_capacity(2 * count),
+    };
     for i in 0..classes.member.len() {
         let cost = if classes.tied_range[i].is_some() {
             1

@@ -71,21 +71,24 @@ impl Places {
         py: Python<'py>,
         plan: &[Option<Vec<u32>>],
     ) -> PyResult<Bound<'py, PyList>> {
-        // local partition -> global: its topic's start plus its place in the topic
-        let mut globals: Vec<i64> = Vec::new();
-        if plan.iter().any(Option::is_some) {
-            globals.reserve(*self.bases.last().unwrap_or(&0) as usize);
-            for (j, &start) in self.starts.iter().enumerate() {
-                let count = (self.bases[j + 1] - self.bases[j]) as i64;
-                globals.extend(start..start + count);
-            }
-        }
+        // local partition -> global: its topic's start plus its place in the topic (each
+        // list ascending: one cursor over the topics, jumping by binary search)
+        let global = |qs: &[u32]| -> Vec<i64> {
+            let mut j = 0;
+            qs.iter()
+                .map(|&p| {
+                    let p = u64::from(p);
+                    if self.bases.get(j + 1).is_some_and(|&next| p >= next) {
+                        j += self.bases[j + 1..].partition_point(|&next| next <= p);
+                    }
+                    self.starts[j] + (p - self.bases[j]) as i64
+                })
+                .collect()
+        };
         let lists = plan
             .iter()
             .map(|qs| match qs {
-                Some(qs) => {
-                    Ok(PyList::new(py, qs.iter().map(|&p| globals[p as usize]))?.into_any())
-                }
+                Some(qs) => Ok(PyList::new(py, global(qs))?.into_any()),
                 None => Ok(py.None().into_bound(py)),
             })
             .collect::<PyResult<Vec<_>>>()?;
@@ -171,14 +174,17 @@ pub(crate) fn read_input(
     // component nobody claims in costs nothing; a partition outside the component or owned
     // twice is not the builder's input.
     input.owner = vec![-1; usize::try_from(base).ok()?];
+    let ends: Vec<i64> = (starts.iter().zip(&input.counts))
+        .map(|(&start, &count)| start + i64::from(count))
+        .collect();
     for (l, &g) in index.members.iter().enumerate() {
         let list = owned.get_item(usize::try_from(g).ok()?).ok()?;
         let list = list.cast_exact::<PyList>().ok()?;
         let mut j = 0;
         for q in list.iter() {
             let q = int_arg(&q)?;
-            while j < starts.len() && q >= starts[j] + i64::from(input.counts[j]) {
-                j += 1;
+            if ends.get(j).is_some_and(|&end| q >= end) {
+                j += ends[j..].partition_point(|&end| end <= q); // the first topic ending after q
             }
             if j == starts.len() || q < starts[j] {
                 return None;
