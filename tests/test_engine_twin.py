@@ -66,7 +66,8 @@ TWIN: Any = _twin_module()
 
 
 class _Counting:
-    """The twin, counting the pushes it answered and the ones it deferred."""
+    """The twin, counting the pushes it answered and the ones it deferred; a keep flow the
+    twin plans (``maximise_kept``, which pushes its flow inside the twin) counts as a push."""
 
     def __init__(self) -> None:
         self.answered = 0
@@ -79,7 +80,12 @@ class _Counting:
         return getattr(TWIN, name)
 
     def push_min_cost(self, *args: Any) -> Any:
-        done = TWIN.push_min_cost(*args)
+        return self._count(TWIN.push_min_cost(*args))
+
+    def maximise_kept(self, *args: Any) -> Any:
+        return self._count(TWIN.maximise_kept(*args))
+
+    def _count(self, done: Any) -> Any:
         if done is None:
             self.deferred += 1
         else:

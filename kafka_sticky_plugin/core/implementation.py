@@ -34,6 +34,12 @@ else (the caller then runs the reference):
   component ``(members, topics)`` under the layout's lists, the claims' ``owner`` / ``hints``
   / ``owned``, the component's ``plan`` without racks and the rack view's lists; returns per
   member of ``members``, in order, its global partitions ascending.
+- ``maximise_kept(members, topics, offsets, counts, subscriptions, owned, hints, tied,
+  plan)``: :func:`.keep_flow.maximise_kept` of the component ``(members, topics)`` past its
+  early returns, the other arguments as ``build_balanced_plan``'s, ``tied`` the hinted tied
+  partitions whose claimant is in ``plan`` (ascending) and ``plan`` the load-optimal plan
+  (only its lists' lengths are read); returns per member of ``members``, in order, its
+  global partitions ascending, or ``None`` when they are exactly its ``claims.owned`` list.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -77,7 +83,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 
 
 class EngineTwin(Protocol):
@@ -144,6 +150,19 @@ class EngineTwin(Protocol):
         partition_set: list[int],
     ) -> list[list[int]] | None: ...
 
+    def maximise_kept(
+        self,
+        members: list[int],
+        topics: list[int],
+        offsets: list[int],
+        counts: list[int],
+        subscriptions: list[frozenset[int]],
+        owned: list[list[int]],
+        hints: Mapping[int, int],
+        tied: list[int],
+        plan: Mapping[int, list[int]],
+    ) -> list[list[int] | None] | None: ...
+
 
 #: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
 STEPS = (
@@ -152,6 +171,7 @@ STEPS = (
     "build_balanced_plan",
     "build_quota_plan",
     "place_by_racks",
+    "maximise_kept",
 )
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.

@@ -73,6 +73,8 @@ from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import add, sub
 
+import kafka_sticky_plugin.core.implementation as implementation
+
 from .balance_builder import topic_subscribers
 from .claims import TIED, UNOWNED, Claims
 from .components import Component
@@ -95,18 +97,39 @@ def maximise_kept(
     the caller has it (only read).
 
     Steps: :func:`_topic_groups`, :func:`_claim_classes`, :func:`_free_pools`,
-    :func:`_build_network`, :func:`_solve`, :func:`_realise_released`.
+    :func:`_build_network`, :func:`_solve`, :func:`_realise_released`. Past the early returns
+    (nothing to keep, or ``plan`` keeps it all) the compiled twin's plan when it gives one
+    (:mod:`.implementation`: the same plan).
     """
     owner, hints = claims.owner, claims.hints
     members = comp.members
     n_claims = sum(len(claims.owned[m]) for m in members)
-    tied_hinted = [q for q, h in hints.items() if owner[q] == TIED and h in plan]
+    tied_hinted = sorted(q for q, h in hints.items() if owner[q] == TIED and h in plan)
     if n_claims == 0 and not tied_hinted:
         return plan
     if _keeps_everything(claims, members, plan, tied_hinted):
         return plan
+    twin = implementation.twin
+    if twin is not None:
+        kept = twin.maximise_kept(
+            members,
+            comp.topics,
+            layout.offsets,
+            layout.counts,
+            layout.subscriptions,
+            claims.owned,
+            hints,
+            tied_hinted,
+            plan,
+        )
+        if kept is not None:  # None for a member whose plan is exactly its claims
+            owned = claims.owned
+            return {
+                m: owned[m][:] if part is None else part
+                for m, part in zip(members, kept, strict=True)
+            }
     groups = _topic_groups(layout, comp, subscribers)
-    classes = _claim_classes(layout, claims, comp, groups, n_claims, sorted(tied_hinted))
+    classes = _claim_classes(layout, claims, comp, groups, n_claims, tied_hinted)
     pools = _free_pools(layout, claims, comp, groups, plan, n_claims + len(tied_hinted))
     net, arcs = _build_network(comp, plan, groups, classes, [len(pool) for pool in pools])
     released, received = _solve(net, arcs, len(classes.sizes), groups)

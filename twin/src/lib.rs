@@ -18,13 +18,15 @@
 //! it: `resolve_claims`, the claims policy of `core/claims.py` (`claims`, `py_claims`);
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
 //! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
-//! `core/quota_builder.py` (`quota`, `py_quota`); `push_min_cost`, the exact min-cost flow
+//! `core/quota_builder.py` (`quota`, `py_quota`); `maximise_kept`, the keep flow of
+//! `core/keep_flow.py` (`keep_flow`, `py_keep_flow`); `push_min_cost`, the exact min-cost flow
 //! push of `core/flow.py` (`min_cost_flow`); `place_by_racks`, the rack pass of
 //! `core/rack_flow.py` (`rack_flow`, `py_rack_flow`).
 
 pub mod balance;
 pub mod claims;
 pub mod consumer_protocol;
+pub mod keep_flow;
 pub mod min_cost_flow;
 pub mod quota;
 pub mod rack_flow;
@@ -35,6 +37,7 @@ pub mod wire;
 
 mod py_balance;
 mod py_claims;
+mod py_keep_flow;
 mod py_quota;
 mod py_rack_flow;
 mod py_values;
@@ -60,7 +63,7 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 2;
+    const ENGINE_VERSION: u32 = 3;
 
     /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
     #[pymodule_export]
@@ -73,6 +76,10 @@ mod kafka_sticky_plugin_twin {
     /// `rack_flow.place_by_racks` (`crate::rack_flow`; values in and out: `py_rack_flow`).
     #[pymodule_export]
     use crate::py_rack_flow::place_by_racks;
+
+    /// `keep_flow.maximise_kept` (`crate::keep_flow`; values in and out: `py_keep_flow`).
+    #[pymodule_export]
+    use crate::py_keep_flow::maximise_kept;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
 use crate::balance::{self, Input, Unsure};
-use crate::py_values::{component_arg, int_arg, ints_arg};
+use crate::py_values::{component_arg, int_arg};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -76,9 +76,60 @@ pub(crate) fn read_subscribers(
     Some(subscribers)
 }
 
-/// The component's input on local indices, or `None` (see the module doc).
+/// Where a component's partitions lie: per local topic (ascending), its first global
+/// partition (`starts`) and its first local one (`bases`, one more entry: the end).
+pub(crate) struct Places {
+    starts: Vec<i64>,
+    bases: Vec<u64>,
+}
+
+impl Places {
+    /// The local index of global partition `q`, `None` outside the component.
+    pub(crate) fn local(&self, q: i64) -> Option<u32> {
+        let j = self.starts.partition_point(|&s| s <= q).checked_sub(1)?;
+        let offset = u64::try_from(q - self.starts[j]).ok()?;
+        if offset >= self.bases[j + 1] - self.bases[j] {
+            return None;
+        }
+        u32::try_from(self.bases[j] + offset).ok()
+    }
+
+    /// A plan on local partitions as the reference returns it: per member a list of global
+    /// partitions, or `None` where the plan has `None` (the member keeps its claims).
+    pub(crate) fn plan_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        plan: &[Option<Vec<u32>>],
+    ) -> PyResult<Bound<'py, PyList>> {
+        // local partition -> global: its topic's start plus its place in the topic (each
+        // list ascending: one cursor over the topics, jumping by binary search)
+        let global = |qs: &[u32]| -> Vec<i64> {
+            let mut j = 0;
+            qs.iter()
+                .map(|&p| {
+                    let p = u64::from(p);
+                    if self.bases.get(j + 1).is_some_and(|&next| p >= next) {
+                        j += self.bases[j + 1..].partition_point(|&next| next <= p);
+                    }
+                    self.starts[j] + (p - self.bases[j]) as i64
+                })
+                .collect()
+        };
+        let lists = plan
+            .iter()
+            .map(|qs| match qs {
+                Some(qs) => Ok(PyList::new(py, global(qs))?.into_any()),
+                None => Ok(py.None().into_bound(py)),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
+    }
+}
+
+/// The component's input on local indices and where its partitions lie, or `None` (see the
+/// module doc).
 #[allow(clippy::too_many_arguments)]
-fn read_input(
+pub(crate) fn read_input(
     members: &Bound<'_, PyAny>,
     topics: &Bound<'_, PyAny>,
     offsets: &Bound<'_, PyAny>,
@@ -86,7 +137,7 @@ fn read_input(
     subscriptions: &Bound<'_, PyAny>,
     owned: &Bound<'_, PyAny>,
     hints: &Bound<'_, PyAny>,
-) -> Option<Input> {
+) -> Option<(Input, Places)> {
     let (members, component) = component_arg(members, topics, offsets, counts)?;
     let (subscriptions, owned) = (
         subscriptions.cast_exact::<PyList>().ok()?,
@@ -105,24 +156,30 @@ fn read_input(
         input.counts.push(u32::try_from(count).ok()?);
     }
     input.subscribers = read_subscribers(&index, &topics, subscriptions)?;
-    let mut bases = Vec::with_capacity(starts.len());
+    let mut bases = Vec::with_capacity(starts.len() + 1);
     let mut base = 0u64;
     for &count in &input.counts {
         bases.push(base);
         base += u64::from(count);
     }
+    bases.push(base);
+    let places = Places { starts, bases };
+    let (starts, bases) = (&places.starts, &places.bases);
     // Owners from each member's owned list (ascending: one cursor over the topics), so a
     // component nobody claims in costs nothing; a partition outside the component or owned
     // twice is not the builder's input.
     input.owner = vec![-1; usize::try_from(base).ok()?];
+    let ends: Vec<i64> = (starts.iter().zip(&input.counts))
+        .map(|(&start, &count)| start + i64::from(count))
+        .collect();
     for (l, &g) in index.members.iter().enumerate() {
         let list = owned.get_item(usize::try_from(g).ok()?).ok()?;
         let list = list.cast_exact::<PyList>().ok()?;
         let mut j = 0;
         for q in list.iter() {
             let q = int_arg(&q)?;
-            while j < starts.len() && q >= starts[j] + i64::from(input.counts[j]) {
-                j += 1;
+            if ends.get(j).is_some_and(|&end| q >= end) {
+                j += ends[j..].partition_point(|&end| end <= q); // the first topic ending after q
             }
             if j == starts.len() || q < starts[j] {
                 return None;
@@ -138,19 +195,11 @@ fn read_input(
     }
     // Hints: a partition's local index by its topic's start; a hint naming no member of the
     // component never decides anything here and is left out.
-    let local_of = |q: i64| -> Option<u32> {
-        let j = starts.partition_point(|&s| s <= q).checked_sub(1)?;
-        let offset = q - starts[j];
-        if offset >= i64::from(input.counts[j]) {
-            return None;
-        }
-        u32::try_from(bases[j] + offset as u64).ok()
-    };
     let mut found = HashMap::new();
     if !hints.is_empty() && hints.len() <= input.owner.len() {
         for (q, m) in hints.iter() {
             let (q, m) = (int_arg(&q)?, int_arg(&m)?);
-            if let (Some(p), Some(l)) = (local_of(q), index.local(m)) {
+            if let (Some(p), Some(l)) = (places.local(q), index.local(m)) {
                 found.insert(p, l);
             }
         }
@@ -168,7 +217,7 @@ fn read_input(
         }
     }
     input.hints = found;
-    Some(input)
+    Some((input, places))
 }
 
 /// `balance_builder.build_balanced_plan` of one component: `(comp.members, comp.topics,
@@ -188,7 +237,7 @@ pub fn build_balanced_plan<'py>(
     owned: &Bound<'py, PyAny>,
     hints: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyList>>> {
-    let Some(input) = read_input(
+    let Some((input, places)) = read_input(
         members,
         topics,
         offsets,
@@ -206,21 +255,5 @@ pub fn build_balanced_plan<'py>(
     let Ok(plan) = planned else {
         return Ok(None);
     };
-
-    // local partition -> global: its topic's start plus its place in the topic
-    let mut globals: Vec<i64> = Vec::with_capacity(input.owner.len());
-    let topics = ints_arg(topics).unwrap_or_default();
-    let offsets = offsets.cast_exact::<PyList>()?;
-    for (&t, &count) in topics.iter().zip(&input.counts) {
-        let start = int_arg(&offsets.get_item(t as usize)?).unwrap_or(0);
-        globals.extend(start..start + i64::from(count));
-    }
-    let lists = plan
-        .iter()
-        .map(|qs| match qs {
-            Some(qs) => Ok(PyList::new(py, qs.iter().map(|&p| globals[p as usize]))?.into_any()),
-            None => Ok(py.None().into_bound(py)),
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(Some(PyList::new(py, lists)?))
+    Ok(Some(places.plan_to_py(py, &plan)?))
 }

@@ -1,0 +1,302 @@
+"""The compiled twin's keep flow against the reference, plan for plan.
+
+:func:`kafka_sticky_plugin.core.keep_flow.maximise_kept` hands a heterogeneous component to
+the twin (``twin/src/keep_flow.rs``) past its early returns when one is in use
+(:mod:`kafka_sticky_plugin.core.implementation`); the plan must be the reference's, bit for
+bit: the same partitions to the same members. Checked
+
+- on seeded random groups of every subscription shape (nested, disjoint, overlapping
+  windows, random, shared classes; ``tests/test_engine_balance_twin.py``'s generator) with
+  claims from a random previous plan, stale claims, new members, and partitions contested at
+  chosen generations (won with a hint, tied with and without a hinted lower claimant): each
+  heterogeneous component's keep flow from the balancing builder's plan, against the
+  reference with the twin switched off (``implementation.twin = None``, so the Python
+  solver too);
+- through the whole engine: ``sticky_assign`` / ``cooperative_assign`` plans of seeded
+  groups, some with replica racks;
+- on benchmark shapes' rejoins without racks (NESTED-10k, NESTED-100k-r3f1, HET-1M; HET-100k's
+  rejoin keeps every claim, so its keep flow returns early): the plan's hash both ways;
+- malformed input: the twin declines (``None``) rather than guess.
+
+The twin must not pass by declining: it answers every component that reaches it here.
+Seeded: ``KEEP_TWIN_SEED=<n>`` replays a run; the seed is printed. Runs only where the twin
+is in use (``make twin``): skipped with one line otherwise, a failure under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_helpers import engine_twin_in_use
+from test_engine_balance_twin import _racks, random_group
+
+from kafka_sticky_plugin.core import implementation
+from kafka_sticky_plugin.core.api import cooperative_assign, sticky_assign
+from kafka_sticky_plugin.core.balance_builder import build_balanced_plan, topic_subscribers
+from kafka_sticky_plugin.core.claims import TIED, resolve_claims
+from kafka_sticky_plugin.core.components import split_components
+from kafka_sticky_plugin.core.keep_flow import maximise_kept
+from kafka_sticky_plugin.core.layout import build_layout
+from kafka_sticky_plugin.core.spec import MemberSpec
+
+TWIN = engine_twin_in_use()
+
+SEED = int(os.environ.get("KEEP_TWIN_SEED", "20261206"))
+GROUPS = 300
+
+Counts = dict[str, int]
+
+
+class _Counting:
+    """The twin, counting the keep flows it answered and the ones it declined."""
+
+    def __init__(self) -> None:
+        self.answered = 0
+        self.declined = 0
+        self.ENGINE_VERSION = TWIN.ENGINE_VERSION
+        self.__version__ = TWIN.__version__
+
+    def __getattr__(self, name: str) -> Any:
+        """The twin's other steps, uncounted."""
+        return getattr(TWIN, name)
+
+    def maximise_kept(self, *args: Any) -> Any:
+        kept = TWIN.maximise_kept(*args)
+        if kept is None:
+            self.declined += 1
+        else:
+            self.answered += 1
+        return kept
+
+
+@pytest.fixture
+def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
+    """The engine uses the (counting) twin."""
+    twin = _Counting()
+    monkeypatch.setattr(implementation, "twin", twin)
+    yield twin
+
+
+@pytest.fixture
+def reference(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Runs a function with the twin switched off."""
+
+    def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        with monkeypatch.context() as patch:
+            patch.setattr(implementation, "twin", None)
+            return fn(*args, **kwargs)
+
+    return run
+
+
+def keep_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
+    """:func:`test_engine_balance_twin.random_group`, then some partitions claimed again by
+    other subscribers, generations redrawn for some claimants: contests won (the loser a
+    hint), ties at the top (a partition for nobody) with or without a lower claimant (its
+    hint)."""
+    counts, members = random_group(rng)
+    if rng.random() < 0.3:
+        return counts, members
+    owned = {spec.member_id: set(spec.owned) for spec in members}
+    gens = {spec.member_id: spec.generation for spec in members}
+    subscribers: dict[str, list[str]] = {}
+    for spec in members:
+        for t in spec.topics:
+            subscribers.setdefault(t, []).append(spec.member_id)
+    pairs = [(t, p) for t, c in counts.items() for p in range(c) if t in subscribers]
+    for tp in rng.sample(pairs, min(len(pairs), rng.choice([1, 5, 20, 80]))):
+        for m in rng.sample(subscribers[tp[0]], min(len(subscribers[tp[0]]), rng.randint(2, 4))):
+            owned[m].add(tp)
+            if gens[m] < 0 or rng.random() < 0.2:
+                gens[m] = rng.choice([1, 2, 3])
+    out = [
+        MemberSpec(
+            member_id=spec.member_id,
+            topics=spec.topics,
+            owned=owned[spec.member_id],
+            generation=gens[spec.member_id],
+        )
+        for spec in members
+    ]
+    return counts, out
+
+
+def test_keep_flow_plans_equal_the_reference(reference: Any, counting: _Counting) -> None:
+    print(f"seed={SEED}")
+    rng = random.Random(SEED)
+    compared = tied_compared = hinted_compared = 0
+    for g in range(GROUPS):
+        counts, members = keep_group(rng)
+        layout = build_layout(counts, members)
+        claims = resolve_claims(layout)
+        for comp in split_components(layout):
+            if comp.homogeneous:
+                continue
+            subscribers = topic_subscribers(layout.subscriptions, comp)
+            balanced = build_balanced_plan(layout, claims, comp, subscribers)
+            before = counting.answered
+            want = reference(
+                maximise_kept, layout, claims, comp, {m: qs[:] for m, qs in balanced.items()}
+            )
+            got = maximise_kept(layout, claims, comp, {m: qs[:] for m, qs in balanced.items()})
+            assert got == want, f"seed={SEED} group {g}"
+            if counting.answered > before:
+                compared += 1
+                ms = set(comp.members)
+                hinted = [q for q, h in claims.hints.items() if h in ms]
+                hinted_compared += bool(hinted)
+                tied_compared += any(claims.owner[q] == TIED for q in hinted)
+    print(f"{compared} keep flows by the twin, {hinted_compared} with hints, {tied_compared} tied")
+    assert counting.declined == 0, f"seed={SEED}: the twin declined"
+    assert compared >= 100 and hinted_compared >= 30 and tied_compared >= 15
+
+
+@pytest.mark.parametrize("cooperative", [False, True])
+def test_whole_plans_equal_the_reference(
+    reference: Any, counting: _Counting, cooperative: bool
+) -> None:
+    seed = SEED + 1 + cooperative
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    assign = cooperative_assign if cooperative else sticky_assign
+    for g in range(GROUPS // 2):
+        counts, members = keep_group(rng)
+        racks = _racks(rng, counts, members)
+        want = reference(assign, counts, members, partition_racks=racks)
+        got = assign(counts, members, partition_racks=racks)
+        assert got == want, f"seed={seed} group {g}"
+    print(f"keep flows answered by the twin: {counting.answered}")
+    assert counting.declined == 0 and counting.answered >= 40
+
+
+# --- benchmark shapes ----------------------------------------------------------------------
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+def _plan_hash(plan: dict[str, list[tuple[str, int]]]) -> str:
+    digest = hashlib.sha256()
+    for member_id in sorted(plan):
+        digest.update(f"{member_id}:{plan[member_id]};".encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize(
+    "shape_name",
+    # HET-1M: a million owned pairs, the reference's Python solver; about 10 s on 2 cores
+    ["NESTED-10k", "NESTED-100k-r3f1", pytest.param("HET-1M", marks=pytest.mark.slow)],
+)
+def test_benchmark_rejoins_plan_the_same(
+    shape_name: str, counting: _Counting, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A benchmark shape's ``rejoin`` (everyone owns its fresh plan at generation 1, a
+    newcomer joins), planned with the twin and without it: the same plan."""
+    import shapes
+
+    shape = shapes.SHAPES[shape_name]
+    subs = shape.subscriptions()
+    fresh = sticky_assign(shape.partitions, shapes.members(subs))
+    rejoin = shapes.phase_inputs(subs, fresh, "rejoin")
+    hashes = []
+    for twin in (counting, None):
+        monkeypatch.setattr(implementation, "twin", twin)
+        hashes.append(_plan_hash(sticky_assign(shape.partitions, rejoin)))
+    print(f"{shape_name}: rejoin plan sha256 {hashes[0]}; twin keep flows {counting.answered}")
+    assert hashes[0] == hashes[1]
+    assert counting.answered == 1 and counting.declined == 0
+
+
+# --- what the twin declines ----------------------------------------------------------------
+
+
+def _past_early_returns() -> tuple[list[Any], Any]:
+    """The twin's arguments for a small component past the keep flow's early returns (a
+    tied partition hinted to a member, claims the load-optimal plan moved), and the
+    reference's plan for it."""
+    counts = {"a": 4, "b": 2}
+    members = [
+        MemberSpec(member_id="m0", topics=["a", "b"], owned=[("a", 0), ("a", 1)], generation=2),
+        MemberSpec(member_id="m1", topics=["a"], owned=[("a", 2), ("a", 3)], generation=2),
+        MemberSpec(member_id="m2", topics=["a"], owned=[("a", 2)], generation=1),
+        MemberSpec(member_id="m3", topics=["a"], owned=[("a", 2)], generation=2),
+    ]
+    layout = build_layout(counts, members)
+    claims = resolve_claims(layout)
+    (comp,) = split_components(layout)
+    plan = {0: [4, 5], 1: [0, 1], 2: [2], 3: [3]}  # loads 2, 2, 1, 1: load-optimal
+    tied = sorted(q for q, h in claims.hints.items() if claims.owner[q] == TIED)
+    assert tied == [2] and claims.hints[2] == 2
+    args = [
+        comp.members,
+        comp.topics,
+        layout.offsets,
+        layout.counts,
+        layout.subscriptions,
+        claims.owned,
+        claims.hints,
+        tied,
+        plan,
+    ]
+    saved, implementation.twin = implementation.twin, None
+    try:
+        want = maximise_kept(layout, claims, comp, {m: qs[:] for m, qs in plan.items()})
+    finally:
+        implementation.twin = saved
+    return args, want
+
+
+def test_the_twin_answers_a_small_component() -> None:
+    args, want = _past_early_returns()
+    kept = TWIN.maximise_kept(*args)
+    assert kept is not None
+    members, owned = args[0], args[5]
+    got = {m: owned[m][:] if part is None else part for m, part in zip(members, kept, strict=True)}
+    assert got == want
+    assert want[0] == [4, 5] and 2 in want[2]  # the tied partition back to its hint
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "tied is claimed",
+        "tied unhinted",
+        "tied repeated",
+        "tied outside",
+        "tied not an int",
+        "plan missing a member",
+        "plan not a dict",
+        "loads off by one",
+        "owned not a list",
+    ],
+)
+def test_the_twin_declines_what_it_cannot_vouch_for(case: str) -> None:
+    args, _ = _past_early_returns()
+    members, owned, hints, tied, plan = args[0], args[5], args[6], args[7], args[8]
+    total = sum(args[3])
+    if case == "tied is claimed":
+        args[7] = [*tied, 0]
+    elif case == "tied unhinted":
+        args[6] = {}
+    elif case == "tied repeated":
+        args[7] = [2, 2]
+    elif case == "tied outside":
+        args[7] = [total]
+    elif case == "tied not an int":
+        args[7] = [True]
+    elif case == "plan missing a member":
+        args[8] = {m: plan[m] for m in members[:-1]}
+    elif case == "plan not a dict":
+        args[8] = list(plan.values())
+    elif case == "loads off by one":
+        args[8] = {**plan, 0: plan[0][:-1]}
+    elif case == "owned not a list":
+        args[5] = [tuple(qs) for qs in owned]
+    assert hints  # the cases edit copies only
+    assert TWIN.maximise_kept(*args) is None

@@ -1,0 +1,82 @@
+//! `maximise_kept`'s Python values in and out (the step itself is `keep_flow`, which knows
+//! nothing of Python). The component, the layout's lists and the claims' owned lists and
+//! hints are read by `py_balance`'s reader (the balancing builder's input, the same
+//! values); the hinted tied partitions are a list of exact ints, the plan a dict of lists of
+//! which only the lengths are read. Anything but exact `list` / `frozenset` / `dict` /
+//! `int` values of the documented shapes gives `None`.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::balance::Unsure;
+use crate::keep_flow;
+use crate::py_balance::read_input;
+use crate::py_values::ints_arg;
+
+/// `keep_flow.maximise_kept` past its early returns: `(comp.members, comp.topics,
+/// layout.offsets, layout.counts, layout.subscriptions, claims.owned, claims.hints, tied,
+/// plan)`, `tied` the hinted tied partitions whose claimant is in `plan` (ascending) ->
+/// per member of `comp.members`, its global partitions ascending, or `None` when they are
+/// exactly its `claims.owned` list; `None` where the reference must decide.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn maximise_kept<'py>(
+    py: Python<'py>,
+    members: &Bound<'py, PyAny>,
+    topics: &Bound<'py, PyAny>,
+    offsets: &Bound<'py, PyAny>,
+    counts: &Bound<'py, PyAny>,
+    subscriptions: &Bound<'py, PyAny>,
+    owned: &Bound<'py, PyAny>,
+    hints: &Bound<'py, PyAny>,
+    tied: &Bound<'py, PyAny>,
+    plan: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let read = read_input(
+        members,
+        topics,
+        offsets,
+        counts,
+        subscriptions,
+        owned,
+        hints,
+    );
+    let (Some((input, places)), Some(members), Some(tied), Ok(plan)) = (
+        read,
+        ints_arg(members),
+        ints_arg(tied),
+        plan.cast_exact::<PyDict>(),
+    ) else {
+        return Ok(None);
+    };
+    // each member's load in the plan (a member missing from it is the reference's to judge)
+    let mut loads = Vec::with_capacity(members.len());
+    for &m in &members {
+        let Some(part) = plan.get_item(m)? else {
+            return Ok(None);
+        };
+        let Ok(part) = part.cast_exact::<PyList>() else {
+            return Ok(None);
+        };
+        loads.push(part.len() as i64);
+    }
+    let Some(tied) = tied
+        .iter()
+        .map(|&q| places.local(q))
+        .collect::<Option<Vec<u32>>>()
+    else {
+        return Ok(None);
+    };
+    if plan.len() != members.len() {
+        return Ok(None);
+    }
+    // a panic would be a bug of the twin's: the reference then plans
+    let planned = py.detach(|| {
+        std::panic::catch_unwind(|| keep_flow::maximise_kept(&input, &tied, &loads))
+            .unwrap_or(Err(Unsure))
+    });
+    let Ok(kept) = planned else {
+        return Ok(None);
+    };
+    Ok(Some(places.plan_to_py(py, &kept)?))
+}
