@@ -43,7 +43,7 @@
 use std::collections::HashMap;
 
 use crate::balance::{Input, Unsure};
-use crate::min_cost_flow::push_min_cost;
+use crate::min_cost_flow::{self, push_min_cost};
 
 /// A partition with no final holder yet.
 const NONE: u32 = u32::MAX;
@@ -62,27 +62,7 @@ struct Classes {
 }
 
 /// The network's arcs as the reference's `FlowNetwork` holds them.
-#[derive(Default)]
-struct Arcs {
-    heads: Vec<usize>,
-    caps: Vec<i64>,
-    costs: Vec<i64>,
-}
-
-impl Arcs {
-    /// Adds `tail -> head` carrying `flow`; returns its id.
-    fn add(&mut self, tail: usize, head: usize, cap: i64, cost: i64, flow: i64) -> usize {
-        let a = self.heads.len();
-        self.heads.extend([head, tail]);
-        self.caps.extend([cap - flow, flow]);
-        self.costs.extend([cost, -cost]);
-        a
-    }
-
-    fn flow(&self, a: usize) -> i64 {
-        self.caps[a ^ 1]
-    }
-}
+type Arcs = min_cost_flow::Arcs<i64>;
 
 /// `maximise_kept`'s plan for the component `input` (its members' valid claims in
 /// `input.owner`, the hints naming its members in `input.hints`), `tied` its hinted tied
@@ -219,11 +199,7 @@ fn network(
     // per group and its arcs to its members
     let count =
         classes.member.len() + 4 * n + n_groups + group_members.iter().map(Vec::len).sum::<usize>();
-    let mut arcs = Arcs {
-        heads: Vec::with_capacity(2 * count),
-        caps: Vec::with_capacity(2 * count),
-        costs: Vec::with_capacity(2 * count),
-    };
+    let mut arcs = Arcs::with_capacity(count);
     for i in 0..classes.member.len() {
         let cost = if classes.tied_range[i].is_some() {
             1

@@ -37,6 +37,41 @@ pub trait Cost: Copy + Into<i128> {}
 impl Cost for i64 {}
 impl Cost for i128 {}
 
+/// A network as the reference's `FlowNetwork` builds it, for [`push_min_cost`]: arc `a`
+/// enters `heads[a]` with residual capacity `caps[a]` and cost `costs[a]`; its reverse is
+/// `a ^ 1`, so an arc's flow is its reverse's residual capacity.
+#[derive(Default)]
+pub struct Arcs<C> {
+    pub heads: Vec<usize>,
+    pub caps: Vec<i64>,
+    pub costs: Vec<C>,
+}
+
+impl<C: Cost + std::ops::Neg<Output = C>> Arcs<C> {
+    /// Room for `count` arcs and their reverses.
+    pub fn with_capacity(count: usize) -> Self {
+        Arcs {
+            heads: Vec::with_capacity(2 * count),
+            caps: Vec::with_capacity(2 * count),
+            costs: Vec::with_capacity(2 * count),
+        }
+    }
+
+    /// `FlowNetwork.add_arc`: `tail -> head` already carrying `flow`; returns its id.
+    pub fn add(&mut self, tail: usize, head: usize, cap: i64, cost: C, flow: i64) -> usize {
+        let a = self.heads.len();
+        self.heads.extend([head, tail]);
+        self.caps.extend([cap - flow, flow]);
+        self.costs.extend([cost, -cost]);
+        a
+    }
+
+    /// The flow on arc `a`.
+    pub fn flow(&self, a: usize) -> i64 {
+        self.caps[a ^ 1]
+    }
+}
+
 /// The network in compressed adjacency form: node `u`'s arcs are
 /// `arcs[first[u]..first[u + 1]]`, ascending.
 struct Network<'a, C: Cost> {

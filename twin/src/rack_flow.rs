@@ -42,7 +42,7 @@ use std::collections::HashMap;
 
 pub use crate::balance::Unsure;
 use crate::claims::TIED;
-use crate::min_cost_flow::push_min_cost;
+use crate::min_cost_flow::{self, push_min_cost};
 
 /// A member without a rack (`rack_view.NO_RACK`).
 pub const NO_RACK: i64 = -1;
@@ -301,29 +301,9 @@ fn facts(input: &Input, total: usize) -> Facts {
     }
 }
 
-/// The network as the reference's `FlowNetwork` holds it (arc `a`'s reverse is `a ^ 1`).
-#[derive(Default)]
-struct Net {
-    heads: Vec<usize>,
-    caps: Vec<i64>,
-    /// In `i128`: the weights outgrow `i64` on large components (the solver takes either).
-    costs: Vec<i128>,
-}
-
-impl Net {
-    /// `FlowNetwork.add_arc`: `u -> v` carrying `flow`; returns its id.
-    fn add_arc(&mut self, u: usize, v: usize, cap: i64, cost: i128, flow: i64) -> usize {
-        let a = self.heads.len();
-        self.heads.extend([v, u]);
-        self.caps.extend([cap - flow, flow]);
-        self.costs.extend([cost, -cost]);
-        a
-    }
-
-    fn flow(&self, a: usize) -> i64 {
-        self.caps[a ^ 1]
-    }
-}
+/// The network as the reference's `FlowNetwork` holds it, its costs in `i128`: the weights
+/// outgrow `i64` on large components (the solver takes either).
+type Net = min_cost_flow::Arcs<i128>;
 
 /// Where [`build_network`] put things (`_Arcs`).
 #[derive(Default)]
@@ -430,14 +410,13 @@ fn build_network(input: &Input, facts: &Facts) -> Result<(Net, Arcs), Unsure> {
             let cost = price[(c % 3) as usize];
             arcs.keys.push((m, c));
             if facts.mismatch(input.bucket[m], rack_class(c)) {
-                net.add_arc(source, next_class, size, 0, 0);
-                net.add_arc(next_class, node, size, mis, 0);
-                arcs.release
-                    .push(net.add_arc(next_class, pool, size, cost, 0));
+                net.add(source, next_class, size, 0, 0);
+                net.add(next_class, node, size, mis, 0);
+                arcs.release.push(net.add(next_class, pool, size, cost, 0));
                 next_class += 1;
             } else {
                 kept_free[m] += size;
-                arcs.release.push(net.add_arc(node, pool, size, cost, 0));
+                arcs.release.push(net.add(node, pool, size, cost, 0));
             }
         }
     }
@@ -473,11 +452,11 @@ fn build_network(input: &Input, facts: &Facts) -> Result<(Net, Arcs), Unsure> {
         let start = fits(keep.min(lo[m]))?;
         arcs.warm += start;
         if kept_free[m] != 0 {
-            net.add_arc(source, node, kept_free[m], 0, start);
+            net.add(source, node, kept_free[m], 0, start);
         }
-        net.add_arc(node, sink, fits(lo[m])?, 0, start);
+        net.add(node, sink, fits(lo[m])?, 0, start);
         for k in lo[m] + 1..load[m] + 2 {
-            net.add_arc(node, sink, 1, unit(k)?, 0);
+            net.add(node, sink, 1, unit(k)?, 0);
         }
     }
     arcs.total = fits(total)?;
@@ -497,7 +476,7 @@ fn build_network(input: &Input, facts: &Facts) -> Result<(Net, Arcs), Unsure> {
             .iter()
             .map(|&(b, h)| {
                 let cost = if facts.mismatch(b, r) { mis } else { 0 };
-                (h, net.add_arc(pool0 + i, hub0 + h, pool_size[i], cost, 0))
+                (h, net.add(pool0 + i, hub0 + h, pool_size[i], cost, 0))
             })
             .collect();
         arcs.pool_hubs.push(row);
@@ -508,7 +487,7 @@ fn build_network(input: &Input, facts: &Facts) -> Result<(Net, Arcs), Unsure> {
             .filter(|&&m| input.bucket[m as usize] == b)
             .map(|&m| {
                 let m = m as usize;
-                (m, net.add_arc(hub0 + h, 2 + m, group_size[g], 0, 0))
+                (m, net.add(hub0 + h, 2 + m, group_size[g], 0, 0))
             })
             .collect();
         arcs.hub_members.push(row);
