@@ -122,12 +122,8 @@ def maximise_kept(
             tied_hinted,
             plan,
         )
-        if kept is not None:  # None for a member whose plan is exactly its claims
-            owned = claims.owned
-            return {
-                m: owned[m][:] if part is None else part
-                for m, part in zip(members, kept, strict=True)
-            }
+        if kept is not None:
+            return implementation.component_plan(members, kept, claims.owned)
     groups = _topic_groups(layout, comp, subscribers)
     classes = _claim_classes(layout, claims, comp, groups, n_claims, tied_hinted)
     pools = _free_pools(layout, claims, comp, groups, plan, n_claims + len(tied_hinted))
