@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from engine_helpers import engine_twin_in_use
+from test_engine_balance_twin import _racks
 
 from kafka_sticky_plugin.core import implementation, quota_builder
 from kafka_sticky_plugin.core.api import cooperative_assign, sticky_assign
@@ -108,22 +109,6 @@ def random_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
         )
     rng.shuffle(members)
     return counts, members
-
-
-def _racks(rng: random.Random, counts: Counts, members: list[MemberSpec]) -> Any:
-    """Members on racks and replica racks for every partition (or ``None``)."""
-    if rng.random() < 0.5:
-        return None
-    racks = [f"r{i}" for i in range(rng.randint(2, 4))]
-    for i, spec in enumerate(members):
-        members[i] = MemberSpec(
-            member_id=spec.member_id,
-            topics=spec.topics,
-            owned=spec.owned,
-            generation=spec.generation,
-            rack=rng.choice(racks),
-        )
-    return {(t, p): rng.sample(racks, 2) for t, c in counts.items() for p in range(c)}
 
 
 @pytest.fixture
