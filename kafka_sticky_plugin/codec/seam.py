@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import CodecError
-from .consumer_protocol import SubscriptionRead, read_subscription_claim
+from .consumer_protocol import SubscriptionRead, read_subscription
 from .sticky_user_data import UserDataClaim, read_user_data_runs
 from .topic_partitions import DenseTopics, Interned
 
@@ -85,7 +85,7 @@ def read_subscriptions(
     out: list[SubscriptionRead | CodecError] = []
     for payload in payloads:
         try:
-            out.append(read_subscription_claim(payload, cooperative, shared))
+            out.append(read_subscription(payload, cooperative, shared))
         except CodecError as exc:
             out.append(exc)
     return out

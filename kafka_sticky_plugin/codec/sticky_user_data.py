@@ -50,7 +50,6 @@ __all__ = [
     "decode_sticky_user_data",
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
-    "read_sticky_user_data",
     "read_user_data_claim",
     "read_user_data_runs",
 ]
@@ -98,40 +97,6 @@ def encode_sticky_user_data(
     return writer.getvalue()
 
 
-def read_sticky_user_data(
-    data: bytes | bytearray | memoryview,
-    shared: Interned | None = None,
-) -> tuple[TopicRuns, int | None, bool]:
-    """Read sticky user data: ``(previous assignment as runs in wire order, generation or
-    None, sorted)``; ``sorted``: the runs are canonical (as :data:`UserDataClaim`'s).
-
-    One read of the array serves both versions (see the module docstring): v1 when exactly
-    4 bytes follow it, v0 when none do; anything else is a
-    :class:`~kafka_sticky_plugin.errors.CodecError` (an error inside the array is reported
-    as the v0 reading's, at its offset). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
-    """
-    if not data:
-        return EMPTY_RUNS, None, True
-    reader = Reader(data, _STICKY + " v0")
-    runs, canonical_array = read_topic_runs(reader, "previous assignment", shared)
-    sorted_runs = canonical_array is not None or not runs[0]
-    left = reader.remaining
-    if left == 4:
-        return runs, _generation_or_none(reader.int32("generation")), sorted_runs
-    if left:
-        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
-    return runs, None, sorted_runs
-
-
-def decode_sticky_user_data(
-    data: bytes | bytearray | memoryview,
-) -> tuple[list[TopicPartitionPair], int | None]:
-    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
-    (:func:`read_sticky_user_data` with the runs as pairs)."""
-    runs, generation, _ = read_sticky_user_data(data)
-    return list(runs_pairs(runs)), generation
-
-
 def encode_cooperative_user_data(generation: int | None) -> bytes:
     """Java's cooperative-sticky user data: the int32 generation, -1 for ``None``."""
     _check_generation(generation, _COOPERATIVE)
@@ -152,28 +117,55 @@ def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | 
     return _generation_or_none(reader.int32("generation"))
 
 
+#: A subscription's owned array as read: ``(runs, canonical bytes or None, bytes)``.
+OwnedArray = tuple[TopicRuns, bytes | None, bytes]
+
+
 def read_user_data_runs(
     user_data: bytes | None,
     *,
     cooperative: bool,
     shared: Interned | None = None,
+    owned: OwnedArray | None = None,
 ) -> UserDataClaim:
-    """``(previous partitions as runs in wire order, generation or -1, sorted)`` claimed by
-    a member's subscription user data (:data:`UserDataClaim`).
+    """The :data:`UserDataClaim` of a member's user data: null or empty user data claims
+    nothing (-1); under ``cooperative``, exactly 4 bytes are cooperative user data; anything
+    else is sticky user data, its array read once for both versions (see the module
+    docstring: v1 when exactly 4 bytes follow it, v0 when none do, a
+    :class:`~kafka_sticky_plugin.errors.CodecError` otherwise, an error inside the array
+    being the v0 reading's). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
 
-    ``cooperative``: 4 bytes are cooperative user data (Java's int32 generation); anything
-    else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
-    librdkafka's cooperative-sticky sends too). Null or empty user data claims nothing (-1).
-    Raises :class:`CodecError` when the user data cannot be read (the caller treats that as
-    "no history"). ``shared``: as :func:`read_sticky_user_data`.
+    When the data starts with the bytes of the ``owned`` array (ours and librdkafka's
+    members write it twice), its array is those bytes: it reads as the ``owned`` runs
+    themselves (equal bytes read as equal values), not a second time.
     """
     if not user_data:
         return EMPTY_RUNS, -1, True
     if cooperative and len(user_data) == 4:
         generation = decode_cooperative_user_data(user_data)
         return EMPTY_RUNS, -1 if generation is None else generation, True
-    runs, decoded, sorted_runs = read_sticky_user_data(user_data, shared)
-    return runs, -1 if decoded is None else decoded, sorted_runs
+    reader = Reader(user_data, _STICKY + " v0")
+    if owned is not None and reader.data.startswith(owned[2]):
+        runs, canonical_array = owned[0], owned[1]
+        reader.pos = len(owned[2])
+    else:
+        runs, canonical_array = read_topic_runs(reader, "previous assignment", shared)
+    sorted_runs = canonical_array is not None or not runs[0]
+    left = len(reader.data) - reader.pos
+    if left == 4:
+        return runs, max(reader.int32("generation"), -1), sorted_runs
+    if left:
+        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.pos)
+    return runs, -1, sorted_runs
+
+
+def decode_sticky_user_data(
+    data: bytes | bytearray | memoryview,
+) -> tuple[list[TopicPartitionPair], int | None]:
+    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
+    (:func:`read_user_data_runs` with the runs as pairs)."""
+    runs, generation, _ = read_user_data_runs(bytes(data), cooperative=False)
+    return list(runs_pairs(runs)), _generation_or_none(generation)
 
 
 def read_user_data_claim(

@@ -10,7 +10,7 @@ in wire order, flattened, without de-duplicating (that is the reader's policy, n
 wire's), and tells whether the bytes it read were canonical. A null array (count -1, see
 :class:`~._wire.Reader`) reads as empty and is never canonical: the writers write count 0.
 
-One reader (:func:`read_topic_partitions`) and two writers of the same bytes: from pairs
+One reader (:func:`read_topic_runs`) and two writers of the same bytes: from pairs
 (:func:`encode_topic_partitions`) and from a plan's dense global indices
 (:meth:`DenseTopics.write`).
 """
@@ -33,7 +33,6 @@ __all__ = [
     "TopicPartitionPair",
     "TopicRuns",
     "encode_topic_partitions",
-    "read_topic_partitions",
     "read_topic_runs",
     "runs_pairs",
     "write_topic_partitions",
@@ -95,44 +94,32 @@ def read_topic_runs(
     are canonical (see the module invariants), else ``None``. Errors name ``expected`` and
     the offset of the field that is wrong. ``shared`` (one per batch): see
     :class:`Interned`."""
-    start = reader.offset
+    start = reader.pos
     count = reader.nullable_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
+    string, int32_array = reader.string, reader.int32_array
     topic_field, partitions_field = f"{expected} topic", f"{expected} partitions"
-    topics: list[str] = []
-    lengths: list[int] = []
-    flat: list[int] = []
-    canonical = count is not None
-    previous: str | None = None
     names: dict[str, str] = {} if shared is None else shared.names
+    topics: list[str] = []
+    elements: list[tuple[int, ...]] = []
     for _ in range(count or 0):
-        topic = reader.string(topic_field)
-        topic = names.setdefault(topic, topic)
-        partitions = reader.int32_array(partitions_field)
-        topics.append(topic)
-        lengths.append(len(partitions))
-        flat.extend(partitions)
-        if canonical and not (
-            partitions
-            and (previous is None or previous < topic)
-            and (len(partitions) == 1 or _increasing(partitions))
-        ):
-            canonical = False
-        previous = topic
+        topic = string(topic_field)
+        topics.append(names.setdefault(topic, topic))
+        elements.append(int32_array(partitions_field))
+    lengths = list(map(len, elements))
+    flat = list(chain.from_iterable(elements))
+    singles = len(flat) == len(topics) and all(lengths)
+    canonical = (
+        count is not None
+        and all(lengths)
+        and _increasing(topics)
+        and (singles or all(map(_increasing, elements)))
+    )
     runs: TopicRuns = (
         tuple(topics) if shared is None else shared.topics(topics),
-        None if len(flat) == len(topics) and all(lengths) else lengths,
+        None if singles else lengths,
         flat,
     )
-    return runs, reader.bytes_since(start) if canonical else None
-
-
-def read_topic_partitions(
-    reader: Reader, expected: str
-) -> tuple[tuple[TopicPartitionPair, ...], bytes | None]:
-    """:func:`read_topic_runs` as flat ``(topic, partition)`` pairs (the decoders of
-    whole messages; the leader reads runs)."""
-    runs, canonical = read_topic_runs(reader, expected)
-    return runs_pairs(runs), canonical
+    return runs, reader.data[start : reader.pos] if canonical else None
 
 
 def _grouped(
