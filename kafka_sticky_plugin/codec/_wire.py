@@ -6,11 +6,10 @@ Invariants:
   remaining first and raises :class:`~kafka_sticky_plugin.errors.CodecError` naming the
   message, the expected field and the byte offset where that field starts. No
   ``struct.error``, ``IndexError`` or ``UnicodeDecodeError`` escapes.
-- An array count is checked against the bytes remaining divided by the smallest element
-  size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
-- A null array (count -1) is decided here and only here (:meth:`Reader.nullable_count`):
-  it reads as no elements; a writer never writes one (:meth:`Writer.array_count` refuses a
-  negative count).
+- An array count is checked against the bytes after it (at the smallest element size)
+  *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
+- A null array (count -1) is decided by :meth:`Reader.nullable_count` alone: it reads as
+  no elements; a writer never writes one (:meth:`Writer.array_count` refuses it).
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
   string longer than 32,767 UTF-8 bytes, an int32 out of range) with a :class:`CodecError`
   at the offset it would have been written to.
@@ -47,9 +46,9 @@ MIN_INT32_SIZE = 4
 
 
 class Reader:
-    """Reads one message from ``data`` from offset ``pos`` on; ``what`` names the message in
-    errors. Each method reads one field with its bounds checks inline and moves ``pos`` past
-    it only when it was read."""
+    """Reads one message from ``data``, field by field from offset ``pos``; ``what`` names
+    the message in errors. Each method reads its field with its checks inline, moving ``pos``
+    past it only when it was read."""
 
     __slots__ = ("data", "pos", "what")
 
@@ -112,71 +111,49 @@ class Reader:
 
     def nullable_bytes(self, expected: str = "nullable bytes") -> bytes | None:
         """Read int32-length-prefixed bytes; length -1 is ``None``."""
-        data, start = self.data, self.pos
-        if len(data) - start < 4:
-            raise self.short(4, f"{expected} length", start)
-        length: int = _INT32.unpack_from(data, start)[0]
+        start = self.pos
+        length = self.int32(f"{expected} length")
         if length == -1:
-            self.pos = start + 4
             return None
         if length < 0:
             raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
-        pos = start + 4
-        if len(data) - pos < length:
+        pos = self.pos
+        if len(self.data) - pos < length:
             raise self.short(length, f"{expected} of {length} bytes", pos)
         self.pos = pos + length
-        return data[pos : pos + length]
-
-    def _count_error(self, count: int, min_element_size: int, expected: str) -> CodecError:
-        """The error of an array count at ``pos`` that is below -1 or more elements than the
-        bytes after it can hold."""
-        start = self.pos
-        if count < 0:
-            return CodecError(self.what, f"{expected} count >= -1, got {count}", start)
-        left = len(self.data) - start - 4
-        return CodecError(
-            self.what,
-            f"{expected} of {count} elements (at least {count * min_element_size} bytes, "
-            f"{left} left)",
-            start,
-        )
+        return self.data[pos : pos + length]
 
     def nullable_count(self, min_element_size: int, expected: str = "array") -> int | None:
-        """Read an int32 array count, bounded by what the remaining bytes can hold; ``None``
-        for a null array (count -1). The one place a null array is decided."""
-        data, start = self.data, self.pos
-        if len(data) - start < 4:
-            raise self.short(4, f"{expected} count", start)
-        count: int = _INT32.unpack_from(data, start)[0]
+        """Read an int32 array count, checked against the bytes after it before anything is
+        allocated; ``None`` for a null array (count -1)."""
+        start = self.pos
+        count = self.int32(f"{expected} count")
         if count == -1:
-            self.pos = start + 4
             return None
-        if count < 0 or count * min_element_size > len(data) - start - 4:
-            raise self._count_error(count, min_element_size, expected)
-        self.pos = start + 4
+        left = len(self.data) - self.pos
+        if count < 0:
+            raise CodecError(self.what, f"{expected} count >= -1, got {count}", start)
+        if count * min_element_size > left:
+            at_least = f"at least {count * min_element_size} bytes, {left} left"
+            raise CodecError(self.what, f"{expected} of {count} elements ({at_least})", start)
         return count
 
     def string_array(self, expected: str = "strings") -> list[str]:
-        """Read an int32 count (a null array is empty) followed by that many non-null
-        strings."""
+        """Read an array of non-null strings (a null array is empty)."""
         count = self.nullable_count(MIN_STRING_SIZE, expected) or 0
         string, element = self.string, f"{expected} element"
         return [string(element) for _ in range(count)]
 
     def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
-        """Read an int32 count and that many int32 values: :meth:`nullable_count`'s rules
-        (a null array is empty), read here in one go."""
+        """Read an array of int32s (a null array is empty); its count is read here, by the
+        rules of :meth:`nullable_count`, which reads it again only to raise its error."""
         data, start = self.data, self.pos
         pos = start + 4
-        if pos > len(data):
-            raise self.short(4, f"{expected} count", start)
-        count: int = _INT32.unpack_from(data, start)[0]
+        count: int = _INT32.unpack_from(data, start)[0] if pos <= len(data) else -2
         end = pos + 4 * count
-        if count < 0 or end > len(data):
-            if count == -1:
-                self.pos = pos
-                return ()
-            raise self._count_error(count, MIN_INT32_SIZE, expected)
+        bad = count < 0 or end > len(data)
+        if bad and self.nullable_count(MIN_INT32_SIZE, expected) is None:
+            return ()  # a null array (any other bad count raised there)
         self.pos = end
         if count == 1:
             return _INT32.unpack_from(data, pos)  # type: ignore[no-any-return]

@@ -130,17 +130,11 @@ def encode_subscription(subscription: Subscription) -> bytes:
 
 
 class SubscriptionRead(NamedTuple):
-    """One member's subscription as the leader reads it: the fields of :class:`Subscription`
-    with the owned partitions as runs (:data:`~.topic_partitions.TopicRuns`, wire order, no
-    tuple per partition), and the owned array's raw bytes when canonical.
-
-    ``owned_array`` is the bytes of the owned partitions array (its count included) exactly
-    as sent when they are *canonical*, that is exactly the bytes the canonical writer writes
-    for those pairs (topics strictly increasing, partitions strictly increasing within each
-    topic, no empty topic, count not -1); ``None`` otherwise, and when the message has no
-    owned partitions field (v0, or a v1+ message that ends before it). An assignment of
-    exactly those pairs is that array between the version and the null user data.
-    """
+    """One member's subscription as the leader reads it: the fields of :class:`Subscription`,
+    the owned partitions as runs (wire order), ``owned_array`` (the owned array's bytes, count
+    included, when they are canonical, see :mod:`.topic_partitions`: an assignment of those
+    pairs is that array between the version and the null user data; else ``None``, as when
+    the field is absent) and ``claim``."""
 
     version: int
     topics: tuple[str, ...]
@@ -149,9 +143,8 @@ class SubscriptionRead(NamedTuple):
     generation_id: int
     rack_id: str | None
     owned_array: bytes | None
-    #: The user data's claim (:data:`~.sticky_user_data.UserDataClaim`: ``(runs in wire
-    #: order, generation or -1, sorted)``), or the :class:`CodecError` reading it raised; its
-    #: runs are ``owned`` itself when they equal it and hold a partition. ``None``: not read.
+    #: The user data's :data:`~.sticky_user_data.UserDataClaim`, or the :class:`CodecError`
+    #: reading it raised; ``None``: not read.
     claim: UserDataClaim | CodecError | None = None
 
     def subscription(self) -> Subscription:
@@ -171,11 +164,9 @@ def read_subscription(
     cooperative: bool | None = None,
     shared: Interned | None = None,
 ) -> SubscriptionRead:
-    """The subscription (see the module's reading rules) with its owned partitions as runs,
-    its owned array's bytes when canonical, and, unless ``cooperative`` is ``None``, the
-    ``claim`` of its user data (:func:`~.sticky_user_data.read_user_data_runs` under
-    ``cooperative``). ``shared`` (one per batch): equal names and topic tuples as one object
-    (:class:`~.topic_partitions.Interned`), values unchanged."""
+    """The subscription (see the module's reading rules), with the ``claim`` of its user data
+    read under ``cooperative`` unless that is ``None``. ``shared`` (one per batch): see
+    :class:`~.topic_partitions.Interned`."""
     reader = Reader(data, _SUBSCRIPTION)
     version = _read_version(reader)
     topics = tuple(reader.string_array("topics"))
@@ -199,8 +190,7 @@ def read_subscription(
                 rack_id = reader.nullable_string("rack id")
     claim: UserDataClaim | CodecError | None = None
     if cooperative is not None:
-        # the owned runs are offered only when they hold a partition (the seam's Sharing)
-        known = (owned, owned_array, owned_raw) if owned[2] else None
+        known = (owned, owned_array, owned_raw) if owned[2] else None  # the seam's Sharing
         try:
             claim = read_user_data_runs(
                 user_data, cooperative=cooperative, shared=shared, owned=known

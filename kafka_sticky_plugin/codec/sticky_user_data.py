@@ -7,11 +7,11 @@ with *no* version header::
     v1  previous_assignment [topic string, partitions [int32]], generation int32
                                                                          (KIP-341, Kafka 2.3)
 
-A v0 reader that meets v1 bytes reads the assignment and ignores the trailing generation
-(the forward-compatibility path of KIP-341); a v1 reader tells them apart by length, which
-is what :func:`decode_sticky_user_data` does: it reads the array once, then it is v1 when
-exactly 4 bytes (the generation) follow, v0 when none do. Empty user data (``b""``, which
-Java reads as "no history") decodes as no partitions and no generation.
+A v0 reader that meets v1 bytes ignores the trailing generation (KIP-341's forward
+compatibility); a v1 reader tells them apart by length, as the readers here do: the array is
+read once, then it is v1 when exactly 4 bytes follow, v0 when none do, else an error (an
+error inside the array is the v0 reading's). Null or empty user data (Java: "no history")
+reads as no partitions and no generation.
 
 Cooperative user data (Java's ``CooperativeStickyAssignor``, for leaders that only read
 subscription v1 and so cannot see the v2 generation field)::
@@ -55,9 +55,8 @@ __all__ = [
 ]
 
 #: What a member's user data claims, as the leader reads it: ``(previous partitions as runs
-#: in wire order, generation or -1, sorted)``, ``sorted`` telling whether the runs are
-#: already canonical runs (``core.spec.canonical_runs`` would return them unchanged): true
-#: when the array's bytes were canonical or held no topic at all.
+#: in wire order, generation or -1, sorted)``; ``sorted``: the runs are canonical runs (the
+#: array's bytes were canonical, or it held no topic), so the leader skips ``canonical_runs``.
 UserDataClaim = tuple[TopicRuns, int, bool]
 
 _STICKY = "sticky assignor user data"
@@ -106,13 +105,9 @@ def encode_cooperative_user_data(generation: int | None) -> bytes:
 
 
 def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | None:
-    """Decode cooperative-sticky user data: the leading int32 generation (negative: ``None``).
-
-    Bytes after it are ignored, as Java's ``CooperativeStickyAssignor`` does (it reads one
-    int and stops: a later version may append fields). Fewer than 4 bytes is a
-    :class:`~kafka_sticky_plugin.errors.CodecError` (Java reads that as "no generation"; the
-    leader treats a decode error the same way).
-    """
+    """Decode cooperative-sticky user data: the leading int32 generation (negative: ``None``;
+    later bytes ignored). Fewer than 4 bytes is a :class:`CodecError` (Java reads that as
+    "no generation"; the leader treats a decode error the same way)."""
     reader = Reader(data, _COOPERATIVE)
     return _generation_or_none(reader.int32("generation"))
 
@@ -128,15 +123,12 @@ def read_user_data_runs(
     shared: Interned | None = None,
     owned: OwnedArray | None = None,
 ) -> UserDataClaim:
-    """The :data:`UserDataClaim` of a member's user data: null or empty user data claims
-    nothing (-1); under ``cooperative``, exactly 4 bytes are cooperative user data; anything
-    else is sticky user data, its array read once for both versions (see the module
-    docstring: v1 when exactly 4 bytes follow it, v0 when none do, a
-    :class:`~kafka_sticky_plugin.errors.CodecError` otherwise, an error inside the array
-    being the v0 reading's). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
+    """The :data:`UserDataClaim` of a member's user data: under ``cooperative`` exactly 4
+    bytes are cooperative user data, anything else is sticky user data (see the module
+    docstring). ``shared``: see :class:`~.topic_partitions.Interned`.
 
     When the data starts with the bytes of the ``owned`` array (ours and librdkafka's
-    members write it twice), its array is those bytes: it reads as the ``owned`` runs
+    members write it twice), its array is those bytes and reads as the ``owned`` runs
     themselves (equal bytes read as equal values), not a second time.
     """
     if not user_data:
