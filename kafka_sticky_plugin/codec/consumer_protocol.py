@@ -171,8 +171,7 @@ def read_subscription(
     version = _read_version(reader)
     topics = tuple(reader.string_array("topics"))
     if shared is not None:
-        names = shared.names
-        topics = shared.topics([names.setdefault(topic, topic) for topic in topics])
+        topics = shared.topics(list(map(shared.names.setdefault, topics, topics)))
     user_data = reader.nullable_bytes("user data")
     end = len(reader.data)
     owned: TopicRuns = EMPTY_RUNS

@@ -95,9 +95,9 @@ def read_topic_runs(
     topics: list[str] = []
     elements: list[tuple[int, ...]] = []
     for _ in range(count or 0):
-        topic = string(topic_field)
-        topics.append(names.setdefault(topic, topic))
+        topics.append(string(topic_field))
         elements.append(int32_array(partitions_field))
+    topics = list(map(names.setdefault, topics, topics))
     lengths = list(map(len, elements))
     flat = list(chain.from_iterable(elements))
     singles = len(flat) == len(topics) and all(lengths)
