@@ -34,6 +34,50 @@ def engine_twin_in_use() -> Any:
     return implementation.twin
 
 
+def without_twin(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with the engine's twin switched off: the reference's answer."""
+    saved, implementation.twin = implementation.twin, None
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        implementation.twin = saved
+
+
+class CountingTwin:
+    """The engine twin ``twin`` with its step ``step`` counted: ``answered`` calls returned a
+    value, ``declined`` calls returned ``None`` (the caller then ran the reference). Every
+    other attribute is the twin's own, uncounted."""
+
+    def __init__(self, twin: Any, step: str) -> None:
+        self.answered = 0
+        self.declined = 0
+        self._twin = twin
+        self._step = step
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._twin, name)
+        if name != self._step:
+            return found
+
+        def counted(*args: Any) -> Any:
+            answer = found(*args)
+            if answer is None:
+                self.declined += 1
+            else:
+                self.answered += 1
+            return answer
+
+        return counted
+
+
+def count_twin_step(monkeypatch: pytest.MonkeyPatch, step: str) -> CountingTwin:
+    """The engine uses the twin in use with ``step`` counted (:class:`CountingTwin`), even
+    under ``KAFKA_STICKY_PURE_PYTHON=1``, until the test ends."""
+    counting = CountingTwin(engine_twin_in_use(), step)
+    monkeypatch.setattr(implementation, "twin", counting)
+    return counting
+
+
 def members_from(
     subscriptions: Mapping[str, Iterable[str]],
     owned: Mapping[str, Iterable[tuple[str, int]]] | None = None,

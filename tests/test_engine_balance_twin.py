@@ -23,10 +23,9 @@ import random
 from typing import Any
 
 import pytest
-from engine_helpers import engine_twin_in_use
+from engine_helpers import engine_twin_in_use, without_twin
 from test_engine_balance_chains import _random_group as chain_group
 
-from kafka_sticky_plugin.core import implementation
 from kafka_sticky_plugin.core.api import cooperative_assign, sticky_assign
 from kafka_sticky_plugin.core.balance_builder import build_balanced_plan, topic_subscribers
 from kafka_sticky_plugin.core.claims import resolve_claims
@@ -128,19 +127,7 @@ def _racks(rng: random.Random, counts: Counts, members: list[MemberSpec]) -> Any
     return {(t, p): rng.sample(racks, 2) for t, c in counts.items() for p in range(c)}
 
 
-@pytest.fixture
-def reference(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Runs a function with the twin switched off."""
-
-    def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        with monkeypatch.context() as patch:
-            patch.setattr(implementation, "twin", None)
-            return fn(*args, **kwargs)
-
-    return run
-
-
-def test_builder_plans_equal_the_reference(reference: Any) -> None:
+def test_builder_plans_equal_the_reference() -> None:
     print(f"seed={SEED}")
     rng = random.Random(SEED)
     compared = kept_compared = 0
@@ -163,7 +150,7 @@ def test_builder_plans_equal_the_reference(reference: Any) -> None:
             )
             assert answer is not None, f"seed={SEED} group {g}: the twin declined"
             subscribers = topic_subscribers(layout.subscriptions, comp)
-            want = reference(build_balanced_plan, layout, claims, comp, subscribers)
+            want = without_twin(build_balanced_plan, layout, claims, comp, subscribers)
             got = build_balanced_plan(layout, claims, comp, subscribers)
             assert got == want, f"seed={SEED} group {g}"
             compared += 1
@@ -173,7 +160,7 @@ def test_builder_plans_equal_the_reference(reference: Any) -> None:
 
 
 @pytest.mark.parametrize("cooperative", [False, True])
-def test_whole_plans_equal_the_reference(reference: Any, cooperative: bool) -> None:
+def test_whole_plans_equal_the_reference(cooperative: bool) -> None:
     seed = SEED + 1 + cooperative
     print(f"seed={seed}")
     rng = random.Random(seed)
@@ -181,12 +168,12 @@ def test_whole_plans_equal_the_reference(reference: Any, cooperative: bool) -> N
     for g in range(GROUPS // 2):
         counts, members = random_group(rng)
         racks = _racks(rng, counts, members)
-        want = reference(assign, counts, members, partition_racks=racks)
+        want = without_twin(assign, counts, members, partition_racks=racks)
         got = assign(counts, members, partition_racks=racks)
         assert got == want, f"seed={seed} group {g}"
 
 
-def test_a_large_fresh_component(reference: Any) -> None:
+def test_a_large_fresh_component() -> None:
     """Two subscription classes over a thousand topics' worth of partitions (the benchmark's
     H-1M-odd shape, smaller): the twin's plan is the reference's."""
     counts = {f"t{i:03d}": 7 + i % 5 for i in range(60)}
@@ -197,7 +184,7 @@ def test_a_large_fresh_component(reference: Any) -> None:
     layout = build_layout(counts, members)
     claims = resolve_claims(layout)
     (comp,) = split_components(layout)
-    assert build_balanced_plan(layout, claims, comp) == reference(
+    assert build_balanced_plan(layout, claims, comp) == without_twin(
         build_balanced_plan, layout, claims, comp
     )
 
@@ -208,12 +195,12 @@ def test_a_large_fresh_component(reference: Any) -> None:
 CHAIN_SEEDS = range(1000)
 
 
-def test_the_chain_tests_groups_plan_the_same(reference: Any) -> None:
+def test_the_chain_tests_groups_plan_the_same() -> None:
     for seed in CHAIN_SEEDS:
         counts, members = chain_group(random.Random(seed))
         layout = build_layout(counts, members)
         claims = resolve_claims(layout)
         for comp in split_components(layout):
             if not comp.homogeneous:
-                want = reference(build_balanced_plan, layout, claims, comp)
+                want = without_twin(build_balanced_plan, layout, claims, comp)
                 assert build_balanced_plan(layout, claims, comp) == want, f"seed={seed}"

@@ -29,12 +29,11 @@ import hashlib
 import os
 import random
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import engine_twin_in_use
+from engine_helpers import CountingTwin, count_twin_step, engine_twin_in_use, without_twin
 from test_engine_balance_twin import _racks, random_group
 
 from kafka_sticky_plugin.core import implementation
@@ -54,46 +53,10 @@ GROUPS = 300
 Counts = dict[str, int]
 
 
-class _Counting:
-    """The twin, counting the keep flows it answered and the ones it declined."""
-
-    def __init__(self) -> None:
-        self.answered = 0
-        self.declined = 0
-        self.ENGINE_VERSION = TWIN.ENGINE_VERSION
-        self.__version__ = TWIN.__version__
-
-    def __getattr__(self, name: str) -> Any:
-        """The twin's other steps, uncounted."""
-        return getattr(TWIN, name)
-
-    def maximise_kept(self, *args: Any) -> Any:
-        kept = TWIN.maximise_kept(*args)
-        if kept is None:
-            self.declined += 1
-        else:
-            self.answered += 1
-        return kept
-
-
 @pytest.fixture
-def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Counting]:
+def counting(monkeypatch: pytest.MonkeyPatch) -> CountingTwin:
     """The engine uses the (counting) twin."""
-    twin = _Counting()
-    monkeypatch.setattr(implementation, "twin", twin)
-    yield twin
-
-
-@pytest.fixture
-def reference(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Runs a function with the twin switched off."""
-
-    def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        with monkeypatch.context() as patch:
-            patch.setattr(implementation, "twin", None)
-            return fn(*args, **kwargs)
-
-    return run
+    return count_twin_step(monkeypatch, "maximise_kept")
 
 
 def keep_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
@@ -128,7 +91,7 @@ def keep_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
     return counts, out
 
 
-def test_keep_flow_plans_equal_the_reference(reference: Any, counting: _Counting) -> None:
+def test_keep_flow_plans_equal_the_reference(counting: CountingTwin) -> None:
     print(f"seed={SEED}")
     rng = random.Random(SEED)
     compared = tied_compared = hinted_compared = 0
@@ -142,7 +105,7 @@ def test_keep_flow_plans_equal_the_reference(reference: Any, counting: _Counting
             subscribers = topic_subscribers(layout.subscriptions, comp)
             balanced = build_balanced_plan(layout, claims, comp, subscribers)
             before = counting.answered
-            want = reference(
+            want = without_twin(
                 maximise_kept, layout, claims, comp, {m: qs[:] for m, qs in balanced.items()}
             )
             got = maximise_kept(layout, claims, comp, {m: qs[:] for m, qs in balanced.items()})
@@ -159,9 +122,7 @@ def test_keep_flow_plans_equal_the_reference(reference: Any, counting: _Counting
 
 
 @pytest.mark.parametrize("cooperative", [False, True])
-def test_whole_plans_equal_the_reference(
-    reference: Any, counting: _Counting, cooperative: bool
-) -> None:
+def test_whole_plans_equal_the_reference(counting: CountingTwin, cooperative: bool) -> None:
     seed = SEED + 1 + cooperative
     print(f"seed={seed}")
     rng = random.Random(seed)
@@ -169,7 +130,7 @@ def test_whole_plans_equal_the_reference(
     for g in range(GROUPS // 2):
         counts, members = keep_group(rng)
         racks = _racks(rng, counts, members)
-        want = reference(assign, counts, members, partition_racks=racks)
+        want = without_twin(assign, counts, members, partition_racks=racks)
         got = assign(counts, members, partition_racks=racks)
         assert got == want, f"seed={seed} group {g}"
     print(f"keep flows answered by the twin: {counting.answered}")
@@ -194,7 +155,7 @@ def _plan_hash(plan: dict[str, list[tuple[str, int]]]) -> str:
     ["NESTED-10k", "NESTED-100k-r3f1", pytest.param("HET-1M", marks=pytest.mark.slow)],
 )
 def test_benchmark_rejoins_plan_the_same(
-    shape_name: str, counting: _Counting, monkeypatch: pytest.MonkeyPatch
+    shape_name: str, counting: CountingTwin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A benchmark shape's ``rejoin`` (everyone owns its fresh plan at generation 1, a
     newcomer joins), planned with the twin and without it: the same plan."""

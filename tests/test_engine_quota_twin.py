@@ -24,10 +24,10 @@ import random
 from typing import Any
 
 import pytest
-from engine_helpers import engine_twin_in_use
+from engine_helpers import engine_twin_in_use, without_twin
 from test_engine_balance_twin import _racks
 
-from kafka_sticky_plugin.core import implementation, quota_builder
+from kafka_sticky_plugin.core import quota_builder
 from kafka_sticky_plugin.core.api import cooperative_assign, sticky_assign
 from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.components import split_components
@@ -111,19 +111,7 @@ def random_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
     return counts, members
 
 
-@pytest.fixture
-def reference(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Runs a function with the twin switched off."""
-
-    def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        with monkeypatch.context() as patch:
-            patch.setattr(implementation, "twin", None)
-            return fn(*args, **kwargs)
-
-    return run
-
-
-def test_quota_plans_equal_the_reference(reference: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quota_plans_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     print(f"seed={SEED}")
     rng = random.Random(SEED)
     swaps = 0
@@ -154,7 +142,7 @@ def test_quota_plans_equal_the_reference(reference: Any, monkeypatch: pytest.Mon
                 claims.hints,
             )
             assert answer is not None, f"seed={SEED} group {g}: the twin declined"
-            want = reference(quota_builder.build_quota_plan, layout, claims, comp)
+            want = without_twin(quota_builder.build_quota_plan, layout, claims, comp)
             got = quota_builder.build_quota_plan(layout, claims, comp)
             assert got == want, f"seed={SEED} group {g}"
             compared += 1
@@ -166,7 +154,7 @@ def test_quota_plans_equal_the_reference(reference: Any, monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("cooperative", [False, True])
-def test_whole_plans_equal_the_reference(reference: Any, cooperative: bool) -> None:
+def test_whole_plans_equal_the_reference(cooperative: bool) -> None:
     seed = SEED + 1 + cooperative
     print(f"seed={seed}")
     rng = random.Random(seed)
@@ -174,12 +162,12 @@ def test_whole_plans_equal_the_reference(reference: Any, cooperative: bool) -> N
     for g in range(GROUPS // 2):
         counts, members = random_group(rng)
         racks = _racks(rng, counts, members)
-        want = reference(assign, counts, members, partition_racks=racks)
+        want = without_twin(assign, counts, members, partition_racks=racks)
         got = assign(counts, members, partition_racks=racks)
         assert got == want, f"seed={seed} group {g}"
 
 
-def test_a_large_rejoin(reference: Any) -> None:
+def test_a_large_rejoin() -> None:
     """The benchmark's H-1M rejoin shape, smaller: 300 members of 60 topics keep a balanced
     plan and one of them rejoins with nothing; the twin's plan is the reference's."""
     counts = {f"t{i:03d}": 50 for i in range(60)}
@@ -196,5 +184,5 @@ def test_a_large_rejoin(reference: Any) -> None:
     claims = resolve_claims(layout)
     (comp,) = split_components(layout)
     got = quota_builder.build_quota_plan(layout, claims, comp)
-    assert got == reference(quota_builder.build_quota_plan, layout, claims, comp)
+    assert got == without_twin(quota_builder.build_quota_plan, layout, claims, comp)
     assert sum(map(len, got.values())) == 3000

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import engine_twin_in_use
+from engine_helpers import CountingTwin, count_twin_step, engine_twin_in_use, without_twin
 from test_engine_balance_twin import random_group
 
 from kafka_sticky_plugin.core import implementation
@@ -95,45 +95,13 @@ def _with_racks(
     return racked, partition_racks
 
 
-def _without_twin(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    saved, implementation.twin = implementation.twin, None
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        implementation.twin = saved
-
-
-class _Counting:
-    """The twin, counting the rack passes it answered and the ones it declined."""
-
-    def __init__(self) -> None:
-        self.answered = 0
-        self.declined = 0
-        self.ENGINE_VERSION = TWIN.ENGINE_VERSION
-        self.__version__ = TWIN.__version__
-
-    def __getattr__(self, name: str) -> Any:
-        """The twin's other steps, uncounted."""
-        return getattr(TWIN, name)
-
-    def place_by_racks(self, *args: Any) -> Any:
-        placed = TWIN.place_by_racks(*args)
-        if placed is None:
-            self.declined += 1
-        else:
-            self.answered += 1
-        return placed
-
-
 @pytest.fixture
-def counting(monkeypatch: pytest.MonkeyPatch) -> _Counting:
+def counting(monkeypatch: pytest.MonkeyPatch) -> CountingTwin:
     """The engine uses the (counting) twin, even under ``KAFKA_STICKY_PURE_PYTHON=1``."""
-    twin = _Counting()
-    monkeypatch.setattr(implementation, "twin", twin)
-    return twin
+    return count_twin_step(monkeypatch, "place_by_racks")
 
 
-def test_component_passes_equal_the_reference(counting: _Counting) -> None:
+def test_component_passes_equal_the_reference(counting: CountingTwin) -> None:
     """Every component of seeded racked groups, from the engine's plan without racks (also
     where the engine would skip the pass: the pass must be exact on any component)."""
     print(f"RACK_TWIN_SEED={SEED}")
@@ -154,7 +122,7 @@ def test_component_passes_equal_the_reference(counting: _Counting) -> None:
                 subscribers = topic_subscribers(layout.subscriptions, comp)
                 balanced = build_balanced_plan(layout, claims, comp, subscribers)
                 plan = maximise_kept(layout, claims, comp, balanced, subscribers)
-            want = _without_twin(place_by_racks, layout, claims, comp, plan, view)
+            want = without_twin(place_by_racks, layout, claims, comp, plan, view)
             answered = counting.answered
             got = place_by_racks(layout, claims, comp, plan, view)
             assert counting.answered == answered + 1, f"seed={SEED} group {g}: declined"
@@ -177,14 +145,14 @@ def test_component_passes_equal_the_reference(counting: _Counting) -> None:
 
 
 @pytest.mark.parametrize("cooperative", [False, True])
-def test_whole_plans_equal_the_reference(counting: _Counting, cooperative: bool) -> None:
+def test_whole_plans_equal_the_reference(counting: CountingTwin, cooperative: bool) -> None:
     print(f"RACK_TWIN_SEED={SEED}")
     rng = random.Random(f"{SEED}/plans/{cooperative}")
     assign = cooperative_assign if cooperative else sticky_assign
     for g in range(GROUPS // 2):
         counts, members = random_group(rng)
         members, partition_racks = _with_racks(rng, counts, members)
-        want = _without_twin(assign, counts, members, partition_racks=partition_racks)
+        want = without_twin(assign, counts, members, partition_racks=partition_racks)
         got = assign(counts, members, partition_racks=partition_racks)
         assert got == want, f"seed={SEED} group {g}"
     print(f"rack passes answered by the twin: {counting.answered}")
@@ -210,7 +178,7 @@ def _plan_hash(plan: dict[str, list[tuple[str, int]]]) -> str:
         pytest.param("H-1M-r6f2", marks=pytest.mark.slow),
     ],
 )
-def test_racked_benchmark_shapes_plan_the_same(shape_name: str, counting: _Counting) -> None:
+def test_racked_benchmark_shapes_plan_the_same(shape_name: str, counting: CountingTwin) -> None:
     """A racked benchmark shape's fresh plan and its rejoin and leave from it hash the same
     with the twin and without it."""
     import shapes

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import operator
 import struct
-from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import chain, islice, repeat
+from itertools import accumulate, chain, islice, repeat
 
 from ..errors import CodecError
 from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
@@ -164,29 +164,25 @@ def write_topic_partitions(
 class DenseTopics:
     """The dense space of one plan: ``topics`` (strictly increasing names) and ``counts``
     (their partition counts) number every partition, topic ``t``'s partition ``p`` being the
-    global index ``offsets[t] + p``. :meth:`write` gives the canonical array of a set of
-    global indices; each topic's name is encoded once, when first written."""
+    global index ``offsets[t] + p``; ``topic_of[q]`` is global index ``q``'s topic.
+    :meth:`write` gives the canonical array of a set of global indices; each topic's name is
+    encoded once, when first written."""
 
-    __slots__ = ("_headers", "counts", "offsets", "topics", "total")
+    __slots__ = ("_headers", "offsets", "topic_of", "topics", "total")
 
     def __init__(self, topics: Sequence[str], counts: Sequence[int]) -> None:
         self.topics = topics
-        self.counts = counts
-        self.offsets: list[int] = []
-        total = 0
-        for n in counts:
-            self.offsets.append(total)
-            total += n
-        self.total = total
+        self.offsets = list(accumulate(counts, initial=0))
+        self.total = self.offsets.pop()
+        self.topic_of = list(chain.from_iterable(map(repeat, range(len(topics)), counts)))
         self._headers: list[bytes | None] = [None] * len(topics)
 
     def _header(self, t: int) -> bytes:
-        """Topic ``t``'s name as written (a :class:`CodecError` at offset 0 if it cannot be)."""
-        header = self._headers[t]
-        if header is None:
-            header = self._headers[t] = string_bytes(
-                self.topics[t], _ASSIGNMENT, "assigned partitions topic", 0
-            )
+        """Topic ``t``'s name as written, remembered (a :class:`CodecError` at offset 0 if it
+        cannot be written)."""
+        header = self._headers[t] = string_bytes(
+            self.topics[t], _ASSIGNMENT, "assigned partitions topic", 0
+        )
         return header
 
     def write(self, indices: Sequence[int]) -> bytes:
@@ -194,22 +190,22 @@ class DenseTopics:
         increasing global indices): the bytes of :func:`encode_topic_partitions` of their
         ``(topic, partition)`` pairs. A :class:`CodecError` (offset 0) for a topic name that
         cannot be written; a ``ValueError`` when ``indices`` are not strictly increasing
-        indices of the space."""
+        indices of the space.
+
+        Ascending indices list their topics in ascending order, so the topics' partitions
+        follow one another: all the partitions are packed at once, and each topic's element
+        is its name, its count and its stretch of those bytes."""
         if indices and (indices[0] < 0 or indices[-1] >= self.total or not _increasing(indices)):
             raise ValueError("plan indices must be strictly increasing indices of the topics")
-        offsets, counts = self.offsets, self.counts
-        chunks = [b""]
-        i, n = 0, len(indices)
-        while i < n:
-            # the last topic starting at or before the index (an empty topic shares its offset
-            # with the next one, so it is never the last)
-            t = bisect_right(offsets, indices[i]) - 1
-            base = offsets[t]
-            end = bisect_left(indices, base + counts[t], i)
-            chunks.append(self._header(t))
-            chunks.append(
-                struct.pack(f">i{end - i}i", end - i, *[q - base for q in indices[i:end]])
-            )
-            i = end
-        chunks[0] = _COUNT.pack(len(chunks) // 2)
+        topics = list(map(self.topic_of.__getitem__, indices))
+        partitions = map(operator.sub, indices, map(self.offsets.__getitem__, topics))
+        packed = struct.pack(f">{len(topics)}i", *partitions)
+        sizes = Counter(topics)  # each topic's number of partitions, in ascending topic order
+        headers = self._headers
+        chunks = [_COUNT.pack(len(sizes))]
+        start = 0
+        for t, size in sizes.items():
+            end = start + 4 * size
+            chunks += (headers[t] or self._header(t), _COUNT.pack(size), packed[start:end])
+            start = end
         return b"".join(chunks)

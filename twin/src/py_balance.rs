@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
-use crate::balance::{self, Input, Unsure};
-use crate::py_values::{component_arg, int_arg};
+use crate::balance::{self, Input};
+use crate::py_values::{component_arg, int_arg, run_step};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -248,11 +248,7 @@ pub fn build_balanced_plan<'py>(
     ) else {
         return Ok(None);
     };
-    // a panic would be a bug of the twin's: the reference then plans
-    let planned = py.detach(|| {
-        std::panic::catch_unwind(|| balance::build_balanced_plan(&input)).unwrap_or(Err(Unsure))
-    });
-    let Ok(plan) = planned else {
+    let Some(plan) = run_step(py, || balance::build_balanced_plan(&input)) else {
         return Ok(None);
     };
     Ok(Some(places.plan_to_py(py, &plan)?))

@@ -8,10 +8,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::balance::Unsure;
 use crate::keep_flow;
 use crate::py_balance::read_input;
-use crate::py_values::ints_arg;
+use crate::py_values::{ints_arg, run_step};
 
 /// `keep_flow.maximise_kept` past its early returns: `(comp.members, comp.topics,
 /// layout.offsets, layout.counts, layout.subscriptions, claims.owned, claims.hints, tied,
@@ -70,12 +69,7 @@ pub fn maximise_kept<'py>(
     if plan.len() != members.len() {
         return Ok(None);
     }
-    // a panic would be a bug of the twin's: the reference then plans
-    let planned = py.detach(|| {
-        std::panic::catch_unwind(|| keep_flow::maximise_kept(&input, &tied, &loads))
-            .unwrap_or(Err(Unsure))
-    });
-    let Ok(kept) = planned else {
+    let Some(kept) = run_step(py, || keep_flow::maximise_kept(&input, &tied, &loads)) else {
         return Ok(None);
     };
     Ok(Some(places.plan_to_py(py, &kept)?))

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::py_values::{component_arg, int_arg, ints_arg};
-use crate::quota::{self, Input, Part, Unsure};
+use crate::py_values::{component_arg, int_arg, ints_arg, run_step};
+use crate::quota::{self, Input, Part};
 
 /// The component's input, or `None` (see the module doc).
 fn read_input(
@@ -104,11 +104,7 @@ pub fn build_quota_plan<'py>(
     let Some(input) = read_input(members, topics, offsets, counts, owned, hints) else {
         return Ok(None);
     };
-    // a panic would be a bug of the twin's: the reference then plans
-    let planned = py.detach(|| {
-        std::panic::catch_unwind(|| quota::build_quota_plan(&input)).unwrap_or(Err(Unsure))
-    });
-    let Ok(parts) = planned else {
+    let Some(parts) = run_step(py, || quota::build_quota_plan(&input)) else {
         return Ok(None);
     };
     let owned = owned.cast_exact::<PyList>()?;

@@ -20,8 +20,8 @@ use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
 use crate::claims::{TIED, UNOWNED};
 use crate::py_balance::{read_subscribers, MemberIndex};
-use crate::py_values::{int_arg, ints_arg};
-use crate::rack_flow::{self, Input, Unsure};
+use crate::py_values::{int_arg, ints_arg, run_step};
+use crate::rack_flow::{self, Input};
 
 /// The component's partitions: global index -> local, by a table over their span when it is
 /// not much wider than their number, else by a binary search over the topics' starts.
@@ -283,11 +283,7 @@ pub fn place_by_racks<'py>(
     ) else {
         return Ok(None);
     };
-    // a panic would be a bug of the twin's: the reference then plans
-    let placed = py.detach(|| {
-        std::panic::catch_unwind(|| rack_flow::place_by_racks(&input)).unwrap_or(Err(Unsure))
-    });
-    let Ok(placed) = placed else {
+    let Some(placed) = run_step(py, || rack_flow::place_by_racks(&input)) else {
         return Ok(None);
     };
     // every partition is in the plan or owned (checked by the pass): every object is there

@@ -6,12 +6,22 @@
 //! reference's to judge. Out: topic names are built once per call (`Names`) and shared by every pair.
 
 use std::collections::HashMap;
+use std::panic::{catch_unwind, UnwindSafe};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyList, PyRange, PyRangeMethods, PyString, PyTuple};
 
 use crate::topic_partitions::Runs;
 use crate::wire::utf8;
+
+/// Runs an engine step without holding the GIL: its plan, or `None` when the step is unsure
+/// or panics (a panic would be a bug of the twin's); the reference then plans.
+pub fn run_step<T: Send, E>(
+    py: Python<'_>,
+    step: impl FnOnce() -> Result<T, E> + Send + UnwindSafe,
+) -> Option<T> {
+    py.detach(|| catch_unwind(step).ok()?.ok())
+}
 
 /// The bytes of an exact `bytes` object.
 pub fn bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
