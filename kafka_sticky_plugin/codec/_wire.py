@@ -126,11 +126,14 @@ class Reader:
     def nullable_count(self, min_element_size: int, expected: str = "array") -> int | None:
         """Read an int32 array count, checked against the bytes after it before anything is
         allocated; ``None`` for a null array (count -1)."""
-        start = self.pos
-        count = self.int32(f"{expected} count")
+        data, start = self.data, self.pos
+        if len(data) - start < 4:
+            raise self.short(4, f"{expected} count", start)
+        count: int = _INT32.unpack_from(data, start)[0]
+        self.pos = start + 4
         if count == -1:
             return None
-        left = len(self.data) - self.pos
+        left = len(data) - start - 4
         if count < 0:
             raise CodecError(self.what, f"{expected} count >= -1, got {count}", start)
         if count * min_element_size > left:
