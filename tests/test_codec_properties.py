@@ -215,11 +215,13 @@ def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
     from kafka_sticky_plugin.codec._wire import Reader
     from kafka_sticky_plugin.codec.topic_partitions import (
         encode_topic_partitions,
-        read_topic_partitions,
+        read_topic_runs,
+        runs_pairs,
     )
 
     raw = owned_array(groups)
-    pairs, block = read_topic_partitions(Reader(raw, "test"), "owned")
+    runs, block = read_topic_runs(Reader(raw, "test"), "owned")
+    pairs = runs_pairs(runs)
     assert pairs == tuple((t, p) for t, ps in groups for p in ps)
     canonical = encode_topic_partitions(pairs, "test", "owned") == raw
     assert (block is not None) == canonical

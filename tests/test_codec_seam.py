@@ -16,6 +16,7 @@ import os
 import random
 import struct
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -203,6 +204,52 @@ def test_a_claim_equal_to_the_owned_runs_is_that_object(implementation: ModuleTy
     assert first.claim[0] is first.owned and first.claim[1] == 4
     assert first.owned == (("a", "b"), [2, 1], [0, 1, 2])
     assert second.topics is first.topics and second.owned[0] is first.owned[0]
+
+
+def test_the_user_datas_copy_of_the_owned_array_is_not_read_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference reads sticky user data whose bytes start with the owned array's bytes
+    (canonical or not) as the owned runs without reading the array again, with the claim,
+    error and offset that reading it alone gives; other user data is read."""
+    from kafka_sticky_plugin.codec import sticky_user_data, topic_partitions
+
+    reads: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> object:
+        reads.append(1)
+        return topic_partitions.read_topic_runs(*args, **kwargs)
+
+    monkeypatch.setattr(sticky_user_data, "read_topic_runs", counted)
+
+    def array(*groups: tuple[str, list[int]]) -> bytes:
+        out = struct.pack(">i", len(groups))
+        for topic, partitions in groups:
+            out += struct.pack(">h", len(topic)) + topic.encode()
+            out += struct.pack(f">i{len(partitions)}i", len(partitions), *partitions)
+        return out
+
+    unsorted = array(("b", [1]), ("a", [2, 0]))
+    for owned, tail, read_again in [
+        (unsorted, struct.pack(">i", 7), 0),
+        (unsorted, b"", 0),
+        (unsorted, b"\x00", 0),
+        (array(("a", [0, 2]), ("b", [1])), struct.pack(">i", -3), 0),
+        (array(("a", [])), b"", 1),  # holds no partition: read as usual
+    ]:
+        for user_data in (owned + tail, array(("a", [2, 0]), ("b", [1])) + tail):
+            raw = struct.pack(">hi", 1, 0) + struct.pack(">i", len(user_data)) + user_data + owned
+            [alone] = reference.read_user_data_claims([user_data], False)
+            reads.clear()
+            [read] = reference.read_subscriptions([raw], False)
+            assert not isinstance(read, CodecError)
+            assert len(reads) == (read_again if user_data.startswith(owned) else 1)
+            if isinstance(alone, CodecError):
+                assert isinstance(read.claim, CodecError)
+                assert read.claim.args == alone.args and read.claim.offset == alone.offset
+                continue
+            assert read.claim == alone
+            assert (read.claim[0] is read.owned) == (user_data.startswith(owned) and not reads)
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)

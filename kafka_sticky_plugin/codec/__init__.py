@@ -1,16 +1,12 @@
 """Bytes <-> values for the consumer protocol and the sticky assignors' user data.
 
-Pure and stdlib-only: no algorithm, no logging, no client imports. Every decoder raises
-:class:`~kafka_sticky_plugin.errors.CodecError` (with what was expected and the byte
-offset) on malformed input and never a bare ``struct``/``Index``/``Unicode`` error; every
-encoder writes topics and partitions sorted so equal values give equal bytes.
-
-Modules: :mod:`.consumer_protocol` (subscription and assignment v0-v3) and
-:mod:`.sticky_user_data` (sticky v0/v1, cooperative v0); each states its version history.
-:mod:`.topic_partitions` is the ``[topic [partition]]`` array they share, :mod:`._wire` the
-primitives. :mod:`.seam` is the leader's one interface to all of it, in plain Python (the
-reference and the specification); :mod:`.implementation` picks what the leader calls: the
-compiled twin of the seam where it is installed, else :mod:`.seam` itself.
+Pure and stdlib-only: no algorithm, no logging, no client imports. :mod:`.consumer_protocol`
+(subscription and assignment v0-v3) and :mod:`.sticky_user_data` (sticky v0/v1, cooperative
+v0) each state their version history; :mod:`.topic_partitions` is the ``[topic
+[partition]]`` array they share, :mod:`._wire` the primitives (and the error rules).
+:mod:`.seam` is the leader's one interface to all of it, in plain Python (the reference and
+the specification); :mod:`.implementation` picks the compiled twin of the seam where it is
+installed, else :mod:`.seam`.
 """
 
 from __future__ import annotations

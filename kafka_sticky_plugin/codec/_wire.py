@@ -6,11 +6,10 @@ Invariants:
   remaining first and raises :class:`~kafka_sticky_plugin.errors.CodecError` naming the
   message, the expected field and the byte offset where that field starts. No
   ``struct.error``, ``IndexError`` or ``UnicodeDecodeError`` escapes.
-- An array count is checked against the bytes remaining divided by the smallest element
-  size *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
-- A null array (count -1) is decided here and only here (:meth:`Reader.nullable_count`):
-  it reads as no elements; a writer never writes one (:meth:`Writer.array_count` refuses a
-  negative count).
+- An array count is checked against the bytes after it (at the smallest element size)
+  *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
+- A null array (count -1) is decided by :meth:`Reader.nullable_count` alone: it reads as
+  no elements; a writer never writes one (:meth:`Writer.array_count` refuses it).
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
   string longer than 32,767 UTF-8 bytes, an int32 out of range) with a :class:`CodecError`
   at the offset it would have been written to.
@@ -47,132 +46,121 @@ MIN_INT32_SIZE = 4
 
 
 class Reader:
-    """Reads one message from ``data``; ``what`` names the message in errors."""
+    """Reads one message from ``data``, field by field from offset ``pos``; ``what`` names
+    the message in errors. Each method reads its field with its checks inline, moving ``pos``
+    past it only when it was read."""
 
-    __slots__ = ("_data", "_pos", "what")
+    __slots__ = ("data", "pos", "what")
 
     def __init__(self, data: bytes | bytearray | memoryview, what: str) -> None:
-        self._data = bytes(data)
-        self._pos = 0
+        self.data = bytes(data)
+        self.pos = 0
         self.what = what
 
-    @property
-    def offset(self) -> int:
-        """Byte offset of the next read."""
-        return self._pos
+    def short(self, size: int, expected: str, pos: int) -> CodecError:
+        """The error of a field of ``size`` bytes at ``pos`` that does not fit."""
+        left = len(self.data) - pos
+        return CodecError(self.what, f"{expected} ({size} bytes, {left} left)", pos)
 
-    @property
-    def remaining(self) -> int:
-        """Bytes not read yet."""
-        return len(self._data) - self._pos
-
-    def at_end(self) -> bool:
-        """True when every byte has been read."""
-        return self._pos >= len(self._data)
-
-    def bytes_since(self, start: int) -> bytes:
-        """The bytes read from offset ``start`` up to the current offset."""
-        return self._data[start : self._pos]
-
-    def _need(self, size: int, expected: str, part: str = "") -> int:
-        """The current offset, consuming ``size`` bytes; a :class:`CodecError` there (naming
-        ``expected`` and ``part`` of it) if fewer remain."""
-        pos = self._pos
-        if len(self._data) - pos < size:
-            raise CodecError(
-                self.what, f"{expected}{part} ({size} bytes, {self.remaining} left)", pos
-            )
-        self._pos = pos + size
-        return pos
-
-    def int16(self, expected: str = "int16", part: str = "") -> int:
-        """Read a signed big-endian int16 (``part``: which part of ``expected`` it is)."""
-        value: int = _INT16.unpack_from(self._data, self._need(2, expected, part))[0]
+    def int16(self, expected: str = "int16") -> int:
+        """Read a signed big-endian int16."""
+        pos = self.pos
+        if len(self.data) - pos < 2:
+            raise self.short(2, expected, pos)
+        self.pos = pos + 2
+        value: int = _INT16.unpack_from(self.data, pos)[0]
         return value
 
-    def int32(self, expected: str = "int32", part: str = "") -> int:
-        """Read a signed big-endian int32 (``part``: which part of ``expected`` it is)."""
-        value: int = _INT32.unpack_from(self._data, self._need(4, expected, part))[0]
+    def int32(self, expected: str = "int32") -> int:
+        """Read a signed big-endian int32."""
+        pos = self.pos
+        if len(self.data) - pos < 4:
+            raise self.short(4, expected, pos)
+        self.pos = pos + 4
+        value: int = _INT32.unpack_from(self.data, pos)[0]
         return value
 
-    def _text(self, length: int, start: int, expected: str) -> str:
-        """The ``length`` bytes after a string's length field (which started at ``start``,
-        where every error of the string is reported) as UTF-8."""
-        data, pos = self._data, self._pos
-        if len(data) - pos < length:
-            self._pos = start
-            raise CodecError(
-                self.what, f"{expected} of {length} bytes ({len(data) - pos} left)", start
-            )
-        self._pos = pos + length
+    def string(self, expected: str = "string", lowest: int = 0) -> str:
+        """Read an int16-length-prefixed UTF-8 string; every error of it is reported at its
+        start, a negative length as below ``lowest`` (-1 for :meth:`nullable_string`)."""
+        data, start = self.data, self.pos
+        pos = start + 2
+        if pos > len(data):
+            raise self.short(2, f"{expected} length", start)
+        length: int = _INT16.unpack_from(data, start)[0]
+        end = pos + length
+        if length < 0 or end > len(data):
+            if length < 0:
+                raise CodecError(self.what, f"{expected} length >= {lowest}, got {length}", start)
+            left = len(data) - pos
+            raise CodecError(self.what, f"{expected} of {length} bytes ({left} left)", start)
         try:
-            return data[pos : pos + length].decode("utf-8")
+            text = data[pos:end].decode()
         except UnicodeDecodeError:
             raise CodecError(self.what, f"{expected} in UTF-8", start) from None
-
-    def string(self, expected: str = "string") -> str:
-        """Read a non-null int16-length-prefixed UTF-8 string (errors at its start)."""
-        start = self._pos
-        length = self.int16(expected, " length")
-        if length < 0:
-            raise CodecError(self.what, f"{expected} length >= 0, got {length}", start)
-        return self._text(length, start, expected)
+        self.pos = end
+        return text
 
     def nullable_string(self, expected: str = "nullable string") -> str | None:
-        """Read an int16-length-prefixed UTF-8 string; length -1 is ``None``."""
-        start = self._pos
-        length = self.int16(expected, " length")
-        if length == -1:
+        """Read a string; length -1 is ``None``."""
+        pos = self.pos
+        if self.data[pos : pos + 2] == b"\xff\xff":
+            self.pos = pos + 2
             return None
-        if length < 0:
-            raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
-        return self._text(length, start, expected)
+        return self.string(expected, -1)
 
     def nullable_bytes(self, expected: str = "nullable bytes") -> bytes | None:
         """Read int32-length-prefixed bytes; length -1 is ``None``."""
-        start = self._pos
-        length = self.int32(expected, " length")
+        start = self.pos
+        length = self.int32(f"{expected} length")
         if length == -1:
             return None
         if length < 0:
             raise CodecError(self.what, f"{expected} length >= -1, got {length}", start)
-        pos = self._need(length, expected, f" of {length} bytes")
-        return self._data[pos : pos + length]
+        pos = self.pos
+        if len(self.data) - pos < length:
+            raise self.short(length, f"{expected} of {length} bytes", pos)
+        self.pos = pos + length
+        return self.data[pos : pos + length]
 
     def nullable_count(self, min_element_size: int, expected: str = "array") -> int | None:
-        """Read an int32 array count, bounded by what the remaining bytes can hold; ``None``
-        for a null array (count -1). The one place a null array is decided."""
-        start = self._pos
-        count = self.int32(expected, " count")
+        """Read an int32 array count, checked against the bytes after it before anything is
+        allocated; ``None`` for a null array (count -1)."""
+        data, start = self.data, self.pos
+        if len(data) - start < 4:
+            raise self.short(4, f"{expected} count", start)
+        count: int = _INT32.unpack_from(data, start)[0]
+        self.pos = start + 4
         if count == -1:
             return None
+        left = len(data) - start - 4
         if count < 0:
             raise CodecError(self.what, f"{expected} count >= -1, got {count}", start)
-        if count * min_element_size > self.remaining:
-            raise CodecError(
-                self.what,
-                f"{expected} of {count} elements (at least {count * min_element_size} bytes, "
-                f"{self.remaining} left)",
-                start,
-            )
+        if count * min_element_size > left:
+            at_least = f"at least {count * min_element_size} bytes, {left} left"
+            raise CodecError(self.what, f"{expected} of {count} elements ({at_least})", start)
         return count
 
-    def array_count(self, min_element_size: int, expected: str = "array") -> int:
-        """:meth:`nullable_count` with a null array read as no elements."""
-        count = self.nullable_count(min_element_size, expected)
-        return 0 if count is None else count
-
     def string_array(self, expected: str = "strings") -> list[str]:
-        """Read an int32 count followed by that many non-null strings."""
-        count = self.array_count(MIN_STRING_SIZE, expected)
-        element = f"{expected} element"
-        return [self.string(element) for _ in range(count)]
+        """Read an array of non-null strings (a null array is empty)."""
+        count = self.nullable_count(MIN_STRING_SIZE, expected) or 0
+        string, element = self.string, f"{expected} element"
+        return [string(element) for _ in range(count)]
 
     def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
-        """Read an int32 count followed by that many int32 values; a null array (count -1)
-        is empty, as :meth:`nullable_count` decides."""
-        count = self.array_count(MIN_INT32_SIZE, expected)
-        return struct.unpack_from(f">{count}i", self._data, self._need(4 * count, expected))
+        """Read an array of int32s (a null array is empty); its count is read here, by the
+        rules of :meth:`nullable_count`, which reads it again only to raise its error."""
+        data, start = self.data, self.pos
+        pos = start + 4
+        count: int = _INT32.unpack_from(data, start)[0] if pos <= len(data) else -2
+        end = pos + 4 * count
+        bad = count < 0 or end > len(data)
+        if bad and self.nullable_count(MIN_INT32_SIZE, expected) is None:
+            return ()  # a null array (any other bad count raised there)
+        self.pos = end
+        if count == 1:
+            return _INT32.unpack_from(data, pos)  # type: ignore[no-any-return]
+        return struct.unpack_from(f">{count}i", data, pos)
 
 
 def string_bytes(value: object, what: str, expected: str, offset: int) -> bytes:

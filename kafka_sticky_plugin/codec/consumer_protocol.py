@@ -42,7 +42,6 @@ from .topic_partitions import (
     Interned,
     TopicPartitionPair,
     TopicRuns,
-    read_topic_partitions,
     read_topic_runs,
     runs_pairs,
     write_topic_partitions,
@@ -57,8 +56,7 @@ __all__ = [
     "decode_subscription",
     "encode_assignment",
     "encode_subscription",
-    "read_subscription_claim",
-    "read_subscription_runs",
+    "read_subscription",
     "subscription_of",
 ]
 
@@ -132,17 +130,11 @@ def encode_subscription(subscription: Subscription) -> bytes:
 
 
 class SubscriptionRead(NamedTuple):
-    """One member's subscription as the leader reads it: the fields of :class:`Subscription`
-    with the owned partitions as runs (:data:`~.topic_partitions.TopicRuns`, wire order, no
-    tuple per partition), and the owned array's raw bytes when canonical.
-
-    ``owned_array`` is the bytes of the owned partitions array (its count included) exactly
-    as sent when they are *canonical*, that is exactly the bytes the canonical writer writes
-    for those pairs (topics strictly increasing, partitions strictly increasing within each
-    topic, no empty topic, count not -1); ``None`` otherwise, and when the message has no
-    owned partitions field (v0, or a v1+ message that ends before it). An assignment of
-    exactly those pairs is that array between the version and the null user data.
-    """
+    """One member's subscription as the leader reads it: the fields of :class:`Subscription`,
+    the owned partitions as runs (wire order), ``owned_array`` (the owned array's bytes, count
+    included, when they are canonical, see :mod:`.topic_partitions`: an assignment of those
+    pairs is that array between the version and the null user data; else ``None``, as when
+    the field is absent) and ``claim``."""
 
     version: int
     topics: tuple[str, ...]
@@ -151,9 +143,8 @@ class SubscriptionRead(NamedTuple):
     generation_id: int
     rack_id: str | None
     owned_array: bytes | None
-    #: The user data's claim (:data:`~.sticky_user_data.UserDataClaim`: ``(runs in wire
-    #: order, generation or -1, sorted)``), or the :class:`CodecError` reading it raised; its
-    #: runs are ``owned`` itself when they equal it and hold a partition. ``None``: not read.
+    #: The user data's :data:`~.sticky_user_data.UserDataClaim`, or the :class:`CodecError`
+    #: reading it raised; ``None``: not read.
     claim: UserDataClaim | CodecError | None = None
 
     def subscription(self) -> Subscription:
@@ -168,54 +159,51 @@ class SubscriptionRead(NamedTuple):
         )
 
 
-def read_subscription_runs(
-    data: bytes | bytearray | memoryview, shared: Interned | None = None
+def read_subscription(
+    data: bytes | bytearray | memoryview,
+    cooperative: bool | None = None,
+    shared: Interned | None = None,
 ) -> SubscriptionRead:
-    """The subscription (see the module's reading rules) with its owned partitions as runs
-    and its owned array's bytes when canonical. ``shared`` (one per batch): equal names and
-    topic tuples as one object (:class:`~.topic_partitions.Interned`), values unchanged."""
+    """The subscription (see the module's reading rules), with the ``claim`` of its user data
+    read under ``cooperative`` unless that is ``None``. ``shared`` (one per batch): see
+    :class:`~.topic_partitions.Interned`."""
     reader = Reader(data, _SUBSCRIPTION)
     version = _read_version(reader)
     topics = tuple(reader.string_array("topics"))
     if shared is not None:
-        names = shared.names
-        topics = shared.topics([names.setdefault(topic, topic) for topic in topics])
+        topics = shared.topics(list(map(shared.names.setdefault, topics, topics)))
     user_data = reader.nullable_bytes("user data")
+    end = len(reader.data)
     owned: TopicRuns = EMPTY_RUNS
     owned_array: bytes | None = None
+    owned_raw = b""
     generation_id = -1
     rack_id: str | None = None
-    if version >= 1 and not reader.at_end():
+    if version >= 1 and reader.pos < end:
+        start = reader.pos
         owned, owned_array = read_topic_runs(reader, "owned partitions", shared)
-        if version >= 2 and not reader.at_end():
+        owned_raw = reader.data[start : reader.pos]
+        if version >= 2 and reader.pos < end:
             generation_id = reader.int32("generation id")
-            if version >= 3 and not reader.at_end():
+            if version >= 3 and reader.pos < end:
                 rack_id = reader.nullable_string("rack id")
-    return SubscriptionRead(version, topics, user_data, owned, generation_id, rack_id, owned_array)
-
-
-def read_subscription_claim(
-    data: bytes | bytearray | memoryview, cooperative: bool, shared: Interned | None = None
-) -> SubscriptionRead:
-    """:func:`read_subscription_runs` with ``claim`` read too (under ``cooperative`` or
-    not, :func:`~.sticky_user_data.read_user_data_runs`); claim runs equal to the owned runs
-    and holding a partition are the owned runs' very object."""
-    read = read_subscription_runs(data, shared)
-    claim: UserDataClaim | CodecError
-    try:
-        runs, generation, sorted_runs = read_user_data_runs(
-            read.user_data, cooperative=cooperative, shared=shared
-        )
-    except CodecError as exc:
-        claim = exc
-    else:
-        claim = (read.owned if runs[2] and runs == read.owned else runs), generation, sorted_runs
-    return read._replace(claim=claim)
+    claim: UserDataClaim | CodecError | None = None
+    if cooperative is not None:
+        known = (owned, owned_array, owned_raw) if owned[2] else None  # the seam's Sharing
+        try:
+            claim = read_user_data_runs(
+                user_data, cooperative=cooperative, shared=shared, owned=known
+            )
+        except CodecError as exc:
+            claim = exc
+    return SubscriptionRead(
+        version, topics, user_data, owned, generation_id, rack_id, owned_array, claim
+    )
 
 
 def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
     """Decode a subscription of any version (see the module's reading rules)."""
-    return read_subscription_runs(data).subscription()
+    return read_subscription(data).subscription()
 
 
 def encode_assignment(assignment: Assignment) -> bytes:
@@ -232,9 +220,9 @@ def decode_assignment(data: bytes | bytearray | memoryview) -> Assignment:
     """Decode an assignment of any version; trailing bytes (newer fields) are ignored."""
     reader = Reader(data, _ASSIGNMENT)
     version = _read_version(reader)
-    partitions, _ = read_topic_partitions(reader, "assigned partitions")
+    runs, _ = read_topic_runs(reader, "assigned partitions")
     user_data = reader.nullable_bytes("user data")
-    return Assignment(version=version, partitions=partitions, user_data=user_data)
+    return Assignment(version=version, partitions=runs_pairs(runs), user_data=user_data)
 
 
 def subscription_of(

@@ -1,24 +1,19 @@
 """Which implementation of the leader's wire seam runs: the compiled twin or the reference.
 
-The reference is :mod:`.seam` (plain Python, the specification: every value, byte and
-error is defined there and in the modules it calls). The twin is the separate distribution
-``kafka-sticky-plugin-twin`` (Rust, in this repository's ``twin/`` folder; installed by the
-``fast`` extra or ``make twin``): the module ``kafka_sticky_plugin_twin`` with one function per
-seam function, returning exactly the reference's result for input it vouches for and ``None``
-for anything else. This module is the only place that chooses, and what the leader calls:
+The reference is :mod:`.seam` (plain Python, the specification). The twin is the separate
+distribution ``kafka-sticky-plugin-twin`` (Rust, ``twin/``; the ``fast`` extra or ``make
+twin``): the module ``kafka_sticky_plugin_twin``, one function per seam function, returning
+the reference's result for input it vouches for and ``None`` for anything else. This module
+alone chooses, once at import, and is what the leader calls:
 
-- the twin is used when it is importable, its ``SEAM_VERSION`` equals :data:`SEAM_VERSION`
-  (a twin built for another seam is ignored whole, never half-used), and the environment
-  variable :data:`PURE_PYTHON_ENV` (``KAFKA_STICKY_PURE_PYTHON``) is unset, empty or ``0``;
-- each function here calls the twin first and the reference wherever the twin returns
-  ``None`` (for one payload of :func:`read_subscriptions`, or for the whole call), so error
-  texts and offsets live in the reference alone;
-- :data:`IMPLEMENTATION` (``"compiled"`` or ``"reference"``) names the choice, made once at
-  import; ``python -m kafka_sticky_plugin --version`` prints it (:func:`describe`).
+- the twin is used when importable, its ``SEAM_VERSION`` equals :data:`SEAM_VERSION` (a twin
+  of another seam is ignored whole) and :data:`PURE_PYTHON_ENV` (``KAFKA_STICKY_PURE_PYTHON``)
+  is unset, empty or ``0``; :data:`IMPLEMENTATION` names the choice (``--version`` prints it);
+- each function calls the twin first and the reference wherever the twin returns ``None``
+  (one payload, or the whole call), so error texts and offsets live in the reference alone.
 
-Invariant (``tests/test_twin_differential.py``, when the twin is installed): for every input,
-each function here returns what :mod:`.seam`'s function of the same name returns, or raises
-what it raises.
+Invariant (``tests/test_twin_differential.py``): each function here returns what
+:mod:`.seam`'s function of the same name returns, or raises what it raises.
 """
 
 from __future__ import annotations

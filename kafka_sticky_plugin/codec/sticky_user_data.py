@@ -7,11 +7,11 @@ with *no* version header::
     v1  previous_assignment [topic string, partitions [int32]], generation int32
                                                                          (KIP-341, Kafka 2.3)
 
-A v0 reader that meets v1 bytes reads the assignment and ignores the trailing generation
-(the forward-compatibility path of KIP-341); a v1 reader tells them apart by length, which
-is what :func:`decode_sticky_user_data` does: it reads the array once, then it is v1 when
-exactly 4 bytes (the generation) follow, v0 when none do. Empty user data (``b""``, which
-Java reads as "no history") decodes as no partitions and no generation.
+A v0 reader that meets v1 bytes ignores the trailing generation (KIP-341's forward
+compatibility); a v1 reader tells them apart by length, as the readers here do: the array is
+read once, then it is v1 when exactly 4 bytes follow, v0 when none do, else an error (an
+error inside the array is the v0 reading's). Null or empty user data (Java: "no history")
+reads as no partitions and no generation.
 
 Cooperative user data (Java's ``CooperativeStickyAssignor``, for leaders that only read
 subscription v1 and so cannot see the v2 generation field)::
@@ -50,15 +50,13 @@ __all__ = [
     "decode_sticky_user_data",
     "encode_cooperative_user_data",
     "encode_sticky_user_data",
-    "read_sticky_user_data",
     "read_user_data_claim",
     "read_user_data_runs",
 ]
 
 #: What a member's user data claims, as the leader reads it: ``(previous partitions as runs
-#: in wire order, generation or -1, sorted)``, ``sorted`` telling whether the runs are
-#: already canonical runs (``core.spec.canonical_runs`` would return them unchanged): true
-#: when the array's bytes were canonical or held no topic at all.
+#: in wire order, generation or -1, sorted)``; ``sorted``: the runs are canonical runs (the
+#: array's bytes were canonical, or it held no topic), so the leader skips ``canonical_runs``.
 UserDataClaim = tuple[TopicRuns, int, bool]
 
 _STICKY = "sticky assignor user data"
@@ -98,40 +96,6 @@ def encode_sticky_user_data(
     return writer.getvalue()
 
 
-def read_sticky_user_data(
-    data: bytes | bytearray | memoryview,
-    shared: Interned | None = None,
-) -> tuple[TopicRuns, int | None, bool]:
-    """Read sticky user data: ``(previous assignment as runs in wire order, generation or
-    None, sorted)``; ``sorted``: the runs are canonical (as :data:`UserDataClaim`'s).
-
-    One read of the array serves both versions (see the module docstring): v1 when exactly
-    4 bytes follow it, v0 when none do; anything else is a
-    :class:`~kafka_sticky_plugin.errors.CodecError` (an error inside the array is reported
-    as the v0 reading's, at its offset). ``shared``: as :func:`.topic_partitions.read_topic_runs`.
-    """
-    if not data:
-        return EMPTY_RUNS, None, True
-    reader = Reader(data, _STICKY + " v0")
-    runs, canonical_array = read_topic_runs(reader, "previous assignment", shared)
-    sorted_runs = canonical_array is not None or not runs[0]
-    left = reader.remaining
-    if left == 4:
-        return runs, _generation_or_none(reader.int32("generation")), sorted_runs
-    if left:
-        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.offset)
-    return runs, None, sorted_runs
-
-
-def decode_sticky_user_data(
-    data: bytes | bytearray | memoryview,
-) -> tuple[list[TopicPartitionPair], int | None]:
-    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
-    (:func:`read_sticky_user_data` with the runs as pairs)."""
-    runs, generation, _ = read_sticky_user_data(data)
-    return list(runs_pairs(runs)), generation
-
-
 def encode_cooperative_user_data(generation: int | None) -> bytes:
     """Java's cooperative-sticky user data: the int32 generation, -1 for ``None``."""
     _check_generation(generation, _COOPERATIVE)
@@ -141,15 +105,15 @@ def encode_cooperative_user_data(generation: int | None) -> bytes:
 
 
 def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | None:
-    """Decode cooperative-sticky user data: the leading int32 generation (negative: ``None``).
-
-    Bytes after it are ignored, as Java's ``CooperativeStickyAssignor`` does (it reads one
-    int and stops: a later version may append fields). Fewer than 4 bytes is a
-    :class:`~kafka_sticky_plugin.errors.CodecError` (Java reads that as "no generation"; the
-    leader treats a decode error the same way).
-    """
+    """Decode cooperative-sticky user data: the leading int32 generation (negative: ``None``;
+    later bytes ignored). Fewer than 4 bytes is a :class:`CodecError` (Java reads that as
+    "no generation"; the leader treats a decode error the same way)."""
     reader = Reader(data, _COOPERATIVE)
     return _generation_or_none(reader.int32("generation"))
+
+
+#: A subscription's owned array as read: ``(runs, canonical bytes or None, bytes)``.
+OwnedArray = tuple[TopicRuns, bytes | None, bytes]
 
 
 def read_user_data_runs(
@@ -157,23 +121,43 @@ def read_user_data_runs(
     *,
     cooperative: bool,
     shared: Interned | None = None,
+    owned: OwnedArray | None = None,
 ) -> UserDataClaim:
-    """``(previous partitions as runs in wire order, generation or -1, sorted)`` claimed by
-    a member's subscription user data (:data:`UserDataClaim`).
+    """The :data:`UserDataClaim` of a member's user data: under ``cooperative`` exactly 4
+    bytes are cooperative user data, anything else is sticky user data (see the module
+    docstring). ``shared``: see :class:`~.topic_partitions.Interned`.
 
-    ``cooperative``: 4 bytes are cooperative user data (Java's int32 generation); anything
-    else, and any user data under ``sticky``, is read as sticky user data (v1, then v0; what
-    librdkafka's cooperative-sticky sends too). Null or empty user data claims nothing (-1).
-    Raises :class:`CodecError` when the user data cannot be read (the caller treats that as
-    "no history"). ``shared``: as :func:`read_sticky_user_data`.
+    When the data starts with the bytes of the ``owned`` array (ours and librdkafka's
+    members write it twice), its array is those bytes and reads as the ``owned`` runs
+    themselves (equal bytes read as equal values), not a second time.
     """
     if not user_data:
         return EMPTY_RUNS, -1, True
     if cooperative and len(user_data) == 4:
         generation = decode_cooperative_user_data(user_data)
         return EMPTY_RUNS, -1 if generation is None else generation, True
-    runs, decoded, sorted_runs = read_sticky_user_data(user_data, shared)
-    return runs, -1 if decoded is None else decoded, sorted_runs
+    reader = Reader(user_data, _STICKY + " v0")
+    if owned is not None and reader.data.startswith(owned[2]):
+        runs, canonical_array = owned[0], owned[1]
+        reader.pos = len(owned[2])
+    else:
+        runs, canonical_array = read_topic_runs(reader, "previous assignment", shared)
+    sorted_runs = canonical_array is not None or not runs[0]
+    left = len(reader.data) - reader.pos
+    if left == 4:
+        return runs, max(reader.int32("generation"), -1), sorted_runs
+    if left:
+        raise CodecError(reader.what, f"end of data ({left} bytes left)", reader.pos)
+    return runs, -1, sorted_runs
+
+
+def decode_sticky_user_data(
+    data: bytes | bytearray | memoryview,
+) -> tuple[list[TopicPartitionPair], int | None]:
+    """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
+    (:func:`read_user_data_runs` with the runs as pairs)."""
+    runs, generation, _ = read_user_data_runs(bytes(data), cooperative=False)
+    return list(runs_pairs(runs)), _generation_or_none(generation)
 
 
 def read_user_data_claim(

@@ -3,14 +3,13 @@
 Wire layout: an int32 count of topics, then per topic an int16-length UTF-8 name, an int32
 count of partitions and that many int32 partitions.
 
-Invariants: the writers emit the *canonical* form, topics in sorted order, each once, with
-its distinct partitions sorted and no empty topic, so two equal sets always encode to the
-same bytes (a reordering alone must never look like a change). The reader returns the pairs
-in wire order, flattened, without de-duplicating (that is the reader's policy, not the
-wire's), and tells whether the bytes it read were canonical. A null array (count -1, see
-:class:`~._wire.Reader`) reads as empty and is never canonical: the writers write count 0.
+Invariants: the writers emit the *canonical* form, topics in sorted order (``str`` order),
+each once, with its distinct partitions sorted and no empty topic, so equal sets always
+encode to the same bytes (a reordering alone must never look like a change). The reader
+returns runs in wire order without de-duplicating, and tells whether the bytes it read were
+canonical. A null array (count -1) reads as empty and is never canonical: writers write 0.
 
-One reader (:func:`read_topic_partitions`) and two writers of the same bytes: from pairs
+One reader (:func:`read_topic_runs`) and two writers of the same bytes: from pairs
 (:func:`encode_topic_partitions`) and from a plan's dense global indices
 (:meth:`DenseTopics.write`).
 """
@@ -33,7 +32,6 @@ __all__ = [
     "TopicPartitionPair",
     "TopicRuns",
     "encode_topic_partitions",
-    "read_topic_partitions",
     "read_topic_runs",
     "runs_pairs",
     "write_topic_partitions",
@@ -51,10 +49,9 @@ def _increasing(items: Sequence[object]) -> bool:
 
 
 #: One array as runs, in wire order: ``(topics, lengths, partitions)``, run ``i`` being topic
-#: ``topics[i]`` with the next ``lengths[i]`` values of the flat ``partitions`` (``lengths`` is
-#: ``None`` when every run holds exactly one partition: ``partitions[i]`` then belongs to
-#: ``topics[i]``). The engine's ``OwnedRuns`` shape (:mod:`kafka_sticky_plugin.core.spec`):
-#: the leader hands a member's claims over without a tuple per partition.
+#: ``topics[i]`` with the next ``lengths[i]`` values of the flat ``partitions``; ``lengths`` is
+#: ``None`` exactly when every run holds one partition (no array: ``((), None, [])``). The
+#: engine's ``OwnedRuns`` (:mod:`kafka_sticky_plugin.core.spec`): no tuple per partition.
 TopicRuns = tuple[tuple[str, ...], list[int] | None, list[int]]
 
 #: The runs of an empty array.
@@ -70,10 +67,8 @@ def runs_pairs(runs: TopicRuns) -> tuple[TopicPartitionPair, ...]:
 
 
 class Interned:
-    """What the reads of one batch share so that equal values are one object: topic names
-    (``names``) and tuples of them (``tuples``). It never changes a value read; the engine
-    steps' twin reads a tuple it has already seen (its subscribed topics, a Java member's
-    topic order) once, and equal tuples compare at once when they are one object."""
+    """What the reads of one batch share so that equal topic names (``names``) and equal
+    tuples of them (``tuples``) are one object (the seam's Sharing); values never change."""
 
     __slots__ = ("names", "tuples")
 
@@ -90,49 +85,34 @@ class Interned:
 def read_topic_runs(
     reader: Reader, expected: str, shared: Interned | None = None
 ) -> tuple[TopicRuns, bytes | None]:
-    """Read a ``[topic [partition]]`` array at ``reader``: its runs in wire order (one per
-    topic element, see :data:`TopicRuns`), and the array's bytes (count included) when they
-    are canonical (see the module invariants), else ``None``. Errors name ``expected`` and
-    the offset of the field that is wrong. ``shared`` (one per batch): see
-    :class:`Interned`."""
-    start = reader.offset
+    """Read an array at ``reader``: its runs (one per topic element) and its bytes (count
+    included) when they are canonical, else ``None``; errors name ``expected``."""
+    start = reader.pos
     count = reader.nullable_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
+    string, int32_array = reader.string, reader.int32_array
     topic_field, partitions_field = f"{expected} topic", f"{expected} partitions"
-    topics: list[str] = []
-    lengths: list[int] = []
-    flat: list[int] = []
-    canonical = count is not None
-    previous: str | None = None
     names: dict[str, str] = {} if shared is None else shared.names
+    topics: list[str] = []
+    elements: list[tuple[int, ...]] = []
     for _ in range(count or 0):
-        topic = reader.string(topic_field)
-        topic = names.setdefault(topic, topic)
-        partitions = reader.int32_array(partitions_field)
-        topics.append(topic)
-        lengths.append(len(partitions))
-        flat.extend(partitions)
-        if canonical and not (
-            partitions
-            and (previous is None or previous < topic)
-            and (len(partitions) == 1 or _increasing(partitions))
-        ):
-            canonical = False
-        previous = topic
+        topics.append(string(topic_field))
+        elements.append(int32_array(partitions_field))
+    topics = list(map(names.setdefault, topics, topics))
+    lengths = list(map(len, elements))
+    flat = list(chain.from_iterable(elements))
+    singles = len(flat) == len(topics) and all(lengths)
+    canonical = (
+        count is not None
+        and all(lengths)
+        and _increasing(topics)
+        and (singles or all(map(_increasing, elements)))
+    )
     runs: TopicRuns = (
         tuple(topics) if shared is None else shared.topics(topics),
-        None if len(flat) == len(topics) and all(lengths) else lengths,
+        None if singles else lengths,
         flat,
     )
-    return runs, reader.bytes_since(start) if canonical else None
-
-
-def read_topic_partitions(
-    reader: Reader, expected: str
-) -> tuple[tuple[TopicPartitionPair, ...], bytes | None]:
-    """:func:`read_topic_runs` as flat ``(topic, partition)`` pairs (the decoders of
-    whole messages; the leader reads runs)."""
-    runs, canonical = read_topic_runs(reader, expected)
-    return runs_pairs(runs), canonical
+    return runs, reader.data[start : reader.pos] if canonical else None
 
 
 def _grouped(
