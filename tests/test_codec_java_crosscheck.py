@@ -18,8 +18,11 @@ the reason when they are missing, except under ``CI=true``, where a missing tool
 from __future__ import annotations
 
 import os
+import random
 import struct
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,6 +45,12 @@ from testlab.java_member import (
     JavaWireCodec,
     java_tools_missing,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from java_form import java_grouped_order, java_sticky_user_data
+from shapes import topic_names
+
+JAVA_FORM_SEED = int(os.environ.get("JAVA_FORM_SEED", "20261205"))
 
 Pair = tuple[str, int]
 
@@ -241,6 +250,36 @@ def test_sticky_user_data_both_ways(java: JavaWireCodec, case: str, generation: 
             generation=generation,
         )["hex"]
         assert sorted_hex == ours.hex()
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param(topic_names(500), id="bench-500"),
+        pytest.param(topic_names(500, numbered=True), id="numbered-500"),
+        pytest.param(topic_names(25), id="bench-25"),
+        pytest.param([f"orders.{c}{i}" for c in "xyz" for i in range(7)], id="dotted-21"),
+    ],
+)
+def test_the_benchmarks_java_members_write_javas_sticky_user_data(
+    java: JavaWireCodec, names: list[str]
+) -> None:
+    """``make bench``'s Java members (``benchmarks/java_form.py``) send the real client's
+    user data byte for byte: topics in its HashMap's order, each topic's partitions in the
+    order of the assignment received (ascending, as a leader's plan)."""
+    print(f"seed={JAVA_FORM_SEED}")
+    rng = random.Random(JAVA_FORM_SEED + len(names))
+    previous = [
+        (topic, p)
+        for topic in sorted(rng.sample(names, max(1, len(names) * 4 // 5)))
+        for p in sorted(rng.sample(range(64), rng.choice([1, 1, 2, 3])))
+    ]
+    java_hex = java.call(
+        "encode_sticky_user_data", partitions=[list(p) for p in previous], generation=7
+    )["hex"]
+    assert java_sticky_user_data(previous, 7).hex() == java_hex
+    topics = [t for t, _ in previous]
+    assert java_grouped_order(topics) != sorted(set(topics))  # not the sorted order
 
 
 @pytest.mark.parametrize("generation", [-1, 0, 3, 2**31 - 1])
