@@ -51,7 +51,7 @@ from ..codec.implementation import SubscriptionRead, read_subscriptions, write_a
 from ..core import MemberSpec
 from ..core.api import DensePlan
 from ..core.gc_pause import cyclic_gc_paused
-from ..core.spec import OwnedRuns, RunOrders, owned_runs, runs_pairs
+from ..core.spec import OwnedRuns, canonical_runs, owned_runs, runs_pairs
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
@@ -141,16 +141,16 @@ def _same_claims(a: OwnedRuns, b: OwnedRuns) -> bool:
 
 class _Batch:
     """What the members of one :func:`read_group` share: the group's protocol and whether
-    its strategy is cooperative (looked up once), the sorting of runs whose topics tuple
-    repeats, and the subscribed-topics tuples already found sorted."""
+    its strategy is cooperative (looked up once), the subscribed-topics tuples already found
+    sorted, and the claimed-topics tuples made canonical here (equal ones as one object)."""
 
-    __slots__ = ("cooperative", "orders", "protocol", "sorted_topics")
+    __slots__ = ("cooperative", "protocol", "sorted_topics", "topic_tuples")
 
     def __init__(self, protocol: str) -> None:
         self.protocol = protocol
         self.cooperative = strategy_named(protocol).cooperative
-        self.orders = RunOrders()
         self.sorted_topics: set[tuple[str, ...]] = set()
+        self.topic_tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def topics_sorted(self, topics: tuple[str, ...]) -> bool:
         """Whether ``topics`` (a tuple of ``str`` read by the seam) is strictly increasing:
@@ -206,7 +206,9 @@ def _spec_from_runs(
             )
             return spec, False
     if not canonical:
-        owned = batch.orders.canonical(owned)
+        topics, lengths, flat = canonical_runs(owned)
+        # equal topic tuples as one object, as the seam's readers give them
+        owned = batch.topic_tuples.setdefault(topics, topics), lengths, flat
     spec = MemberSpec.from_runs(
         member_id=member_id,
         topics=read.topics,

@@ -10,6 +10,8 @@ else (the caller then runs the reference):
   :meth:`.flow.FlowNetwork.push_min_cost` on the network whose arc ``a`` enters
   ``heads[a]`` (its reverse is ``a ^ 1``) with residual capacity ``caps[a]`` and cost
   ``costs[a]``; returns ``(residual capacities after the push, amount pushed)``.
+- ``canonical_runs(runs)``: :func:`.spec.canonical_runs` of one member's runs (the same
+  runs object when they are canonical, else new runs of the same ``str`` and int objects).
 - ``resolve_claims(topics, counts, subscriptions, generations, runs, pairs)``:
   :func:`.claims.resolve_claims` on the layout of ``topics`` (names) with ``counts``
   partitions, member ``m`` subscribing to the topic indices ``subscriptions[m]`` at
@@ -57,7 +59,10 @@ from typing import Literal, Protocol, cast
 
 from ..twin_loader import describe as describe_twin
 from ..twin_loader import load
-from .spec import OwnedRuns
+
+#: One member's claimed runs, :data:`.spec.OwnedRuns` (spelled out: ``spec`` calls this
+#: module).
+OwnedRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
 
 #: ``Claims``' fields as the twin returns them: ``(owner, hints, owned, claimed, ignored,
 #: runs)``.
@@ -83,7 +88,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 3
+ENGINE_VERSION = 4
 
 
 class EngineTwin(Protocol):
@@ -102,6 +107,8 @@ class EngineTwin(Protocol):
         source: int,
         sink: int,
     ) -> tuple[list[int], int] | None: ...
+
+    def canonical_runs(self, runs: OwnedRuns) -> OwnedRuns | None: ...
 
     def resolve_claims(
         self,
@@ -166,6 +173,7 @@ class EngineTwin(Protocol):
 
 #: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
 STEPS = (
+    "canonical_runs",
     "push_min_cost",
     "resolve_claims",
     "build_balanced_plan",

@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from itertools import accumulate, chain, compress, islice, repeat
 from typing import TYPE_CHECKING, Any, cast
 
+import kafka_sticky_plugin.core.implementation as implementation
+
 from ..errors import InvalidSpecError
 
 __all__ = [
     "INT32_MAX",
     "MemberSpec",
     "OwnedRuns",
-    "RunOrders",
     "TopicPartitionTuple",
     "canonical_runs",
     "owned_runs",
@@ -70,11 +71,17 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
     """The canonical runs of the same pairs, distinct: ``runs_pairs(canonical_runs(r)) ==
     tuple(sorted(set(runs_pairs(r))))`` for runs of ``str`` topics and ``int`` partitions.
 
-    Cheap for what members send (C-level passes, no step per partition): canonical runs are
-    returned as they are; distinct topics in another order (a Java member's hash order) are
-    permuted whole; only a run whose partitions are not strictly increasing, or a topic
-    written twice, is sorted on its own.
+    Canonical runs are returned as they are; one-partition runs of distinct topics in
+    another order (a Java member's hash order) are permuted whole; otherwise the runs of one
+    topic are joined in run order, topics sorted, and if a run is then empty or not strictly
+    increasing every run becomes its distinct partitions ascending and empty runs go. The
+    compiled twin (:mod:`.implementation`), when in use, returns the same runs.
     """
+    twin = implementation.twin
+    if twin is not None:
+        made = twin.canonical_runs(runs)
+        if made is not None:
+            return made
     topics, lengths, flat = runs
     if lengths is None:
         if _strictly_increasing(topics):
@@ -113,40 +120,6 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
     if len(ordered) == len(sizes):
         return names, None, ordered
     return names, sizes, ordered
-
-
-class RunOrders:
-    """Per-batch memo of :func:`canonical_runs` for one-partition runs whose topics tuple
-    many members send alike (a Java member's topics come in its hash order): the permutation
-    that sorts it is found once per distinct tuple. Create one per batch."""
-
-    __slots__ = ("_memo",)
-
-    #: Shorter topics tuples are sorted each time (not worth remembering).
-    MIN_TOPICS = 16
-
-    def __init__(self) -> None:
-        #: topics -> (the sorted topics, the permutation that sorts them), or ``None`` when
-        #: they are already sorted or repeat a topic (then the general way)
-        self._memo: dict[tuple[str, ...], tuple[tuple[str, ...], list[int]] | None] = {}
-
-    def canonical(self, runs: OwnedRuns) -> OwnedRuns:
-        """:func:`canonical_runs` of ``runs`` (the same runs)."""
-        topics, lengths, flat = runs
-        if lengths is not None or len(topics) < self.MIN_TOPICS:
-            return canonical_runs(runs)
-        if topics in self._memo:
-            sorting = self._memo[topics]
-        else:
-            sorting = None
-            if not _strictly_increasing(topics) and len(set(topics)) == len(topics):
-                order = sorted(range(len(topics)), key=topics.__getitem__)
-                sorting = (tuple(map(topics.__getitem__, order)), order)
-            self._memo[topics] = sorting
-        if sorting is None:
-            return canonical_runs(runs)
-        ordered, order = sorting
-        return ordered, None, list(map(flat.__getitem__, order))
 
 
 def _strictly_increasing(items: Sequence[Any]) -> bool:

@@ -15,7 +15,9 @@
 //!
 //! It also twins the engine's steps declared in `kafka_sticky_plugin/core/implementation.py`
 //! (contract `ENGINE_VERSION`, same rule), each in pure Rust with a converting module beside
-//! it: `resolve_claims`, the claims policy of `core/claims.py` (`claims`, `py_claims`);
+//! it: `canonical_runs`, one member's claims made canonical, of `core/spec.py` (`canonical`,
+//! `py_canonical`); `resolve_claims`, the claims policy of `core/claims.py` (`claims`,
+//! `py_claims`);
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
 //! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
 //! `core/quota_builder.py` (`quota`, `py_quota`); `maximise_kept`, the keep flow of
@@ -24,6 +26,7 @@
 //! `core/rack_flow.py` (`rack_flow`, `py_rack_flow`).
 
 pub mod balance;
+pub mod canonical;
 pub mod claims;
 pub mod consumer_protocol;
 pub mod keep_flow;
@@ -36,6 +39,7 @@ pub mod topic_partitions;
 pub mod wire;
 
 mod py_balance;
+mod py_canonical;
 mod py_claims;
 mod py_keep_flow;
 mod py_quota;
@@ -63,7 +67,11 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 3;
+    const ENGINE_VERSION: u32 = 4;
+
+    /// `spec.canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
+    #[pymodule_export]
+    use crate::py_canonical::canonical_runs;
 
     /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
     #[pymodule_export]
