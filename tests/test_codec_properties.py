@@ -212,18 +212,20 @@ def test_owned_block_is_returned_exactly_when_the_bytes_are_canonical(
     groups: list[tuple[str, list[int]]],
 ) -> None:
     """The reader hands back the raw block iff our encoder would write the same bytes."""
-    from kafka_sticky_plugin.codec._wire import Reader
+    from kafka_sticky_plugin.codec._wire import Reader, Writer
     from kafka_sticky_plugin.codec.topic_partitions import (
-        encode_topic_partitions,
         read_topic_runs,
         runs_pairs,
+        write_topic_partitions,
     )
 
     raw = owned_array(groups)
     runs, block = read_topic_runs(Reader(raw, "test"), "owned")
     pairs = runs_pairs(runs)
     assert pairs == tuple((t, p) for t, ps in groups for p in ps)
-    canonical = encode_topic_partitions(pairs, "test", "owned") == raw
+    writer = Writer("test")
+    write_topic_partitions(writer, pairs, "owned")
+    canonical = writer.getvalue() == raw
     assert (block is not None) == canonical
     if block is not None:
         assert block == raw

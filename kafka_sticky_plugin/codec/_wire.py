@@ -9,7 +9,7 @@ Invariants:
 - An array count is checked against the bytes after it (at the smallest element size)
   *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
 - A null array (count -1) is decided by :meth:`Reader.nullable_count` alone: it reads as
-  no elements; a writer never writes one (:meth:`Writer.array_count` refuses it).
+  no elements; a writer never writes one (it writes its list's length).
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
   string longer than 32,767 UTF-8 bytes, an int32 out of range) with a :class:`CodecError`
   at the offset it would have been written to.
@@ -211,12 +211,6 @@ class Writer:
         """Bytes written so far (the offset of the next write)."""
         return self._size
 
-    def int16(self, value: int, expected: str = "int16") -> None:
-        """Write a signed big-endian int16."""
-        if type(value) is not int or not -(2**15) <= value <= INT16_MAX:
-            raise CodecError(self.what, f"{expected} as an int16, got {value!r}", self._size)
-        self.raw(_INT16.pack(value))
-
     def int32(self, value: int, expected: str = "int32") -> None:
         """Write a signed big-endian int32."""
         if type(value) is not int or not INT32_MIN <= value <= INT32_MAX:
@@ -244,12 +238,6 @@ class Writer:
         if len(value) > INT32_MAX:
             raise CodecError(self.what, f"{expected} shorter than 2**31 bytes", self._size)
         self.raw(_INT32.pack(len(value)) + bytes(value))
-
-    def array_count(self, count: int, expected: str = "array") -> None:
-        """Write an int32 array count (never -1: writers send no null arrays)."""
-        if type(count) is not int or count < 0:
-            raise CodecError(self.what, f"{expected} count >= 0, got {count!r}", self._size)
-        self.int32(count, f"{expected} count")
 
     def getvalue(self) -> bytes:
         """The bytes written so far."""

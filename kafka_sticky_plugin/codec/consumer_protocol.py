@@ -24,8 +24,8 @@ Reading rules (the same as the Java client's, plus one leniency):
   no owned partitions, generation -1, no rack. A message that ends *inside* a field is an
   error.
 
-Writing rules: topics and owned/assigned partitions are written sorted and de-duplicated,
-so equal values always give equal bytes; fields the chosen version lacks are dropped.
+Writing rules: topics and owned/assigned partitions are written in canonical form (sorted,
+de-duplicated: equal values give equal bytes); fields the chosen version lacks are dropped.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..errors import CodecError
-from ._wire import Reader, Writer
+from ._wire import INT16_MAX, Reader, Writer
 from .sticky_user_data import UserDataClaim, read_user_data_runs
 from .topic_partitions import (
     EMPTY_RUNS,
@@ -48,6 +48,7 @@ from .topic_partitions import (
 )
 
 __all__ = [
+    "ASSIGNMENT",
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "Assignment",
     "Subscription",
@@ -58,13 +59,14 @@ __all__ = [
     "encode_subscription",
     "read_subscription",
     "subscription_of",
+    "version_bytes",
 ]
 
 #: The highest consumer-protocol version this codec knows (rack id, KIP-881).
 CONSUMER_PROTOCOL_LATEST_VERSION = 3
 
 _SUBSCRIPTION = "consumer protocol subscription"
-_ASSIGNMENT = "consumer protocol assignment"
+ASSIGNMENT = "consumer protocol assignment"
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,12 @@ class Assignment:
     user_data: bytes | None = None
 
 
-def _check_version(version: int, what: str) -> None:
-    if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version <= 2**15 - 1:
+def version_bytes(version: int, what: str) -> bytes:
+    """The int16 ``version`` that starts a message; a :class:`CodecError` at offset 0 for a
+    version outside ``[0, 32767]``."""
+    if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version <= INT16_MAX:
         raise CodecError(what, f"a version in [0, 32767], got {version!r}", 0)
+    return version.to_bytes(2, "big")
 
 
 def _read_version(reader: Reader) -> int:
@@ -109,14 +114,13 @@ def _read_version(reader: Reader) -> int:
 def encode_subscription(subscription: Subscription) -> bytes:
     """Encode ``subscription`` at ``subscription.version`` (a version above 3 writes v3 fields)."""
     version = subscription.version
-    _check_version(version, _SUBSCRIPTION)
     writer = Writer(_SUBSCRIPTION)
-    writer.int16(version, "version")
+    writer.raw(version_bytes(version, _SUBSCRIPTION))
     try:
         topics = sorted(set(subscription.topics))
     except TypeError:
         raise CodecError(_SUBSCRIPTION, "topics as str", writer.size) from None
-    writer.array_count(len(topics), "topics")
+    writer.int32(len(topics), "topics count")
     for topic in topics:
         writer.string(topic, "topic")
     writer.nullable_bytes(subscription.user_data, "user data")
@@ -208,9 +212,8 @@ def decode_subscription(data: bytes | bytearray | memoryview) -> Subscription:
 
 def encode_assignment(assignment: Assignment) -> bytes:
     """Encode ``assignment``; every version 0-3 has the same layout."""
-    _check_version(assignment.version, _ASSIGNMENT)
-    writer = Writer(_ASSIGNMENT)
-    writer.int16(assignment.version, "version")
+    writer = Writer(ASSIGNMENT)
+    writer.raw(version_bytes(assignment.version, ASSIGNMENT))
     write_topic_partitions(writer, assignment.partitions, "assigned partitions")
     writer.nullable_bytes(assignment.user_data, "user data")
     return writer.getvalue()
@@ -218,7 +221,7 @@ def encode_assignment(assignment: Assignment) -> bytes:
 
 def decode_assignment(data: bytes | bytearray | memoryview) -> Assignment:
     """Decode an assignment of any version; trailing bytes (newer fields) are ignored."""
-    reader = Reader(data, _ASSIGNMENT)
+    reader = Reader(data, ASSIGNMENT)
     version = _read_version(reader)
     runs, _ = read_topic_runs(reader, "assigned partitions")
     user_data = reader.nullable_bytes("user data")

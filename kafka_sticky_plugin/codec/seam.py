@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import CodecError
-from .consumer_protocol import SubscriptionRead, read_subscription
+from .consumer_protocol import ASSIGNMENT, SubscriptionRead, read_subscription, version_bytes
 from .sticky_user_data import UserDataClaim, read_user_data_runs
-from .topic_partitions import DenseTopics, Interned
+from .topic_partitions import ArrayWriter, DenseTopics, Interned
 
 __all__ = [
     "SEAM",
@@ -43,7 +43,7 @@ __all__ = [
 #: The seam's functions, by name: what a compiled twin provides.
 SEAM = ("read_subscriptions", "read_user_data_claims", "write_assignments")
 
-_NULL_USER_DATA = b"\xff\xff\xff\xff"
+_NULL = b"\xff\xff\xff\xff"  # null user data
 
 
 def read_subscriptions(
@@ -97,19 +97,7 @@ def write_assignments(
     name that cannot be written (offset 2, where the array starts), and ``ValueError`` when
     a plan is not strictly increasing indices of the dense space.
     """
-    head = version_head(version)
+    head = version_bytes(version, ASSIGNMENT)
     space = DenseTopics(topics, counts)
-    try:
-        return [head + space.write(plan) + _NULL_USER_DATA for plan in plans]
-    except CodecError as exc:
-        raise CodecError(exc.what, exc.expected, 2) from None
-
-
-def version_head(version: int) -> bytes:
-    """The int16 version that starts an assignment; :class:`CodecError` at offset 0 for a
-    version outside ``[0, 32767]``."""
-    if isinstance(version, bool) or not isinstance(version, int) or not 0 <= version <= 32767:
-        raise CodecError(
-            "consumer protocol assignment", f"a version in [0, 32767], got {version!r}", 0
-        )
-    return version.to_bytes(2, "big")
+    array = ArrayWriter(topics, ASSIGNMENT, "assigned partitions", 2)
+    return [head + array.write(space.runs(plan)) + _NULL for plan in plans]

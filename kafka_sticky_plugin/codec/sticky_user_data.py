@@ -79,11 +79,8 @@ def _check_generation(generation: int | None, what: str) -> None:
 def encode_sticky_user_data(
     partitions: Iterable[TopicPartitionPair], generation: int | None, *, version: int = 1
 ) -> bytes:
-    """Java's sticky user data: v1 with ``generation`` (-1 when it is ``None``), or v0 (no
-    generation field: what Kafka 0.11-2.2 members wrote) when ``version=0``.
-
-    Topics are written sorted, each with its distinct partitions sorted.
-    """
+    """Java's sticky user data: v1 with ``generation``, or v0 (no generation field: what
+    Kafka 0.11-2.2 members wrote) when ``version=0``."""
     _check_generation(generation, _STICKY)
     if version not in (0, 1):
         raise CodecError(_STICKY, f"version 0 or 1, got {version!r}", 0)

@@ -3,15 +3,15 @@
 Wire layout: an int32 count of topics, then per topic an int16-length UTF-8 name, an int32
 count of partitions and that many int32 partitions.
 
-Invariants: the writers emit the *canonical* form, topics in sorted order (``str`` order),
+Invariants: the writer emits the *canonical* form, topics in sorted order (``str`` order),
 each once, with its distinct partitions sorted and no empty topic, so equal sets always
 encode to the same bytes (a reordering alone must never look like a change). The reader
 returns runs in wire order without de-duplicating, and tells whether the bytes it read were
 canonical. A null array (count -1) reads as empty and is never canonical: writers write 0.
 
-One reader (:func:`read_topic_runs`) and two writers of the same bytes: from pairs
-(:func:`encode_topic_partitions`) and from a plan's dense global indices
-(:meth:`DenseTopics.write`).
+One reader (:func:`read_topic_runs`) and one writer (:class:`ArrayWriter`, of canonical runs,
+which :func:`write_topic_partitions` makes from pairs and :meth:`DenseTopics.runs` from a
+plan's dense global indices).
 """
 
 from __future__ import annotations
@@ -21,17 +21,19 @@ import struct
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, chain, islice, repeat
+from typing import NoReturn
 
 from ..errors import CodecError
 from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
 
 __all__ = [
     "EMPTY_RUNS",
+    "ArrayWriter",
+    "CanonicalRuns",
     "DenseTopics",
     "Interned",
     "TopicPartitionPair",
     "TopicRuns",
-    "encode_topic_partitions",
     "read_topic_runs",
     "runs_pairs",
     "write_topic_partitions",
@@ -40,7 +42,6 @@ __all__ = [
 TopicPartitionPair = tuple[str, int]
 
 _COUNT = struct.Struct(">i")
-_ASSIGNMENT = "consumer protocol assignment"
 
 
 def _increasing(items: Sequence[object]) -> bool:
@@ -115,92 +116,41 @@ def read_topic_runs(
     return runs, reader.data[start : reader.pos] if canonical else None
 
 
-def _grouped(
-    pairs: Iterable[TopicPartitionPair], what: str, expected: str
-) -> list[tuple[str, list[int]]]:
-    """The canonical grouping of any pairs: topics sorted, each with its distinct
-    partitions sorted; a :class:`CodecError` (offset 0) for anything but ``(str, int)``."""
-    by_topic: dict[str, set[int]] = {}
-    try:
-        for topic, partition in pairs:
-            if type(topic) is not str or type(partition) is not int:
-                raise TypeError(f"got ({topic!r}, {partition!r})")
-            by_topic.setdefault(topic, set()).add(partition)
-    except (TypeError, ValueError) as exc:
-        raise CodecError(what, f"{expected} as (str, int) pairs ({exc})", 0) from None
-    return [(topic, sorted(by_topic[topic])) for topic in sorted(by_topic)]
+#: An array's content in canonical form, as :class:`ArrayWriter` writes it: ``(sizes,
+#: partitions)``, ``sizes`` mapping topic ``t`` (an index into the writer's topics) to how
+#: many (at least one) of the next values of ``partitions`` are its own, in ascending ``t``;
+#: each topic's partitions strictly increasing.
+CanonicalRuns = tuple[dict[int, int], tuple[int, ...]]
 
 
-def _group_bytes(topic: str, partitions: Sequence[int], what: str, expected: str) -> bytes:
-    """One ``topic, [partitions]`` element (errors at offset 0)."""
-    return (
-        string_bytes(topic, what, f"{expected} topic", 0)
-        + _COUNT.pack(len(partitions))
-        + int32s_bytes(partitions, what, f"{expected} partitions of {topic!r}", 0)
-    )
+class ArrayWriter:
+    """The one writer of the array: of canonical runs over ``topics``, each topic's name
+    encoded once, when first written. A value that cannot be written is a
+    :class:`CodecError` (``what``, ``expected``) at ``offset``, where the array starts in its
+    message, naming the first one topic by topic (its name, then its partitions)."""
 
+    __slots__ = ("_headers", "expected", "offset", "topics", "what")
 
-def encode_topic_partitions(pairs: Iterable[TopicPartitionPair], what: str, expected: str) -> bytes:
-    """The canonical bytes of ``pairs`` (count included). Errors report offset 0 (the start
-    of these bytes)."""
-    grouped = _grouped(pairs, what, expected)
-    chunks = [_COUNT.pack(len(grouped))]
-    chunks.extend(_group_bytes(topic, partitions, what, expected) for topic, partitions in grouped)
-    return b"".join(chunks)
-
-
-def write_topic_partitions(
-    writer: Writer, pairs: Iterable[TopicPartitionPair], expected: str
-) -> None:
-    """Write ``pairs`` in the canonical form; an unencodable value raises
-    :class:`CodecError` at the offset where the array starts."""
-    try:
-        chunk = encode_topic_partitions(pairs, writer.what, expected)
-    except CodecError as exc:
-        raise CodecError(exc.what, exc.expected, writer.size) from None
-    writer.raw(chunk)
-
-
-class DenseTopics:
-    """The dense space of one plan: ``topics`` (strictly increasing names) and ``counts``
-    (their partition counts) number every partition, topic ``t``'s partition ``p`` being the
-    global index ``offsets[t] + p``; ``topic_of[q]`` is global index ``q``'s topic.
-    :meth:`write` gives the canonical array of a set of global indices; each topic's name is
-    encoded once, when first written."""
-
-    __slots__ = ("_headers", "offsets", "topic_of", "topics", "total")
-
-    def __init__(self, topics: Sequence[str], counts: Sequence[int]) -> None:
+    def __init__(self, topics: Sequence[str], what: str, expected: str, offset: int) -> None:
         self.topics = topics
-        self.offsets = list(accumulate(counts, initial=0))
-        self.total = self.offsets.pop()
-        self.topic_of = list(chain.from_iterable(map(repeat, range(len(topics)), counts)))
+        self.what, self.expected, self.offset = what, expected, offset
         self._headers: list[bytes | None] = [None] * len(topics)
 
     def _header(self, t: int) -> bytes:
-        """Topic ``t``'s name as written, remembered (a :class:`CodecError` at offset 0 if it
-        cannot be written)."""
+        """Topic ``t``'s name as written, remembered."""
         header = self._headers[t] = string_bytes(
-            self.topics[t], _ASSIGNMENT, "assigned partitions topic", 0
+            self.topics[t], self.what, f"{self.expected} topic", self.offset
         )
         return header
 
-    def write(self, indices: Sequence[int]) -> bytes:
-        """The canonical array (count included) of the partitions at ``indices`` (strictly
-        increasing global indices): the bytes of :func:`encode_topic_partitions` of their
-        ``(topic, partition)`` pairs. A :class:`CodecError` (offset 0) for a topic name that
-        cannot be written; a ``ValueError`` when ``indices`` are not strictly increasing
-        indices of the space.
-
-        Ascending indices list their topics in ascending order, so the topics' partitions
-        follow one another: all the partitions are packed at once, and each topic's element
-        is its name, its count and its stretch of those bytes."""
-        if indices and (indices[0] < 0 or indices[-1] >= self.total or not _increasing(indices)):
-            raise ValueError("plan indices must be strictly increasing indices of the topics")
-        topics = list(map(self.topic_of.__getitem__, indices))
-        partitions = map(operator.sub, indices, map(self.offsets.__getitem__, topics))
-        packed = struct.pack(f">{len(topics)}i", *partitions)
-        sizes = Counter(topics)  # each topic's number of partitions, in ascending topic order
+    def write(self, runs: CanonicalRuns) -> bytes:
+        """The array (count included) of ``runs``: per topic its name, its count and its
+        stretch of the partitions, all of which are packed at once."""
+        sizes, partitions = runs
+        try:
+            packed = struct.pack(f">{len(partitions)}i", *partitions)
+        except struct.error:  # a partition that is not an int32
+            self._raise_first_error(runs)
         headers = self._headers
         chunks = [_COUNT.pack(len(sizes))]
         start = 0
@@ -209,3 +159,57 @@ class DenseTopics:
             chunks += (headers[t] or self._header(t), _COUNT.pack(size), packed[start:end])
             start = end
         return b"".join(chunks)
+
+    def _raise_first_error(self, runs: CanonicalRuns) -> NoReturn:
+        """Raise the error of the first value of ``runs`` that cannot be written."""
+        sizes, partitions = runs
+        start = 0
+        for t, size in sizes.items():
+            self._header(t)
+            expected = f"{self.expected} partitions of {self.topics[t]!r}"
+            int32s_bytes(partitions[start : start + size], self.what, expected, self.offset)
+            start += size
+        raise AssertionError("no partition that is not an int32")  # pragma: no cover
+
+
+def write_topic_partitions(
+    writer: Writer, pairs: Iterable[TopicPartitionPair], expected: str
+) -> None:
+    """Write the array of any ``pairs``: their canonical runs (a :class:`CodecError` where the
+    array starts for anything but ``(str, int)`` pairs)."""
+    by_topic: dict[str, set[int]] = {}
+    try:
+        for topic, partition in pairs:
+            if type(topic) is not str or type(partition) is not int:
+                raise TypeError(f"got ({topic!r}, {partition!r})")
+            by_topic.setdefault(topic, set()).add(partition)
+    except (TypeError, ValueError) as exc:
+        wanted = f"{expected} as (str, int) pairs ({exc})"
+        raise CodecError(writer.what, wanted, writer.size) from None
+    topics = sorted(by_topic)
+    groups = [sorted(by_topic[topic]) for topic in topics]
+    runs = dict(enumerate(map(len, groups))), tuple(chain.from_iterable(groups))
+    writer.raw(ArrayWriter(topics, writer.what, expected, writer.size).write(runs))
+
+
+class DenseTopics:
+    """The dense space of one plan (:func:`~.seam.write_assignments`): topic ``t``'s partition
+    ``p`` is the global index ``offsets[t] + p``; ``topic_of[q]`` is global index ``q``'s topic."""
+
+    __slots__ = ("offsets", "topic_of", "total")
+
+    def __init__(self, topics: Sequence[str], counts: Sequence[int]) -> None:
+        self.offsets = list(accumulate(counts, initial=0))
+        self.total = self.offsets.pop()
+        self.topic_of = list(chain.from_iterable(map(repeat, range(len(topics)), counts)))
+
+    def runs(self, indices: Sequence[int]) -> CanonicalRuns:
+        """The canonical runs (over its topics) of the partitions at ``indices``; a
+        ``ValueError`` when they are not strictly increasing indices of the space. Ascending
+        indices list their topics in ascending order, so each topic's partitions follow one
+        another."""
+        if indices and (indices[0] < 0 or indices[-1] >= self.total or not _increasing(indices)):
+            raise ValueError("plan indices must be strictly increasing indices of the topics")
+        topic_of = list(map(self.topic_of.__getitem__, indices))
+        partitions = tuple(map(operator.sub, indices, map(self.offsets.__getitem__, topic_of)))
+        return Counter(topic_of), partitions
