@@ -148,19 +148,11 @@ class Reader:
         return [string(element) for _ in range(count)]
 
     def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
-        """Read an array of int32s (a null array is empty); its count is read here, by the
-        rules of :meth:`nullable_count`, which reads it again only to raise its error."""
-        data, start = self.data, self.pos
-        pos = start + 4
-        count: int = _INT32.unpack_from(data, start)[0] if pos <= len(data) else -2
-        end = pos + 4 * count
-        bad = count < 0 or end > len(data)
-        if bad and self.nullable_count(MIN_INT32_SIZE, expected) is None:
-            return ()  # a null array (any other bad count raised there)
-        self.pos = end
-        if count == 1:
-            return _INT32.unpack_from(data, pos)  # type: ignore[no-any-return]
-        return struct.unpack_from(f">{count}i", data, pos)
+        """Read an array of int32s (a null array is empty)."""
+        count = self.nullable_count(MIN_INT32_SIZE, expected) or 0
+        pos = self.pos
+        self.pos = pos + 4 * count
+        return struct.unpack_from(f">{count}i", self.data, pos)
 
 
 def string_bytes(value: object, what: str, expected: str, offset: int) -> bytes:
