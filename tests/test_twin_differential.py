@@ -314,6 +314,10 @@ def _plans(rng: random.Random, total: int, members: int) -> list[Sequence[int]]:
     return plans
 
 
+class _Index(int):
+    """An int subclass: the twin reads exact ints only and leaves it to the reference."""
+
+
 def _check_writes(version: Any, topics: Any, counts: Any, plans: Any) -> bool:
     """Both implementations; returns whether the twin wrote them itself."""
     want = _outcome(seam.write_assignments, version, topics, counts, plans)
@@ -340,6 +344,9 @@ def test_plans_and_spaces_the_reference_refuses() -> None:
     for version in (-1, 32768, True, 1.0, None):
         assert not _check_writes(version, topics, counts, [[0]])
     for plan in ([1, 0], [0, 0], [-1], [5], [0, 2**40], [True], [0.0], range(4, 2, -1)):
+        assert not _check_writes(3, topics, counts, [[0], plan])
+    # ints beyond i64 (overflow in the twin's list reader) and an int subclass: declined
+    for plan in ([0, 2**70], [-(2**70)], [0, 2**63], [_Index(1)]):
         assert not _check_writes(3, topics, counts, [[0], plan])
     assert not _check_writes(3, ["a", "x" * 40000], [1, 1], [[0], [1]])
     assert not _check_writes(3, ["a", 7], [1, 1], [[1]])

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
 use crate::balance::{self, Input};
-use crate::py_values::{component_arg, int_arg, run_step};
+use crate::py_values::{component_arg, int_arg, list_ints, run_step};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -174,10 +174,8 @@ pub(crate) fn read_input(
         .collect();
     for (l, &g) in index.members.iter().enumerate() {
         let list = owned.get_item(usize::try_from(g).ok()?).ok()?;
-        let list = list.cast_exact::<PyList>().ok()?;
         let mut j = 0;
-        for q in list.iter() {
-            let q = int_arg(&q)?;
+        for q in list_ints(list.cast_exact::<PyList>().ok()?)? {
             if ends.get(j).is_some_and(|&end| q >= end) {
                 j += ends[j..].partition_point(|&end| end <= q); // the first topic ending after q
             }

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::canonical::{self, Canonical};
-use crate::py_values::{int_arg, ints_arg};
+use crate::py_values::{ints_arg, list_ints};
 
 /// `spec.canonical_runs((topics, lengths, flat))` for `topics` a tuple of exact `str`,
 /// `lengths` `None` or a list of exact ints, `flat` a list of exact ints: the runs themselves
@@ -38,8 +38,7 @@ pub fn canonical_runs<'py>(
     } else {
         None
     };
-    let items: Vec<Bound<'py, PyAny>> = flat.iter().collect();
-    let values: Option<Vec<i64>> = items.iter().map(int_arg).collect();
+    let values = list_ints(flat);
     let (Some(texts), Some(lengths), Some(values)) = (texts, lengths, values) else {
         return Ok(None);
     };
@@ -57,7 +56,11 @@ pub fn canonical_runs<'py>(
                 None => py.None().into_bound(py),
                 Some(sizes) => PyList::new(py, sizes)?.into_any(),
             };
-            let flat = PyList::new(py, elements.iter().map(|&e| &items[e]))?;
+            let mut items = Vec::with_capacity(elements.len());
+            for &e in &elements {
+                items.push(flat.get_item(e)?);
+            }
+            let flat = PyList::new(py, items)?;
             Some(PyTuple::new(py, [names.into_any(), lengths, flat.into_any()])?.into_any())
         }
     })
