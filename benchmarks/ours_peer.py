@@ -50,6 +50,7 @@ from kafka_sticky_plugin.assignor.rack_changes import RackTracker
 from kafka_sticky_plugin.assignor.racks import leader_racks
 from kafka_sticky_plugin.codec import implementation
 from kafka_sticky_plugin.core import implementation as engine_implementation
+from kafka_sticky_plugin.core.gc_pause import cyclic_gc_paused
 from kafka_sticky_plugin.groups.assignor_names import assignor_class
 from kafka_sticky_plugin.metrics import LeaderRound, RebalanceMetrics
 from kafka_sticky_plugin.metrics.observe import assign_observed
@@ -75,7 +76,8 @@ def leader_split(
     cluster: Any = None,
 ) -> tuple[dict[str, bytes], dict[str, float]]:
     """The hooked leader's call on ``metadata`` (``read_group``, then ``assign_observed`` as
-    the hooks call them, each pausing the cyclic GC itself): the bytes
+    the kafka-python hooks call them, in one pause of the cyclic GC from the decode to the
+    plan, the decoded group freed inside it): the bytes
     ``assign_from_bytes(partitions, metadata, racks)`` of ``protocol``'s assignor returns
     (``tests/test_bench_split.py``), with its four steps' seconds. ``encode_s`` includes
     freeing the decoded members (the hooks have freed them when they return), so the four
@@ -83,6 +85,17 @@ def leader_split(
     racks are read from it instead of ``racks``, in two more steps, ``racks_s`` (the hooks'
     ``leader_racks``) and ``placement_s`` (the placement remembered), as
     ``assign_from_cluster`` runs them (only when some member has a rack)."""
+    with cyclic_gc_paused():
+        return _split(protocol, partitions, metadata, racks, cluster)
+
+
+def _split(
+    protocol: str,
+    partitions: Mapping[str, int],
+    metadata: Mapping[str, bytes],
+    racks: PartitionRacks | None,
+    cluster: Any,
+) -> tuple[dict[str, bytes], dict[str, float]]:
     recorder = _Rounds()
     t0 = time.perf_counter()
     group = read_group(protocol, [MemberMetadata(m, data) for m, data in metadata.items()])
