@@ -6,9 +6,10 @@ Usage: ``python benchmarks/hooked_vs_plain.py [--calls N] [--reference COMMIT] [
 writes them). For each input, ``plain`` (``read_group``, then ``DecodedGroup.assign``: what
 ``assign_from_bytes`` and a consumer without the hooks run) and ``hooked`` (``read_group``,
 then :func:`~kafka_sticky_plugin.metrics.observe.assign_observed`: what every
-``install_hooks`` leader runs) are called in turn, ``--calls`` times after one warm-up each,
-and the best CPU seconds of each are printed with their ratio; the bytes of every call are
-checked equal. ``--reference COMMIT`` also times the hooked call with that commit's
+``install_hooks`` leader runs), each in one pause of the cyclic collector that frees the
+decoded group inside it, as those paths do, are called in turn, ``--calls`` times after one
+warm-up each, and the best CPU seconds of each are printed with their ratio; the bytes of
+every call are checked equal. ``--reference COMMIT`` also times the hooked call with that commit's
 ``metrics/leader_round.py`` (read with ``git show``), in the same turns. Both calls run in
 the same process, one after the other, so the ratio holds on a loaded machine where the
 seconds do not.
@@ -57,6 +58,7 @@ from kafka_sticky_plugin.assignor.leader import (  # noqa: E402
 )
 from kafka_sticky_plugin.assignor.rack_changes import RackTracker  # noqa: E402
 from kafka_sticky_plugin.assignor.racks import leader_racks  # noqa: E402
+from kafka_sticky_plugin.core.gc_pause import cyclic_gc_paused  # noqa: E402
 from kafka_sticky_plugin.core.replica_racks import ReplicaRacks  # noqa: E402
 from kafka_sticky_plugin.groups.assignor_names import assignor_class  # noqa: E402
 from kafka_sticky_plugin.metrics import RebalanceMetrics  # noqa: E402
@@ -117,14 +119,18 @@ def calls_on(
     (their ``leader_racks`` CPU seconds appended to ``racks_cpu``)."""
 
     def plain() -> dict[str, bytes]:
-        group = read_group(protocol, members)
-        return group.assign(partitions, partition_racks=racks)
+        with cyclic_gc_paused():  # as assign_from_bytes: the group freed inside the pause
+            return read_group(protocol, members).assign(partitions, partition_racks=racks)
 
     def on_cluster() -> dict[str, bytes]:
         out: dict[str, bytes] = assignor_class(protocol)().assign_cluster(cluster, members)
         return out
 
     def hooked(describe: Callable[..., object]) -> dict[str, bytes]:
+        with cyclic_gc_paused():  # as the kafka-python hooks: the group freed inside the pause
+            return hooked_round(describe)
+
+    def hooked_round(describe: Callable[..., object]) -> dict[str, bytes]:
         setattr(observe, "leader_round", describe)  # noqa: B010 (the module's own name)
         started = time.perf_counter()
         group = read_group(protocol, members)

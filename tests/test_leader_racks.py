@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
+from gc_watch import CollectionWatch
 from test_metrics_leader_round import COUNTS, Recorded, _as_hooks_pass, _group, member_bytes
 
 from kafka_sticky_plugin import StickyAssignor
@@ -262,3 +263,25 @@ def test_assign_cluster_reads_replica_racks_only_for_racked_members() -> None:
     racked = member_bytes(_specs(["a", "b"]))
     assignor.assign_cluster(metadata, racked)
     assert metadata.broker_reads == 1
+
+
+def test_assign_cluster_frees_the_decoded_group_before_the_collector_resumes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The plain path runs in one pause of the cyclic collector, from the decode to the
+    bytes: no collection starts while the decoded group is alive."""
+    metadata = Metadata([Broker(0, "a")], {"t": {p: PartitionMeta([0]) for p in range(300)}})
+    specs = [
+        MemberSpec(member_id=f"m{i:03}", topics=["t"], owned=[("t", p) for p in range(i, 300, 100)])
+        for i in range(100)
+    ]
+    assignor = StickyAssignor()
+    read = type(assignor).read_members
+    with CollectionWatch() as watch:
+        monkeypatch.setattr(
+            type(assignor), "read_members", lambda self, ms, **kw: watch.track(read(self, ms, **kw))
+        )
+        out = assignor.assign_cluster(metadata, member_bytes(specs))
+    assert watch.tracked and not watch.alive()
+    assert watch.scanned == []
+    assert set(out) == {spec.member_id for spec in specs}

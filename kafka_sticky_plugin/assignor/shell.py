@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..codec import Subscription, encode_subscription
+from ..core.gc_pause import cyclic_gc_paused
 from ..errors import ConfigurationError
 from .contract import HookableAssignor
 from .leader import DecodedGroup, MemberMetadata, PartitionRacks, assign_group, read_group
@@ -216,7 +217,14 @@ class AssignorShell:
         brokers and partitions when the brokers report racks and some member has a rack
         (without one the plan is the plan without racks: they are not read).
         """
-        group = self.read_members(members)
+        with cyclic_gc_paused():
+            # one pause from the decode to the bytes, the decoded group freed inside it
+            # (gc_pause's docstring): a helper's local
+            return self._assign_read(cluster, self.read_members(members))
+
+    @staticmethod
+    def _assign_read(cluster: Any, group: DecodedGroup) -> dict[str, bytes]:
+        """:meth:`assign_cluster` once its members are read."""
         counts = partition_counts(cluster, group.topics)
         racked = any(spec.rack for spec in group.specs)
         return group.assign(

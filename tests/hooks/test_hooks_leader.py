@@ -8,13 +8,12 @@ the only thing the leader reads from it when no broker reports a rack).
 
 from __future__ import annotations
 
-import gc
 import logging
-import weakref
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from gc_watch import CollectionWatch
 from hooks_support import make_consumer
 
 from kafka_sticky_plugin import CooperativeStickyAssignor, StickyAssignor
@@ -109,26 +108,12 @@ def test_no_collection_scans_the_decoded_group(
     leader: tuple[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The leader's round runs in one pause of the cyclic collector, from the decode to the
-    plan, and frees the decoded group inside it: no collection ever starts while the group
-    is alive (with the collector's first threshold at 1, any allocation after a decode that
-    left it running would start one)."""
+    plan, and frees the decoded group inside it: no collection starts while the group is
+    alive (:class:`gc_watch.CollectionWatch`: any allocation after a decode that left the
+    collector running would start one)."""
     name, consumer = leader
     consumer._coordinator._cluster._partitions["t"] = {p: None for p in range(300)}
-    alive: list[weakref.ref[Any]] = []
     read = BoundAssignor.read
-
-    def read_and_watch(bound: BoundAssignor, members: Any) -> Any:
-        group = read(bound, members)
-        alive.append(weakref.ref(group))
-        return group
-
-    monkeypatch.setattr(BoundAssignor, "read", read_and_watch)
-    scanned: list[int] = []
-
-    def watch(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and any(ref() is not None for ref in alive):
-            scanned.append(info["generation"])
-
     members = [
         (
             f"m{i:03}",
@@ -138,14 +123,11 @@ def test_no_collection_scans_the_decoded_group(
         )
         for i in range(100)
     ]
-    thresholds = gc.get_threshold()
-    gc.callbacks.append(watch)
-    gc.set_threshold(1)
-    try:
+    with CollectionWatch() as watch:
+        monkeypatch.setattr(
+            BoundAssignor, "read", lambda bound, metas: watch.track(read(bound, metas))
+        )
         result = perform(consumer, name, members)
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.callbacks.remove(watch)
-    assert alive and all(ref() is None for ref in alive)
-    assert scanned == []
+    assert watch.tracked and not watch.alive()
+    assert watch.scanned == []
     assert sum(len(partitions) for partitions in plan_of(result).values()) == 300
