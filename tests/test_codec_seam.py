@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 import struct
+from array import array
 from types import ModuleType
 from typing import Any
 
@@ -62,9 +63,9 @@ def _spec_read(raw: bytes, cooperative: bool) -> object:
 
 def _check_runs(runs: TopicRuns) -> None:
     """The seam's run shape: a tuple of names, lengths ``None`` exactly when every run holds
-    one partition, a flat list of ints."""
+    one partition, the flat partitions an int32 ``array("i")``."""
     topics, lengths, flat = runs
-    assert type(topics) is tuple and type(flat) is list
+    assert type(topics) is tuple and type(flat) is array and flat.typecode == "i"
     if lengths is None:
         assert len(flat) == len(topics)
     else:
@@ -202,7 +203,7 @@ def test_a_claim_equal_to_the_owned_runs_is_that_object(implementation: ModuleTy
     )
     first, second = implementation.read_subscriptions([raw, raw], False)
     assert first.claim[0] is first.owned and first.claim[1] == 4
-    assert first.owned == (("a", "b"), [2, 1], [0, 1, 2])
+    assert first.owned == (("a", "b"), [2, 1], array("i", [0, 1, 2]))
     assert second.topics is first.topics and second.owned[0] is first.owned[0]
 
 
@@ -259,7 +260,7 @@ def test_null_owned_array_is_empty_and_never_canonical(implementation: ModuleTyp
     raw = bytes.fromhex("0001 00000001 0001 74 ffffffff ffffffff")
     [read] = implementation.read_subscriptions([raw], False)
     assert read.subscription() == decode_subscription(raw)
-    assert read.owned == ((), None, []) and read.owned_array is None
+    assert read.owned == ((), None, array("i")) and read.owned_array is None
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)

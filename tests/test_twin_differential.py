@@ -346,8 +346,8 @@ def test_plans_and_spaces_the_reference_refuses() -> None:
     for plan in ([1, 0], [0, 0], [-1], [5], [0, 2**40], [True], [0.0], range(4, 2, -1)):
         assert not _check_writes(3, topics, counts, [[0], plan])
     # ints beyond i64 (overflow in the twin's list reader) and an int subclass: declined
-    for plan in ([0, 2**70], [-(2**70)], [0, 2**63], [_Index(1)]):
-        assert not _check_writes(3, topics, counts, [[0], plan])
+    for too_wide in ([0, 2**70], [-(2**70)], [0, 2**63], [_Index(1)]):
+        assert not _check_writes(3, topics, counts, [[0], too_wide])
     assert not _check_writes(3, ["a", "x" * 40000], [1, 1], [[0], [1]])
     assert not _check_writes(3, ["a", 7], [1, 1], [[1]])
     assert not _check_writes(3, ["a", "\ud800"], [1, 1], [[1]])

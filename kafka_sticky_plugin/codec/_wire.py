@@ -10,6 +10,8 @@ Invariants:
   *before* anything is allocated, so a hostile count (``0x7fffffff``) costs nothing.
 - A null array (count -1) is decided by :meth:`Reader.nullable_count` alone: it reads as
   no elements; a writer never writes one (it writes its list's length).
+- An array of int32s reads as an ``array("i")`` (C ints, 4 bytes, in native order): one
+  copy of its bytes, no Python object per element.
 - A :class:`Writer` refuses values its wire type cannot hold (a value of the wrong type, a
   string longer than 32,767 UTF-8 bytes, an int32 out of range) with a :class:`CodecError`
   at the offset it would have been written to.
@@ -18,6 +20,8 @@ Invariants:
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from collections.abc import Sequence
 
 from ..errors import CodecError
@@ -39,6 +43,10 @@ INT32_MAX = 2**31 - 1
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
+
+if array("i").itemsize != 4:  # pragma: no cover (every platform CPython supports here)
+    raise ImportError("kafka-sticky-plugin needs a 4-byte C int for int32 arrays")
+_SWAP = sys.byteorder == "little"  # the wire is big-endian
 
 #: Smallest encodings, used to bound array counts before allocating.
 MIN_STRING_SIZE = 2  # int16 length, empty string
@@ -147,12 +155,15 @@ class Reader:
         string, element = self.string, f"{expected} element"
         return [string(element) for _ in range(count)]
 
-    def int32_array(self, expected: str = "int32 array") -> tuple[int, ...]:
+    def int32_array(self, expected: str = "int32 array") -> array[int]:
         """Read an array of int32s (a null array is empty)."""
         count = self.nullable_count(MIN_INT32_SIZE, expected) or 0
         pos = self.pos
         self.pos = pos + 4 * count
-        return struct.unpack_from(f">{count}i", self.data, pos)
+        values = array("i", self.data[pos : self.pos])
+        if _SWAP:
+            values.byteswap()
+        return values
 
 
 def string_bytes(value: object, what: str, expected: str, offset: int) -> bytes:

@@ -46,7 +46,7 @@ __all__ = [
 
 #: The seam's contract version: the twin's ``SEAM_VERSION`` must equal it (bump both when a
 #: seam function is added or removed or changes its arguments, results or rules).
-SEAM_VERSION = 3
+SEAM_VERSION = 4
 
 #: What the twin returns per payload: :class:`SubscriptionRead`'s fields, in order.
 _ReadValues = tuple[

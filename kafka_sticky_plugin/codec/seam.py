@@ -8,7 +8,8 @@ plan). The leader builds the engine's specs from the runs read (``MemberSpec.fro
 runs the engine and writes the plans; everything between is the engine's, on typed values.
 
 Claims cross the seam as runs (:data:`~.topic_partitions.TopicRuns`, the engine's
-``OwnedRuns``), never as a tuple per partition; plans as ascending dense indices. Readers
+``OwnedRuns``: their partitions one ``array("i")``), never as an object per partition; plans
+as ascending dense indices. Readers
 return what was sent in wire order (sorting and de-duplicating are the engine's policy,
 ``core.spec.canonical_runs``); writers write the canonical form (:mod:`.topic_partitions`).
 
@@ -16,8 +17,9 @@ Invariants every implementation keeps:
 
 - **Sharing.** Within one call, equal topic names are one ``str`` and equal topic tuples
   one ``tuple`` (the engine steps' twin reads each distinct tuple once), and a member's
-  claim runs equal to its owned runs and holding a partition are that object (ours and
-  librdkafka's members write the list twice); values never depend on it.
+  claim whose user data starts with its owned array's bytes, when that array holds a
+  partition, is the owned runs' object (ours and librdkafka's members write the list
+  twice; the copy is not read again); values never depend on it.
 - **Errors.** A malformed message is a :class:`~kafka_sticky_plugin.errors.CodecError`
   (see :mod:`._wire`), returned in the member's place instead of raised, so one member
   never stops the group.

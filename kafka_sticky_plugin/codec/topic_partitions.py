@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import operator
 import struct
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, chain, islice, repeat
@@ -50,13 +51,14 @@ def _increasing(items: Sequence[object]) -> bool:
 
 
 #: One array as runs, in wire order: ``(topics, lengths, partitions)``, run ``i`` being topic
-#: ``topics[i]`` with the next ``lengths[i]`` values of the flat ``partitions``; ``lengths`` is
-#: ``None`` exactly when every run holds one partition (no array: ``((), None, [])``). The
-#: engine's ``OwnedRuns`` (:mod:`kafka_sticky_plugin.core.spec`): no tuple per partition.
-TopicRuns = tuple[tuple[str, ...], list[int] | None, list[int]]
+#: ``topics[i]`` with the next ``lengths[i]`` values of the flat ``partitions``, an
+#: ``array("i")`` of the int32s as read; ``lengths`` is ``None`` exactly when every run
+#: holds one partition (no array: ``((), None, array("i"))``). The engine's ``OwnedRuns``
+#: (:mod:`kafka_sticky_plugin.core.spec`): no Python object per partition.
+TopicRuns = tuple[tuple[str, ...], list[int] | None, "array[int]"]
 
 #: The runs of an empty array.
-EMPTY_RUNS: TopicRuns = ((), None, [])
+EMPTY_RUNS: TopicRuns = ((), None, array("i"))
 
 
 def runs_pairs(runs: TopicRuns) -> tuple[TopicPartitionPair, ...]:
@@ -94,13 +96,14 @@ def read_topic_runs(
     topic_field, partitions_field = f"{expected} topic", f"{expected} partitions"
     names: dict[str, str] = {} if shared is None else shared.names
     topics: list[str] = []
-    elements: list[tuple[int, ...]] = []
+    elements: list[array[int]] = []
+    flat = array("i")
     for _ in range(count or 0):
         topics.append(string(topic_field))
         elements.append(int32_array(partitions_field))
+        flat.extend(elements[-1])
     topics = list(map(names.setdefault, topics, topics))
     lengths = list(map(len, elements))
-    flat = list(chain.from_iterable(elements))
     singles = len(flat) == len(topics) and all(lengths)
     canonical = (
         count is not None

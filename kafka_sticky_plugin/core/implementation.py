@@ -88,7 +88,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 4
+ENGINE_VERSION = 5
 
 
 class EngineTwin(Protocol):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, islice, repeat
@@ -74,8 +75,10 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
     Canonical runs are returned as they are; one-partition runs of distinct topics in
     another order (a Java member's hash order) are permuted whole; otherwise the runs of one
     topic are joined in run order, topics sorted, and if a run is then empty or not strictly
-    increasing every run becomes its distinct partitions ascending and empty runs go. The
-    compiled twin (:mod:`.implementation`), when in use, returns the same runs.
+    increasing every run becomes its distinct partitions ascending and empty runs go. New
+    runs hold their partitions in an ``array("i")``, as the wire's reader gives them (the
+    leader's runs are int32s). The compiled twin (:mod:`.implementation`), when in use,
+    returns the same runs.
     """
     twin = implementation.twin
     if twin is not None:
@@ -88,7 +91,11 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
             return runs
         if len(set(topics)) == len(topics):
             order = sorted(range(len(topics)), key=topics.__getitem__)
-            return tuple(map(topics.__getitem__, order)), None, list(map(flat.__getitem__, order))
+            return (
+                tuple(map(topics.__getitem__, order)),
+                None,
+                array("i", map(flat.__getitem__, order)),
+            )
         lengths = [1] * len(topics)
     elif (
         min(lengths, default=1) >= 1
@@ -109,14 +116,14 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
         names = tuple(sorted(merged))
         groups = list(map(merged.__getitem__, names))
     sizes = list(map(len, groups))
-    ordered = list(chain.from_iterable(groups))
+    ordered = array("i", chain.from_iterable(groups))
     if min(sizes, default=1) < 1 or not _increasing_within_runs(sizes, ordered):
         groups = [sorted(set(group)) for group in groups]
         kept = list(map(bool, groups))
         names = tuple(compress(names, kept))
         groups = list(compress(groups, kept))
         sizes = list(map(len, groups))
-        ordered = list(chain.from_iterable(groups))
+        ordered = array("i", chain.from_iterable(groups))
     if len(ordered) == len(sizes):
         return names, None, ordered
     return names, sizes, ordered

@@ -63,11 +63,11 @@ mod kafka_sticky_plugin_twin {
 
     /// The seam's contract version (see the crate's doc).
     #[pymodule_export]
-    const SEAM_VERSION: u32 = 3;
+    const SEAM_VERSION: u32 = 4;
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 4;
+    const ENGINE_VERSION: u32 = 5;
 
     /// `spec.canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
     #[pymodule_export]
@@ -101,9 +101,9 @@ mod kafka_sticky_plugin_twin {
     /// payloads and an exact `bool`. The owned partitions are runs `(topics, lengths or None,
     /// flat partitions)`, never a tuple per partition; `claim` is the user data's `(runs,
     /// generation or -1, sorted)` (`sorted`: the runs are canonical runs), or `None` when
-    /// the reference must read it; its runs are the owned
-    /// runs' very object when they are equal and hold a partition. Topic names
-    /// and equal topic tuples are built once per call.
+    /// the reference must read it; its runs are the owned runs' very object when the user
+    /// data starts with the owned array's bytes and they hold a partition. Topic names and
+    /// equal topic tuples are built once per call; flat partitions are `array("i")`.
     #[pyfunction]
     fn read_subscriptions<'py>(
         py: Python<'py>,
@@ -116,7 +116,7 @@ mod kafka_sticky_plugin_twin {
             return Ok(None);
         };
         let cooperative = cooperative.is_true();
-        let mut names = Names::new(py);
+        let mut names = Names::new(py)?;
         let mut out = Vec::with_capacity(payloads.len());
         for payload in &payloads {
             let read = bytes_arg(payload).and_then(|raw| seam::read_subscription(raw).ok());
@@ -127,18 +127,17 @@ mod kafka_sticky_plugin_twin {
             let empty = Runs::empty();
             let owned_runs = decoded.owned.as_ref().unwrap_or(&empty);
             let owned = runs_to_py(&mut names, owned_runs)?;
-            let claim = match seam::read_user_data_claim(decoded.user_data, cooperative) {
-                Ok((runs, generation)) => {
-                    let same = !runs.partitions.is_empty()
-                        && runs.partitions == owned_runs.partitions
-                        && runs.starts == owned_runs.starts
-                        && runs.topics == owned_runs.topics;
+            let read = seam::read_subscription_claim(decoded.user_data, cooperative, owned_runs);
+            let claim = match read {
+                Ok((None, generation)) => {
+                    let sorted = owned_runs.is_sorted();
+                    (owned.clone(), generation, sorted)
+                        .into_pyobject(py)?
+                        .into_any()
+                }
+                Ok((Some(runs), generation)) => {
                     let sorted = runs.is_sorted();
-                    let runs = if same {
-                        owned.clone()
-                    } else {
-                        runs_to_py(&mut names, &runs)?
-                    };
+                    let runs = runs_to_py(&mut names, &runs)?;
                     (runs, generation, sorted).into_pyobject(py)?.into_any()
                 }
                 Err(_) => py.None().into_bound(py),
@@ -180,7 +179,7 @@ mod kafka_sticky_plugin_twin {
             };
             raws.push(raw);
         }
-        let mut names = Names::new(py);
+        let mut names = Names::new(py)?;
         let mut out = Vec::with_capacity(raws.len());
         for raw in raws {
             match seam::read_user_data_claim(raw, cooperative) {

@@ -4,12 +4,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::canonical::{self, Canonical};
-use crate::py_values::{ints_arg, list_ints};
+use crate::py_values::{ints_arg, list_ints, Int32s};
 
 /// `spec.canonical_runs((topics, lengths, flat))` for `topics` a tuple of exact `str`,
-/// `lengths` `None` or a list of exact ints, `flat` a list of exact ints: the runs themselves
-/// when they are canonical, else new runs holding the input's own `str` and int objects;
-/// `None` where the reference must decide (any other value, or lengths that do not fit).
+/// `lengths` `None` or a list of exact ints, `flat` an int32 `array("i")` or a list of exact
+/// ints: the runs themselves when they are canonical, else new runs holding the input's own
+/// `str` objects and their partitions in a new `array("i")`; `None` where the reference must
+/// decide (any other value, a partition beyond int32, or lengths that do not fit).
 #[pyfunction]
 pub fn canonical_runs<'py>(
     py: Python<'py>,
@@ -22,8 +23,7 @@ pub fn canonical_runs<'py>(
         return Ok(None);
     }
     let (topics, lengths, flat) = (parts.get_item(0)?, parts.get_item(1)?, parts.get_item(2)?);
-    let (Ok(topics), Ok(flat)) = (topics.cast_exact::<PyTuple>(), flat.cast_exact::<PyList>())
-    else {
+    let Ok(topics) = topics.cast_exact::<PyTuple>() else {
         return Ok(None);
     };
     let names: Vec<Bound<'py, PyAny>> = topics.iter().collect();
@@ -38,7 +38,13 @@ pub fn canonical_runs<'py>(
     } else {
         None
     };
-    let values = list_ints(flat);
+    let int32s = Int32s::new(py)?;
+    let values = match flat.cast_exact::<PyList>() {
+        Ok(list) => list_ints(list),
+        Err(_) => int32s
+            .read(&flat)
+            .map(|values| values.into_iter().map(i64::from).collect()),
+    };
     let (Some(texts), Some(lengths), Some(values)) = (texts, lengths, values) else {
         return Ok(None);
     };
@@ -56,12 +62,15 @@ pub fn canonical_runs<'py>(
                 None => py.None().into_bound(py),
                 Some(sizes) => PyList::new(py, sizes)?.into_any(),
             };
-            let mut items = Vec::with_capacity(elements.len());
-            for &e in &elements {
-                items.push(flat.get_item(e)?);
-            }
-            let flat = PyList::new(py, items)?;
-            Some(PyTuple::new(py, [names.into_any(), lengths, flat.into_any()])?.into_any())
+            let Ok(ordered) = elements
+                .iter()
+                .map(|&e| i32::try_from(values[e]))
+                .collect::<Result<Vec<i32>, _>>()
+            else {
+                return Ok(None); // a partition beyond int32: not the wire's
+            };
+            let flat = int32s.make(&ordered)?;
+            Some(PyTuple::new(py, [names.into_any(), lengths, flat])?.into_any())
         }
     })
 }

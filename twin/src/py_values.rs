@@ -93,7 +93,52 @@ pub fn ints_arg(obj: &Bound<'_, PyAny>) -> Option<Vec<i64>> {
     if let Ok(list) = obj.cast_exact::<PyList>() {
         return list_ints(list);
     }
+    if let Some(values) = Int32s::new(obj.py()).ok()?.read(obj) {
+        return Some(values.into_iter().map(i64::from).collect());
+    }
     items(obj)?.iter().map(int_arg).collect()
+}
+
+/// The stdlib's `array.array` type, for int32 arrays (typecode `"i"`, 4-byte C ints in native
+/// order): the seam's flat partitions, made from and read as their bytes, no Python object
+/// per value.
+pub struct Int32s<'py> {
+    array: Bound<'py, PyAny>,
+}
+
+impl<'py> Int32s<'py> {
+    pub fn new(py: Python<'py>) -> PyResult<Self> {
+        Ok(Int32s {
+            array: py.import("array")?.getattr("array")?,
+        })
+    }
+
+    /// An `array("i")` of `values`.
+    pub fn make(&self, values: &[i32]) -> PyResult<Bound<'py, PyAny>> {
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        self.array.call1(("i", PyBytes::new(self.array.py(), &raw)))
+    }
+
+    /// The values of an exact `array.array` of typecode `"i"` with 4-byte items; `None` for
+    /// anything else.
+    pub fn read(&self, obj: &Bound<'py, PyAny>) -> Option<Vec<i32>> {
+        if !obj.get_type().is(&self.array) {
+            return None;
+        }
+        let typecode = obj.getattr("typecode").ok()?;
+        if typecode.cast_exact::<PyString>().ok()?.to_str().ok()? != "i"
+            || int_arg(&obj.getattr("itemsize").ok()?)? != 4
+        {
+            return None;
+        }
+        let raw = obj.call_method0("tobytes").ok()?;
+        let raw = bytes_arg(&raw)?;
+        Some(
+            raw.chunks_exact(4)
+                .map(|b| i32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        )
+    }
 }
 
 /// The exact ints (not `bool`) of a list, as i64; `None` at the first other item (a value
@@ -160,13 +205,10 @@ pub fn component_arg(
     Some((members, out))
 }
 
-/// Partition numbers below this are built once per call and shared.
-const SHARED_INTS: usize = 1 << 16;
-
-/// Topic names, tuples of them and partition numbers built once per call: names by their raw
-/// (checked UTF-8) bytes, tuples by their names' bytes (equal tuples are one object, as the
-/// reference's `Interned` makes them; the last one made is compared first, since members
-/// mostly send the same topics in a row), numbers below [`SHARED_INTS`] by value.
+/// Topic names and tuples of them built once per call: names by their raw (checked UTF-8)
+/// bytes, tuples by their names' bytes (equal tuples are one object, as the reference's
+/// `Interned` makes them; the last one made is compared first, since members mostly send the
+/// same topics in a row).
 pub struct Names<'a, 'py> {
     py: Python<'py>,
     known: HashMap<&'a [u8], Bound<'py, PyString>>,
@@ -174,20 +216,20 @@ pub struct Names<'a, 'py> {
     last: Option<(Vec<&'a [u8]>, Bound<'py, PyTuple>)>,
     arrays: HashMap<&'a [u8], Bound<'py, PyTuple>>,
     last_array: Option<(&'a [u8], Bound<'py, PyTuple>)>,
-    ints: Vec<Option<Bound<'py, PyAny>>>,
+    int32s: Int32s<'py>,
 }
 
 impl<'a, 'py> Names<'a, 'py> {
-    pub fn new(py: Python<'py>) -> Self {
-        Names {
+    pub fn new(py: Python<'py>) -> PyResult<Self> {
+        Ok(Names {
             py,
             known: HashMap::new(),
             tuples: HashMap::new(),
             last: None,
             arrays: HashMap::new(),
             last_array: None,
-            ints: Vec::new(),
-        }
+            int32s: Int32s::new(py)?,
+        })
     }
 
     /// The `str` of `raw` (already checked as UTF-8 by the reader).
@@ -243,25 +285,6 @@ impl<'a, 'py> Names<'a, 'py> {
         self.last_array = Some((raw, made.clone()));
         Ok(made)
     }
-
-    /// The `int` of `value`.
-    pub fn int(&mut self, value: i32) -> PyResult<Bound<'py, PyAny>> {
-        let Ok(slot) = usize::try_from(value) else {
-            return Ok(value.into_pyobject(self.py)?.into_any());
-        };
-        if slot >= SHARED_INTS {
-            return Ok(value.into_pyobject(self.py)?.into_any());
-        }
-        if slot >= self.ints.len() {
-            self.ints.resize(slot + 1, None);
-        }
-        if let Some(known) = &self.ints[slot] {
-            return Ok(known.clone());
-        }
-        let made = value.into_pyobject(self.py)?.into_any();
-        self.ints[slot] = Some(made.clone());
-        Ok(made)
-    }
 }
 
 /// `runs` as the reference's `TopicRuns`: `(topics tuple, lengths list or None, flat list)`,
@@ -280,11 +303,6 @@ pub fn runs_to_py<'a, 'py>(
         let lengths: Vec<usize> = runs.starts.windows(2).map(|w| w[1] - w[0]).collect();
         PyList::new(py, lengths)?.into_any()
     };
-    let flat: Vec<_> = runs
-        .partitions
-        .iter()
-        .map(|&p| names.int(p))
-        .collect::<PyResult<_>>()?;
-    let flat = PyList::new(py, flat)?;
-    PyTuple::new(py, [topics.into_any(), lengths, flat.into_any()])
+    let flat = names.int32s.make(&runs.partitions)?;
+    PyTuple::new(py, [topics.into_any(), lengths, flat])
 }

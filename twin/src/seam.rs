@@ -30,6 +30,28 @@ pub fn read_user_data_claim(user_data: Option<&[u8]>, cooperative: bool) -> Sure
     Ok((runs, generation.unwrap_or(-1)))
 }
 
+/// [`read_user_data_claim`] of a subscription's user data, whose array is read as the
+/// subscription's `owned` runs themselves (`None` in the result) when the data starts with
+/// the owned array's bytes and they hold a partition: ours and librdkafka's members write the
+/// list twice, and equal bytes read as equal runs (the reference's rule).
+pub fn read_subscription_claim<'a>(
+    user_data: Option<&'a [u8]>,
+    cooperative: bool,
+    owned: &Runs<'_>,
+) -> Sure<(Option<Runs<'a>>, i32)> {
+    // (4 bytes of cooperative user data never start with an array holding a partition)
+    let copy = user_data.filter(|data| !owned.is_empty() && data.starts_with(owned.raw));
+    let Some(data) = copy else {
+        let (runs, generation) = read_user_data_claim(user_data, cooperative)?;
+        return Ok((Some(runs), generation));
+    };
+    match &data[owned.raw.len()..] {
+        [] => Ok((None, -1)),
+        &[a, b, c, d] => Ok((None, i32::from_be_bytes([a, b, c, d]).max(-1))),
+        _ => Err(Unsure),
+    }
+}
+
 /// The dense partition space of one leader round: topic `t`'s partition `p` is the global
 /// index `offsets[t] + p`. Topic headers (int16 length and name) are encoded once.
 pub struct DenseSpace {
@@ -111,7 +133,8 @@ impl DenseSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topic_partitions::testing::array;
+    use crate::topic_partitions::{self, testing::array};
+    use crate::wire::Reader;
 
     fn assignment(version: i16, groups: &[(&str, &[i32])]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -141,5 +164,38 @@ mod tests {
         // Under sticky, 4 bytes are an (empty-count) sticky array, not a generation.
         let (runs, generation) = read_user_data_claim(Some(&[0, 0, 0, 0]), false).unwrap();
         assert_eq!((runs.len(), generation), (0, -1));
+    }
+
+    #[test]
+    fn a_copy_of_the_owned_array_is_the_owned_runs() {
+        let raw = array(&[("a", &[0, 1]), ("b", &[2])]);
+        let owned = topic_partitions::read(&mut Reader::new(&raw)).unwrap();
+        let mut v1 = raw.clone();
+        v1.extend([0xff, 0xff, 0xff, 0xfb]); // generation -5: none
+        assert_eq!(
+            read_subscription_claim(Some(&v1), false, &owned),
+            Ok((None, -1))
+        );
+        v1.truncate(raw.len());
+        v1.extend([0, 0, 0, 9]);
+        assert_eq!(
+            read_subscription_claim(Some(&v1), true, &owned),
+            Ok((None, 9))
+        );
+        assert_eq!(
+            read_subscription_claim(Some(&raw), false, &owned),
+            Ok((None, -1))
+        );
+        v1.push(0);
+        assert_eq!(
+            read_subscription_claim(Some(&v1), false, &owned),
+            Err(Unsure)
+        );
+        // other bytes are read; an empty owned array shares nothing
+        let other = array(&[("a", &[0])]);
+        let (runs, _) = read_subscription_claim(Some(&other), false, &owned).unwrap();
+        assert_eq!(runs.map(|r| r.len()), Some(1));
+        let (runs, _) = read_subscription_claim(Some(&other), false, &Runs::empty()).unwrap();
+        assert_eq!(runs.map(|r| r.len()), Some(1));
     }
 }
