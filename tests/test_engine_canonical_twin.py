@@ -1,27 +1,35 @@
-"""The compiled twin's ``canonical_runs`` against the reference, runs for runs.
+"""The compiled twin's ``each_canonical_runs`` against the reference, runs for runs.
 
 ``core.spec.canonical_runs`` makes one member's claimed runs canonical (a Java member's
-topics come in its hash map's order). With the twin in use
-(:mod:`kafka_sticky_plugin.core.implementation`) the result must be the reference's: the
-same values, ``lengths`` absent in the same cases, the runs object itself when they were
-canonical, and only the input's own ``str`` and int objects in new runs. Seeded groups of
-runs cover every branch of the reference: canonical runs (with and without lengths),
-one-partition runs in another order, runs of distinct topics permuted whole, a topic written
-twice, empty runs, unsorted and repeated partitions, names sharing long prefixes and
-non-ASCII names. Inputs the twin does not vouch for (another type, lengths that do not add
-up) are the reference's to decide: the twin returns ``None``.
+topics come in its hash map's order); ``each_canonical_runs`` does it for every member of a
+group in one call, which the twin answers (:mod:`kafka_sticky_plugin.core.implementation`)
+sorting each distinct topics tuple once. With the twin in use the result must be the
+reference's, member for member: the same values, ``lengths`` absent in the same cases, the
+runs object itself when they were canonical, and in new runs only the input's own ``str``
+objects and an ``array("i")`` of the partitions. Seeded groups of runs cover every branch of
+the reference: canonical runs (with and without lengths), one-partition runs in another
+order, runs of distinct topics permuted whole, a topic written twice, empty runs, unsorted
+and repeated partitions, names sharing long prefixes and non-ASCII names, members sharing
+one topics tuple. Inputs the twin does not vouch for (another type, lengths that do not add
+up) are the reference's to decide: the twin returns ``None`` in that member's place.
 """
 
 from __future__ import annotations
 
 import os
 import random
+from array import array
 from typing import Any
 
 import pytest
 from engine_helpers import CountingTwin, count_twin_step, engine_twin_in_use, without_twin
 
-from kafka_sticky_plugin.core.spec import OwnedRuns, canonical_runs, runs_pairs
+from kafka_sticky_plugin.core.spec import (
+    OwnedRuns,
+    canonical_runs,
+    each_canonical_runs,
+    runs_pairs,
+)
 
 TWIN = engine_twin_in_use()
 
@@ -43,7 +51,7 @@ NAMES = [
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> CountingTwin:
     """The engine uses the (counting) twin."""
-    return count_twin_step(monkeypatch, "canonical_runs")
+    return count_twin_step(monkeypatch, "each_canonical_runs")
 
 
 def random_runs(rng: random.Random) -> OwnedRuns:
@@ -76,23 +84,39 @@ def _fit(lengths: list[int], total: int) -> list[int]:
     return [*lengths[:-1], lengths[-1] + total - sum(lengths)]
 
 
+def random_group(rng: random.Random) -> list[OwnedRuns]:
+    """A group's runs: some members share one topics tuple object (as the seam gives equal
+    ones), with runs of their own."""
+    group = [random_runs(rng) for _ in range(rng.randint(1, 6))]
+    shared = group[0][0]
+    for i in range(1, len(group)):
+        topics, lengths, flat = group[i]
+        if rng.random() < 0.4 and len(topics) == len(shared):
+            group[i] = (shared, lengths, flat)
+    return group
+
+
 def test_the_twin_gives_the_references_runs(counting: CountingTwin) -> None:
     print(f"seed={SEED}")
     rng = random.Random(SEED)
     kinds: dict[str, int] = {"same": 0, "lengths": 0, "one each": 0}
     for case in range(CASES):
-        runs = random_runs(rng)
-        want = without_twin(canonical_runs, runs)
+        group = random_group(rng)
+        want = [without_twin(canonical_runs, runs) for runs in group]
         answered = counting.answered
-        got = canonical_runs(runs)
-        assert counting.answered == answered + 1, f"seed={SEED} case {case}: declined {runs}"
-        assert got == want, f"seed={SEED} case {case}: {runs}"
-        assert (got[1] is None) == (want[1] is None)
-        assert (got is runs) == (want is runs), f"seed={SEED} case {case}"
-        assert runs_pairs(got) == tuple(sorted(set(runs_pairs(runs))))
-        kinds["same" if got is runs else "one each" if got[1] is None else "lengths"] += 1
-        objects = {id(item) for item in (*runs[0], *runs[2])}
-        assert {id(item) for item in (*got[0], *got[2])} <= objects
+        made = TWIN.each_canonical_runs(group)
+        got_all = each_canonical_runs(group)
+        assert counting.answered == answered + 1, f"seed={SEED} case {case}"
+        assert made is not None and None not in made, f"seed={SEED} case {case}: {group}"
+        for runs, got, wanted in zip(group, got_all, want, strict=True):
+            assert got == wanted, f"seed={SEED} case {case}: {runs}"
+            assert (got[1] is None) == (wanted[1] is None)
+            assert (got is runs) == (wanted is runs), f"seed={SEED} case {case}"
+            assert runs_pairs(got) == tuple(sorted(set(runs_pairs(runs))))
+            if got is not runs:
+                assert type(got[2]) is array and got[2].typecode == "i"
+                assert {id(name) for name in got[0]} <= {id(name) for name in runs[0]}
+            kinds["same" if got is runs else "one each" if got[1] is None else "lengths"] += 1
     print(f"results: {kinds}")
     assert min(kinds.values()) >= 100
 
@@ -111,4 +135,18 @@ def test_the_twin_gives_the_references_runs(counting: CountingTwin) -> None:
     ],
 )
 def test_what_the_twin_does_not_vouch_for_is_the_references(runs: Any) -> None:
-    assert TWIN.canonical_runs(runs) is None
+    fine: OwnedRuns = (("b", "a"), None, array("i", [1, 2]))
+    made = TWIN.each_canonical_runs([fine, runs, fine])
+    assert made is not None and made[1] is None
+    assert made[0] == made[2] == canonical_runs(fine)
+    assert _outcome(each_canonical_runs, [runs]) == _outcome(
+        without_twin, lambda group: [canonical_runs(r) for r in group], [runs]
+    )
+
+
+def _outcome(call: Any, *args: Any) -> tuple[str, Any]:
+    """``call(*args)``'s value, or the type of what it raised."""
+    try:
+        return "value", call(*args)
+    except Exception as exc:  # any error, compared by type
+        return "error", type(exc)

@@ -44,14 +44,20 @@ import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..codec import CONSUMER_PROTOCOL_LATEST_VERSION, Assignment, Subscription, encode_assignment
 from ..codec.implementation import SubscriptionRead, read_subscriptions, write_assignments
 from ..core import MemberSpec
 from ..core.api import DensePlan
 from ..core.gc_pause import cyclic_gc_paused
-from ..core.spec import OwnedRuns, canonical_runs, owned_runs, runs_pairs
+from ..core.spec import (
+    OwnedRuns,
+    TopicPartitionTuple,
+    each_canonical_runs,
+    owned_runs,
+    runs_pairs,
+)
 from ..errors import CodecError, InvalidSpecError
 from .strategies import COOPERATIVE_STICKY, STICKY, strategy_named
 
@@ -163,18 +169,25 @@ class _Batch:
         return False
 
 
-def _spec_from_runs(
-    member_id: str,
-    read: SubscriptionRead,
-    instance_id: str | None,
-    batch: _Batch,
-) -> tuple[MemberSpec, bool]:
-    """:func:`member_spec` of a member read from bytes (``read``: its subscription with its
-    owned partitions and its user data's claim as runs), and whether its claims are exactly
-    its owned partitions as sent (then a plan of exactly them is its canonical owned array,
-    when it has one). The claims stay
-    runs (:meth:`MemberSpec.from_runs`) unless the user data adds claims of its own to the
-    owned partitions (then the constructor unites them)."""
+class _Claims(NamedTuple):
+    """What a member read from bytes claims, before its spec is made: ``runs`` (canonical
+    when ``canonical``), whether they are exactly its owned partitions as sent (``alone``:
+    then a plan of exactly them is its canonical owned array, when it has one) and the
+    generation they carry."""
+
+    runs: OwnedRuns
+    canonical: bool
+    alone: bool
+    generation: int
+
+
+def _claims_read(
+    member_id: str, read: SubscriptionRead, batch: _Batch
+) -> _Claims | tuple[tuple[TopicPartitionTuple, ...], int]:
+    """The claims of a member read from bytes (``read``: its subscription with its owned
+    partitions and its user data's claim as runs): :class:`_Claims`, or ``(pairs,
+    generation)`` when the user data adds claims of its own to the owned partitions (the
+    spec's constructor then unites them)."""
     version = read.version
     generation = read.generation_id if version >= 2 else -1
     claim = read.claim
@@ -185,40 +198,67 @@ def _spec_from_runs(
         _warn_unreadable_user_data(member_id, batch.protocol, claim)
     elif claim is not None:  # always read by the seam's readers
         ud_runs, ud_generation, ud_sorted = claim
+    generation = max(generation, ud_generation, -1)
     owned: OwnedRuns = read.owned
-    canonical = read.owned_array is not None
-    alone = True
     if (not batch.cooperative or version < 1) and ud_runs[2]:
         if not owned[2]:
             # The user data alone claims (Java and librdkafka members under EAGER): in the
-            # sender's order (Java's topics in hash order), made canonical below unless
-            # the seam found them canonical already.
-            owned, canonical, alone = ud_runs, ud_sorted, False
-        elif not _same_claims(ud_runs, owned):
+            # sender's order (Java's topics in hash order), made canonical by the caller
+            # unless the seam found them canonical already.
+            return _Claims(ud_runs, ud_sorted, False, generation)
+        if not _same_claims(ud_runs, owned):
             # Our members and librdkafka's write the same list twice: unite only if needed.
-            spec = MemberSpec(
-                member_id=member_id,
-                topics=read.topics,
-                owned=[*runs_pairs(owned), *runs_pairs(ud_runs)],
-                generation=max(generation, ud_generation, -1),
-                rack=read.rack_id or None,
-                instance_id=instance_id,
-            )
-            return spec, False
-    if not canonical:
-        topics, lengths, flat = canonical_runs(owned)
-        # equal topic tuples as one object, as the seam's readers give them
-        owned = batch.topic_tuples.setdefault(topics, topics), lengths, flat
-    spec = MemberSpec.from_runs(
+            return (*runs_pairs(owned), *runs_pairs(ud_runs)), generation
+    return _Claims(owned, read.owned_array is not None, True, generation)
+
+
+def _spec_from_claims(
+    member_id: str,
+    read: SubscriptionRead,
+    instance_id: str | None,
+    batch: _Batch,
+    claims: _Claims | tuple[tuple[TopicPartitionTuple, ...], int],
+) -> MemberSpec:
+    """:func:`member_spec` of a member read from bytes, from :func:`_claims_read`'s
+    ``claims`` (their runs made canonical): its runs as they are
+    (:meth:`MemberSpec.from_runs`), or its pairs united by the constructor."""
+    if not isinstance(claims, _Claims):
+        pairs, generation = claims
+        return MemberSpec(
+            member_id=member_id,
+            topics=read.topics,
+            owned=pairs,
+            generation=generation,
+            rack=read.rack_id or None,
+            instance_id=instance_id,
+        )
+    return MemberSpec.from_runs(
         member_id=member_id,
         topics=read.topics,
-        runs=owned,
-        generation=max(generation, ud_generation, -1),
+        runs=claims.runs,
+        generation=claims.generation,
         rack=read.rack_id or None,
         instance_id=instance_id,
         topics_sorted=batch.topics_sorted(read.topics),
     )
-    return spec, alone
+
+
+def _all_canonical(
+    batch: _Batch, firsts: list[_Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None]
+) -> list[_Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None]:
+    """``firsts`` with every claim in another order made canonical, all in one call
+    (:func:`~..core.spec.each_canonical_runs`), equal topic tuples of the canonical runs as
+    one object, as the seam's readers give them."""
+    unsorted = [c.runs for c in firsts if isinstance(c, _Claims) and not c.canonical]
+    made = iter(each_canonical_runs(unsorted))
+    out: list[_Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None] = []
+    for claims in firsts:
+        if isinstance(claims, _Claims) and not claims.canonical:
+            topics, lengths, flat = next(made)
+            runs = (batch.topic_tuples.setdefault(topics, topics), lengths, flat)
+            claims = claims._replace(runs=runs, canonical=True)
+        out.append(claims)
+    return out
 
 
 def _subscription_of(metadata: Any, convert: Callable[[Any], Subscription] | None) -> Subscription:
@@ -352,20 +392,22 @@ def _read_member(
     batch: _Batch,
     member: MemberMetadata,
     read: SubscriptionRead | CodecError | None,
+    claims: _Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None,
     convert: Callable[[Any], Subscription] | None,
 ) -> tuple[MemberSpec, int, tuple[str, ...], bytes | None]:
     """One member's spec, subscription version, subscribed topics and the owned array to
-    hand back when planned exactly its claims: from the seam's read for bytes, through
-    :func:`member_spec` for objects (``read`` ``None``)."""
+    hand back when planned exactly its claims: from the seam's read and its ``claims``
+    (canonical) for bytes, through :func:`member_spec` for objects (``read`` ``None``)."""
     if isinstance(read, CodecError):
         raise read
-    if read is None:
+    if read is None or claims is None:
         subscription = _subscription_of(member.metadata, convert)
         spec = member_spec(
             member.member_id, subscription, batch.protocol, instance_id=member.instance_id
         )
         return spec, subscription.version, subscription.topics, None
-    spec, alone = _spec_from_runs(member.member_id, read, member.instance_id, batch)
+    spec = _spec_from_claims(member.member_id, read, member.instance_id, batch, claims)
+    alone = isinstance(claims, _Claims) and claims.alone
     return spec, read.version, read.topics, read.owned_array if alone else None
 
 
@@ -382,15 +424,27 @@ def _read_group(
     got = read_subscriptions([bytes(listed[i].metadata) for i in raw], batch.cooperative)
     for i, one in zip(raw, got, strict=True):
         reads[i] = one
+    # Every member's claims, then those in another order made canonical in one call.
+    firsts = _all_canonical(
+        batch,
+        [
+            _claims_read(member.member_id, read, batch)
+            if isinstance(read, SubscriptionRead)
+            else None
+            for member, read in zip(listed, reads, strict=True)
+        ],
+    )
     specs: list[MemberSpec] = []
     versions: list[int] = []
     unreadable: list[str] = []
     topics: set[str] = set()
     topic_arrays: set[tuple[str, ...]] = set()
     owned_arrays: dict[str, bytes] = {}
-    for member, read in zip(listed, reads, strict=True):
+    for member, read, claims in zip(listed, reads, firsts, strict=True):
         try:
-            spec, version, subscribed, owned_array = _read_member(batch, member, read, convert)
+            spec, version, subscribed, owned_array = _read_member(
+                batch, member, read, claims, convert
+            )
         except (CodecError, InvalidSpecError) as exc:
             _log.error(
                 "member %s: unreadable subscription, it gets no partitions (%s)",

@@ -10,8 +10,10 @@ else (the caller then runs the reference):
   :meth:`.flow.FlowNetwork.push_min_cost` on the network whose arc ``a`` enters
   ``heads[a]`` (its reverse is ``a ^ 1``) with residual capacity ``caps[a]`` and cost
   ``costs[a]``; returns ``(residual capacities after the push, amount pushed)``.
-- ``canonical_runs(runs)``: :func:`.spec.canonical_runs` of one member's runs (the same
-  runs object when they are canonical, else new runs of the same ``str`` and int objects).
+- ``each_canonical_runs(members)``: :func:`.spec.canonical_runs` of each member's runs, in
+  order (the same runs object where they are canonical, else new runs of the same ``str``
+  objects and an ``array("i")``), or ``None`` in a member's place where the reference must
+  decide; the twin sorts each distinct topics tuple once.
 - ``resolve_claims(topics, counts, subscriptions, generations, runs, pairs)``:
   :func:`.claims.resolve_claims` on the layout of ``topics`` (names) with ``counts``
   partitions, member ``m`` subscribing to the topic indices ``subscriptions[m]`` at
@@ -88,7 +90,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 5
+ENGINE_VERSION = 6
 
 
 class EngineTwin(Protocol):
@@ -108,7 +110,9 @@ class EngineTwin(Protocol):
         sink: int,
     ) -> tuple[list[int], int] | None: ...
 
-    def canonical_runs(self, runs: OwnedRuns) -> OwnedRuns | None: ...
+    def each_canonical_runs(
+        self, members: Sequence[OwnedRuns]
+    ) -> list[OwnedRuns | None] | None: ...
 
     def resolve_claims(
         self,
@@ -173,7 +177,7 @@ class EngineTwin(Protocol):
 
 #: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
 STEPS = (
-    "canonical_runs",
+    "each_canonical_runs",
     "push_min_cost",
     "resolve_claims",
     "build_balanced_plan",

@@ -36,6 +36,7 @@ __all__ = [
     "OwnedRuns",
     "TopicPartitionTuple",
     "canonical_runs",
+    "each_canonical_runs",
     "owned_runs",
     "runs_pairs",
     "validate_partition_counts",
@@ -77,14 +78,8 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
     topic are joined in run order, topics sorted, and if a run is then empty or not strictly
     increasing every run becomes its distinct partitions ascending and empty runs go. New
     runs hold their partitions in an ``array("i")``, as the wire's reader gives them (the
-    leader's runs are int32s). The compiled twin (:mod:`.implementation`), when in use,
-    returns the same runs.
+    leader's runs are int32s).
     """
-    twin = implementation.twin
-    if twin is not None:
-        made = twin.canonical_runs(runs)
-        if made is not None:
-            return made
     topics, lengths, flat = runs
     if lengths is None:
         if _strictly_increasing(topics):
@@ -127,6 +122,20 @@ def canonical_runs(runs: OwnedRuns) -> OwnedRuns:
     if len(ordered) == len(sizes):
         return names, None, ordered
     return names, sizes, ordered
+
+
+def each_canonical_runs(members: Sequence[OwnedRuns]) -> list[OwnedRuns]:
+    """:func:`canonical_runs` of each member's runs, in order: one call for a group, which the
+    compiled twin (:mod:`.implementation`), when in use, answers with the same runs (sorting
+    each distinct topics tuple once); the reference decides where it does not."""
+    twin = implementation.twin
+    made = None if twin is None else twin.each_canonical_runs(members)
+    if made is None:
+        return list(map(canonical_runs, members))
+    return [
+        canonical_runs(runs) if got is None else got
+        for runs, got in zip(members, made, strict=True)
+    ]
 
 
 def _strictly_increasing(items: Sequence[Any]) -> bool:

@@ -40,7 +40,7 @@ fn strictly_increasing<T: PartialOrd>(items: &[T]) -> bool {
 /// The order that sorts `topics` (stable: equal topics keep their order). Topics sharing a
 /// prefix compare by what follows it: each is keyed by its next 8 bytes (zero-padded, so a
 /// key never orders two topics against their order) and compared whole only on equal keys.
-fn sorting(topics: &[&str]) -> Vec<usize> {
+pub fn sorting(topics: &[&str]) -> Vec<usize> {
     let shared = topics
         .iter()
         .skip(1)
@@ -76,8 +76,14 @@ fn increasing_within(lengths: &[usize], values: &[i64]) -> bool {
     })
 }
 
-/// [`Canonical`] of the runs `(topics, lengths, flat)` (see the module doc), or `None`.
-pub fn canonical_runs(topics: &[&str], lengths: Option<&[i64]>, flat: &[i64]) -> Option<Canonical> {
+/// [`Canonical`] of the runs `(topics, lengths, flat)` (see the module doc), or `None`;
+/// `order` is [`sorting`] of `topics` (members sharing their topics share it).
+pub fn canonical_runs(
+    topics: &[&str],
+    order: &[usize],
+    lengths: Option<&[i64]>,
+    flat: &[i64],
+) -> Option<Canonical> {
     let lengths: Vec<usize> = match lengths {
         None => {
             if topics.len() != flat.len() {
@@ -86,13 +92,12 @@ pub fn canonical_runs(topics: &[&str], lengths: Option<&[i64]>, flat: &[i64]) ->
             if strictly_increasing(topics) {
                 return Some(Canonical::Same);
             }
-            let order = sorting(topics);
             if order.windows(2).all(|w| topics[w[0]] != topics[w[1]]) {
                 // distinct topics
                 return Some(Canonical::Runs {
-                    topics: order.clone(),
+                    topics: order.to_vec(),
                     lengths: None,
-                    elements: order,
+                    elements: order.to_vec(),
                 });
             }
             vec![1; topics.len()]
@@ -120,7 +125,6 @@ pub fn canonical_runs(topics: &[&str], lengths: Option<&[i64]>, flat: &[i64]) ->
         starts.push(at);
         at += n;
     }
-    let order = sorting(topics);
     let distinct = order.windows(2).all(|w| topics[w[0]] != topics[w[1]]);
     if distinct && lengths.iter().all(|&n| n >= 1) && increasing_within(&lengths, flat) {
         // distinct topics, every run canonical: the runs permuted whole
@@ -131,14 +135,14 @@ pub fn canonical_runs(topics: &[&str], lengths: Option<&[i64]>, flat: &[i64]) ->
             .collect();
         let all_one = sizes.iter().all(|&n| n == 1);
         return Some(Canonical::Runs {
-            topics: order,
+            topics: order.to_vec(),
             lengths: if all_one { None } else { Some(sizes) },
             elements,
         });
     }
     // per topic in sorted order: the run naming it and its value indices in run order
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-    for r in order {
+    for &r in order {
         let run = starts[r]..starts[r] + lengths[r];
         match groups.last_mut() {
             Some((named, held)) if topics[*named] == topics[r] => held.extend(run),
@@ -171,6 +175,11 @@ pub fn canonical_runs(topics: &[&str], lengths: Option<&[i64]>, flat: &[i64]) ->
 mod tests {
     use super::*;
 
+    /// [`canonical_runs`] with the topics' own order.
+    fn canonical(topics: &[&str], lengths: Option<&[i64]>, flat: &[i64]) -> Option<Canonical> {
+        canonical_runs(topics, &sorting(topics), lengths, flat)
+    }
+
     fn values(c: &Canonical, topics: &[&str], flat: &[i64]) -> (Vec<String>, Vec<i64>) {
         match c {
             Canonical::Same => (
@@ -190,12 +199,9 @@ mod tests {
 
     #[test]
     fn canonical_runs_are_the_same() {
+        assert_eq!(canonical(&["a", "b"], None, &[3, 1]), Some(Canonical::Same));
         assert_eq!(
-            canonical_runs(&["a", "b"], None, &[3, 1]),
-            Some(Canonical::Same)
-        );
-        assert_eq!(
-            canonical_runs(&["a", "b"], Some(&[1, 1]), &[3, 1]),
+            canonical(&["a", "b"], Some(&[1, 1]), &[3, 1]),
             Some(Canonical::Same)
         );
     }
@@ -221,14 +227,14 @@ mod tests {
 
     #[test]
     fn one_partition_runs_are_permuted() {
-        let got = canonical_runs(&["b", "a", "c"], None, &[7, 5, 9]).unwrap();
+        let got = canonical(&["b", "a", "c"], None, &[7, 5, 9]).unwrap();
         assert_eq!(values(&got, &["b", "a", "c"], &[7, 5, 9]).1, vec![5, 7, 9]);
     }
 
     #[test]
     fn a_topic_twice_is_joined_sorted_and_distinct() {
         let (topics, flat) = (["b", "a", "b"], [4, 1, 2, 4, 0]);
-        let got = canonical_runs(&topics, Some(&[2, 1, 2]), &flat).unwrap();
+        let got = canonical(&topics, Some(&[2, 1, 2]), &flat).unwrap();
         let Canonical::Runs { ref lengths, .. } = got else {
             panic!("not canonical yet")
         };
@@ -241,9 +247,9 @@ mod tests {
 
     #[test]
     fn empty_runs_go_and_bad_lengths_are_declined() {
-        let got = canonical_runs(&["a", "b"], Some(&[0, 1]), &[5]).unwrap();
+        let got = canonical(&["a", "b"], Some(&[0, 1]), &[5]).unwrap();
         assert_eq!(values(&got, &["a", "b"], &[5]), (vec!["b".into()], vec![5]));
-        assert_eq!(canonical_runs(&["a"], Some(&[-1]), &[]), None);
-        assert_eq!(canonical_runs(&["a"], Some(&[2]), &[1]), None);
+        assert_eq!(canonical(&["a"], Some(&[-1]), &[]), None);
+        assert_eq!(canonical(&["a"], Some(&[2]), &[1]), None);
     }
 }

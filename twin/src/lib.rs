@@ -15,8 +15,8 @@
 //!
 //! It also twins the engine's steps declared in `kafka_sticky_plugin/core/implementation.py`
 //! (contract `ENGINE_VERSION`, same rule), each in pure Rust with a converting module beside
-//! it: `canonical_runs`, one member's claims made canonical, of `core/spec.py` (`canonical`,
-//! `py_canonical`); `resolve_claims`, the claims policy of `core/claims.py` (`claims`,
+//! it: `each_canonical_runs`, every member's claims made canonical, of `core/spec.py`
+//! (`canonical`, `py_canonical`); `resolve_claims`, the claims policy of `core/claims.py` (`claims`,
 //! `py_claims`);
 //! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
 //! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
@@ -67,11 +67,11 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 5;
+    const ENGINE_VERSION: u32 = 6;
 
-    /// `spec.canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
+    /// `spec.each_canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
     #[pymodule_export]
-    use crate::py_canonical::canonical_runs;
+    use crate::py_canonical::each_canonical_runs;
 
     /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
     #[pymodule_export]
