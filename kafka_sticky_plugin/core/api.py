@@ -84,12 +84,11 @@ def _to_tuples(layout: Layout, plan: Mapping[int, DensePart]) -> Plan:
 
 
 def _member_tuples(tuples: list[TopicPartitionTuple], qs: DensePart) -> list[TopicPartitionTuple]:
-    """One member's planned partitions as sorted ``(topic, partition)`` tuples (``qs`` is
-    sorted in place); ``tuples`` is :meth:`.Layout.partition_tuples`."""
+    """One member's planned partitions (``qs``, ascending) as sorted ``(topic, partition)``
+    tuples; ``tuples`` is :meth:`.Layout.partition_tuples`."""
     if isinstance(qs, range):
         # ascending by construction: one C-level slice of the shared tuples
         return tuples[qs.start : qs.stop : qs.step]
-    qs.sort()
     return list(map(tuples.__getitem__, qs))
 
 
@@ -102,7 +101,7 @@ class DensePlan:
     exactly its validated claims (most members of a rebalance). ``racks`` is the rack view
     the engine read (:func:`.rack_view.build_rack_view`), or ``None`` when it built none (no
     replica racks given, no member rack, or every partition's replica racks name every
-    member's rack).
+    member's rack). Every member's list in ``plan`` is sorted here, once, in place.
     """
 
     __slots__ = ("_claims", "_plan", "_tuples", "layout", "racks")
@@ -114,6 +113,9 @@ class DensePlan:
         plan: Mapping[int, DensePart],
         racks: RackView | None = None,
     ) -> None:
+        for qs in plan.values():
+            if not isinstance(qs, range):
+                qs.sort()
         self.layout = layout
         self._claims = claims
         self._plan = plan
@@ -129,7 +131,6 @@ class DensePlan:
             return False
         if isinstance(qs, range):
             return not owned  # a range comes from a fresh component: nothing was owned
-        qs.sort()
         return qs == owned
 
     @property
@@ -143,12 +144,9 @@ class DensePlan:
 
     def indices(self, m: int) -> DensePart:
         """Member ``m``'s planned global partition indices, ascending (the layout's
-        ``(topic, partition)`` order): a list (sorted in place; read-only) or a ``range``;
-        :meth:`partitions` ``(m)`` is their tuples."""
-        qs = self._plan[m]
-        if not isinstance(qs, range):
-            qs.sort()
-        return qs
+        ``(topic, partition)`` order): a list (read-only) or a ``range``; :meth:`partitions`
+        ``(m)`` is their tuples."""
+        return self._plan[m]
 
     def partitions(self, m: int) -> list[TopicPartitionTuple]:
         """Member ``m``'s planned partitions, sorted ``(topic, partition)`` tuples."""
