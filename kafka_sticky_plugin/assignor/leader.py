@@ -181,9 +181,12 @@ class _Claims(NamedTuple):
     generation: int
 
 
-def _claims_read(
-    member_id: str, read: SubscriptionRead, batch: _Batch
-) -> _Claims | tuple[tuple[TopicPartitionTuple, ...], int]:
+#: A member's claims as :func:`_claims_read` finds them: its runs, or ``(pairs, generation)``
+#: when its user data adds claims of its own to its owned partitions.
+_ReadClaims = _Claims | tuple[tuple[TopicPartitionTuple, ...], int]
+
+
+def _claims_read(member_id: str, read: SubscriptionRead, batch: _Batch) -> _ReadClaims:
     """The claims of a member read from bytes (``read``: its subscription with its owned
     partitions and its user data's claim as runs): :class:`_Claims`, or ``(pairs,
     generation)`` when the user data adds claims of its own to the owned partitions (the
@@ -217,7 +220,7 @@ def _spec_from_claims(
     read: SubscriptionRead,
     instance_id: str | None,
     batch: _Batch,
-    claims: _Claims | tuple[tuple[TopicPartitionTuple, ...], int],
+    claims: _ReadClaims,
 ) -> MemberSpec:
     """:func:`member_spec` of a member read from bytes, from :func:`_claims_read`'s
     ``claims`` (their runs made canonical): its runs as they are
@@ -243,15 +246,13 @@ def _spec_from_claims(
     )
 
 
-def _all_canonical(
-    batch: _Batch, firsts: list[_Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None]
-) -> list[_Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None]:
+def _all_canonical(batch: _Batch, firsts: list[_ReadClaims | None]) -> list[_ReadClaims | None]:
     """``firsts`` with every claim in another order made canonical, all in one call
     (:func:`~..core.spec.each_canonical_runs`), equal topic tuples of the canonical runs as
     one object, as the seam's readers give them."""
     unsorted = [c.runs for c in firsts if isinstance(c, _Claims) and not c.canonical]
     made = iter(each_canonical_runs(unsorted))
-    out: list[_Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None] = []
+    out: list[_ReadClaims | None] = []
     for claims in firsts:
         if isinstance(claims, _Claims) and not claims.canonical:
             topics, lengths, flat = next(made)
@@ -392,7 +393,7 @@ def _read_member(
     batch: _Batch,
     member: MemberMetadata,
     read: SubscriptionRead | CodecError | None,
-    claims: _Claims | tuple[tuple[TopicPartitionTuple, ...], int] | None,
+    claims: _ReadClaims | None,
     convert: Callable[[Any], Subscription] | None,
 ) -> tuple[MemberSpec, int, tuple[str, ...], bytes | None]:
     """One member's spec, subscription version, subscribed topics and the owned array to
