@@ -24,6 +24,7 @@ import time
 import pytest
 from group_flow import FlowingGroupFactory
 from kip848_check_run import run_migration_check
+from kip848_logs import assert_no_error_of_ours
 
 from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.confluent import create_consumer
@@ -88,7 +89,7 @@ def test_a_librdkafka_led_group_is_blocked_and_moves_by_one_restart_of_all(
     status, out = run_migration_check(broker.bootstrap, group.group_id, capsys)
     assert "type=consumer" in out  # a consumer group now
     flow.finish("confluent classic -> consumer, all at once")
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert_no_error_of_ours(caplog)
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -117,4 +118,4 @@ def test_confluent_classic_members_move_online_when_a_hooked_member_leads(
     status, out = run_migration_check(broker.bootstrap, group.group_id, capsys)
     assert "type=consumer" in out
     flow.finish("confluent classic -> consumer, one by one, a hooked member leading")
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert_no_error_of_ours(caplog)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from group_flow import FlowingGroupFactory
+from kip848_logs import assert_no_error_of_ours
 
 from kafka_sticky_plugin.brokers.embedded import RunningBroker
 from kafka_sticky_plugin.groups.runner import ConsumerGroupRunner, StableGroup
@@ -95,16 +96,6 @@ def _conversions(broker: RunningBroker, group_id: str) -> list[str]:
     ]
 
 
-def _no_error_of_ours(caplog: pytest.LogCaptureFixture) -> None:
-    """Nothing from this package at ERROR, and every warning of ours is one line."""
-    ours = [r for r in caplog.records if r.name.startswith("kafka_sticky_plugin")]
-    for record in ours:
-        print(f"logged: {record.levelname} {record.name}: {record.getMessage()}")
-    errors = [r for r in ours if r.levelno >= logging.ERROR]
-    assert not errors, f"ERROR from our code: {errors[0].getMessage()}"
-    assert all("\n" not in r.getMessage() for r in ours), "a warning of ours spans lines"
-
-
 def _swap(
     group: ConsumerGroupRunner, name: str, kind: tuple[str, str], process: bool = False
 ) -> None:
@@ -162,7 +153,7 @@ def test_classic_group_moves_to_kip848_and_back(
         "the classic group to a consumer group.",
         "the consumer group to a classic group.",
     ]
-    _no_error_of_ours(caplog)
+    assert_no_error_of_ours(caplog)
 
 
 @pytest.mark.kafka_only("protocol_vote")
@@ -207,4 +198,4 @@ def test_our_classic_members_join_a_consumer_group_and_take_it_over(
         stable = after
     flow.finish(f"{client} {strategy}: consumer group -> our classic members")
     assert _conversions(broker, group.group_id) == ["the consumer group to a classic group."]
-    _no_error_of_ours(caplog)
+    assert_no_error_of_ours(caplog)
