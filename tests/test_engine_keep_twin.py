@@ -37,7 +37,7 @@ from engine_helpers import CountingTwin, count_twin_step, engine_twin_in_use, wi
 from test_engine_balance_twin import _racks, random_group
 
 from kafka_sticky_plugin.core import implementation
-from kafka_sticky_plugin.core.api import cooperative_assign, sticky_assign
+from kafka_sticky_plugin.core.api import cooperative_assign, plan_component, sticky_assign
 from kafka_sticky_plugin.core.balance_builder import build_balanced_plan, topic_subscribers
 from kafka_sticky_plugin.core.claims import TIED, resolve_claims
 from kafka_sticky_plugin.core.components import split_components
@@ -55,8 +55,15 @@ Counts = dict[str, int]
 
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> CountingTwin:
-    """The engine uses the (counting) twin."""
+    """The engine uses the twin, its keep flow step counted."""
     return count_twin_step(monkeypatch, "maximise_kept")
+
+
+@pytest.fixture
+def components(monkeypatch: pytest.MonkeyPatch) -> CountingTwin:
+    """The engine uses the twin, its ``plan_component`` step counted (the one the engine
+    calls for a heterogeneous component without racks: the builder, then the keep flow)."""
+    return count_twin_step(monkeypatch, "plan_component")
 
 
 def keep_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
@@ -121,8 +128,34 @@ def test_keep_flow_plans_equal_the_reference(counting: CountingTwin) -> None:
     assert compared >= 100 and hinted_compared >= 30 and tied_compared >= 15
 
 
+def test_component_plans_equal_the_reference(components: CountingTwin) -> None:
+    """``plan_component`` (the builder and the keep flow on one read) per heterogeneous
+    component, twin against reference, with as many components past the keep flow's early
+    returns (the keep flow moved something) as the keep flow's own test compares."""
+    seed = SEED + 3
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    compared = past_early_returns = 0
+    for g in range(GROUPS):
+        counts, members = keep_group(rng)
+        layout = build_layout(counts, members)
+        claims = resolve_claims(layout)
+        for comp in split_components(layout):
+            if comp.homogeneous:
+                continue
+            want = without_twin(plan_component, layout, claims, comp)
+            got = plan_component(layout, claims, comp)
+            assert got == want, f"seed={seed} group {g}"
+            compared += 1
+            balanced = without_twin(build_balanced_plan, layout, claims, comp)
+            past_early_returns += want != balanced
+    print(f"{compared} components, {past_early_returns} past the keep flow's early returns")
+    assert components.declined == 0, f"seed={seed}: the twin declined"
+    assert components.answered == compared and past_early_returns >= 100
+
+
 @pytest.mark.parametrize("cooperative", [False, True])
-def test_whole_plans_equal_the_reference(counting: CountingTwin, cooperative: bool) -> None:
+def test_whole_plans_equal_the_reference(components: CountingTwin, cooperative: bool) -> None:
     seed = SEED + 1 + cooperative
     print(f"seed={seed}")
     rng = random.Random(seed)
@@ -133,8 +166,8 @@ def test_whole_plans_equal_the_reference(counting: CountingTwin, cooperative: bo
         want = without_twin(assign, counts, members, partition_racks=racks)
         got = assign(counts, members, partition_racks=racks)
         assert got == want, f"seed={seed} group {g}"
-    print(f"keep flows answered by the twin: {counting.answered}")
-    assert counting.declined == 0 and counting.answered >= 40
+    print(f"components answered by the twin: {components.answered}")
+    assert components.declined == 0 and components.answered >= 40
 
 
 # --- benchmark shapes ----------------------------------------------------------------------
@@ -155,7 +188,7 @@ def _plan_hash(plan: dict[str, list[tuple[str, int]]]) -> str:
     ["NESTED-10k", "NESTED-100k-r3f1", pytest.param("HET-1M", marks=pytest.mark.slow)],
 )
 def test_benchmark_rejoins_plan_the_same(
-    shape_name: str, counting: CountingTwin, monkeypatch: pytest.MonkeyPatch
+    shape_name: str, components: CountingTwin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A benchmark shape's ``rejoin`` (everyone owns its fresh plan at generation 1, a
     newcomer joins), planned with the twin and without it: the same plan."""
@@ -165,13 +198,14 @@ def test_benchmark_rejoins_plan_the_same(
     subs = shape.subscriptions()
     fresh = sticky_assign(shape.partitions, shapes.members(subs))
     rejoin = shapes.phase_inputs(subs, fresh, "rejoin")
+    components.answered = 0  # the rejoin's plan alone (the fresh one had its component too)
     hashes = []
-    for twin in (counting, None):
+    for twin in (components, None):
         monkeypatch.setattr(implementation, "twin", twin)
         hashes.append(_plan_hash(sticky_assign(shape.partitions, rejoin)))
-    print(f"{shape_name}: rejoin plan sha256 {hashes[0]}; twin keep flows {counting.answered}")
+    print(f"{shape_name}: rejoin plan sha256 {hashes[0]}; twin components {components.answered}")
     assert hashes[0] == hashes[1]
-    assert counting.answered == 1 and counting.declined == 0
+    assert components.answered == 1 and components.declined == 0
 
 
 # --- what the twin declines ----------------------------------------------------------------

@@ -67,7 +67,8 @@ TWIN: Any = _twin_module()
 
 class _Counting:
     """The twin, counting the pushes it answered and the ones it deferred; a keep flow the
-    twin plans (``maximise_kept``, which pushes its flow inside the twin) counts as a push."""
+    twin plans (``maximise_kept``, or ``plan_component``: the builder and the keep flow,
+    which pushes its flow inside the twin) counts as a push."""
 
     def __init__(self) -> None:
         self.answered = 0
@@ -84,6 +85,9 @@ class _Counting:
 
     def maximise_kept(self, *args: Any) -> Any:
         return self._count(TWIN.maximise_kept(*args))
+
+    def plan_component(self, *args: Any) -> Any:
+        return self._count(TWIN.plan_component(*args))
 
     def _count(self, done: Any) -> Any:
         if done is None:

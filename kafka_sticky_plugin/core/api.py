@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import kafka_sticky_plugin.core.implementation as implementation
+
 from .balance_builder import build_balanced_plan, topic_subscribers
 from .claims import Claims, resolve_claims
-from .components import split_components
+from .components import Component, split_components
 from .cooperative import withhold_transfers
 from .gc_pause import cyclic_gc_paused
 from .keep_flow import maximise_kept
@@ -28,6 +30,7 @@ __all__ = [
     "DensePlan",
     "cooperative_assign",
     "make_dense_plan",
+    "plan_component",
     "plan_dense",
     "sticky_assign",
 ]
@@ -67,13 +70,36 @@ def _plan(
                 continue
             part = build_quota_plan(layout, claims, comp)
         else:
-            subscribers = topic_subscribers(layout.subscriptions, comp)  # shared, only read
-            balanced = build_balanced_plan(layout, claims, comp, subscribers)
-            part = maximise_kept(layout, claims, comp, balanced, subscribers)
+            part = plan_component(layout, claims, comp)
         if view is not None and rack_pass_applies(view, comp, part):
             part = improve_rack_locality(layout, claims, comp, part, view)
         plan.update(part)
     return layout, claims, plan, view
+
+
+def plan_component(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
+    """A heterogeneous component's plan without racks: the balancing builder's load-optimal
+    plan (:func:`.balance_builder.build_balanced_plan`), then the one of its load vector
+    keeping the most claims (:func:`.keep_flow.maximise_kept`). The compiled twin's plan when
+    it gives one (:mod:`.implementation`: both steps on one read of the component, the same
+    plan)."""
+    twin = implementation.twin
+    if twin is not None:
+        planned = twin.plan_component(
+            comp.members,
+            comp.topics,
+            layout.offsets,
+            layout.counts,
+            layout.subscriptions,
+            claims.owner,
+            claims.owned,
+            claims.hints,
+        )
+        if planned is not None:
+            return implementation.component_plan(comp.members, planned, claims.owned)
+    subscribers = topic_subscribers(layout.subscriptions, comp)  # shared by both, only read
+    balanced = build_balanced_plan(layout, claims, comp, subscribers)
+    return maximise_kept(layout, claims, comp, balanced, subscribers)
 
 
 def _to_tuples(layout: Layout, plan: Mapping[int, DensePart]) -> Plan:
@@ -113,6 +139,8 @@ class DensePlan:
         plan: Mapping[int, DensePart],
         racks: RackView | None = None,
     ) -> None:
+        # a member planned exactly its claims holds its claims' own (ascending) list: the sort
+        # leaves it as it is
         for qs in plan.values():
             if not isinstance(qs, range):
                 qs.sort()

@@ -273,8 +273,9 @@ def build_balanced_plan(
     for m in comp.members:
         fresh, owned = state.fresh[m], claims.owned[m]
         if state.load[m] == len(owned) and not any(fresh.values()):
-            # it holds kept partitions only, as many as it claimed: exactly its claims
-            plan[m] = owned[:]
+            # it holds kept partitions only, as many as it claimed: exactly its claims (the
+            # claims' own list: plans are only read)
+            plan[m] = owned
             continue
         qs: list[int] = []  # extended in place, list by list (in C)
         qs = reduce(iadd, fresh.values(), reduce(iadd, state.kept[m].values(), qs))

@@ -44,6 +44,10 @@ else (the caller then runs the reference):
   partitions whose claimant is in ``plan`` (ascending) and ``plan`` the load-optimal plan
   (only its lists' lengths are read); returns per member of ``members``, in order, its
   global partitions ascending, or ``None`` when they are exactly its ``claims.owned`` list.
+- ``plan_component(members, topics, offsets, counts, subscriptions, owner, owned, hints)``:
+  :func:`.api.plan_component` of the component ``(members, topics)`` under the layout's
+  lists and the claims' ``owner`` / ``owned`` / ``hints``: the balancing builder's plan, then
+  the keep flow's, on one read of the component; returns what ``maximise_kept`` returns.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -90,7 +94,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 6
+ENGINE_VERSION = 7
 
 
 class EngineTwin(Protocol):
@@ -174,6 +178,18 @@ class EngineTwin(Protocol):
         plan: Mapping[int, list[int]],
     ) -> list[list[int] | None] | None: ...
 
+    def plan_component(
+        self,
+        members: list[int],
+        topics: list[int],
+        offsets: list[int],
+        counts: list[int],
+        subscriptions: list[frozenset[int]],
+        owner: list[int],
+        owned: list[list[int]],
+        hints: Mapping[int, int],
+    ) -> list[list[int] | None] | None: ...
+
 
 #: The engine's steps a twin must carry to be used (:class:`EngineTwin`'s methods).
 STEPS = (
@@ -184,6 +200,7 @@ STEPS = (
     "build_quota_plan",
     "place_by_racks",
     "maximise_kept",
+    "plan_component",
 )
 
 #: The twin in use for the engine's steps, or ``None`` when the reference runs alone.
@@ -201,8 +218,6 @@ def component_plan(
     members: Sequence[int], planned: Sequence[list[int] | None], owned: Sequence[list[int]]
 ) -> dict[int, list[int]]:
     """A builder twin's answer as the component's plan: per member of ``members`` (in order)
-    its list, or a copy of its claims ``owned[m]`` where the twin answered ``None`` (exactly
-    its claims)."""
-    return {
-        m: owned[m][:] if part is None else part for m, part in zip(members, planned, strict=True)
-    }
+    its list, or its claims' own list ``owned[m]`` where the twin answered ``None`` (exactly
+    its claims), as the reference builders give it (plans are only read)."""
+    return {m: owned[m] if part is None else part for m, part in zip(members, planned, strict=True)}

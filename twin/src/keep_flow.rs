@@ -61,6 +61,78 @@ struct Classes {
     first: Vec<usize>,
 }
 
+/// `api.plan_component` of one component: the balancing builder's load-optimal plan
+/// ([`crate::balance::build_balanced_plan`]), then, past `maximise_kept`'s early returns,
+/// the plan keeping the most claims ([`maximise_kept`]). `tied`: the component's hinted tied
+/// partitions (owner -1, a hint naming one of its members; ascending). Per member, its
+/// partitions ascending, or `None` when they are exactly its claims.
+///
+/// The early returns, as the reference takes them: nothing claimed and nothing tied, or a
+/// balanced plan that keeps every claim (a member's kept partitions as many as its claims)
+/// and gives every tied partition to its hinted claimant.
+pub fn plan_component(input: &Input, tied: &[u32]) -> Result<Vec<Option<Vec<u32>>>, Unsure> {
+    let balanced = crate::balance::build_balanced_plan(input)?;
+    if balanced.len() != input.members {
+        return Err(Unsure);
+    }
+    let mut claims = vec![0i64; input.members];
+    for &o in &input.owner {
+        if o >= 0 {
+            *claims.get_mut(o as usize).ok_or(Unsure)? += 1;
+        }
+    }
+    if claims.iter().all(|&c| c == 0) && tied.is_empty() {
+        return Ok(balanced);
+    }
+    if keeps_everything(input, &balanced, &claims, tied) {
+        return Ok(balanced);
+    }
+    let loads: Vec<i64> = (balanced.iter().zip(&claims))
+        .map(|(part, &c)| part.as_ref().map_or(c, |qs| qs.len() as i64))
+        .collect();
+    maximise_kept(input, tied, &loads)
+}
+
+/// True when `plan` keeps every valid claim (per member, as many of its planned partitions
+/// are its claims as it has claims) and gives every tied partition to the member its hint
+/// names (the reference's `_keeps_everything`).
+fn keeps_everything(
+    input: &Input,
+    plan: &[Option<Vec<u32>>],
+    claims: &[i64],
+    tied: &[u32],
+) -> bool {
+    let l_of = |l: usize| i32::try_from(l).unwrap_or(-1);
+    for (l, part) in plan.iter().enumerate() {
+        if let Some(qs) = part {
+            let kept = qs
+                .iter()
+                .filter(|&&q| input.owner.get(q as usize) == Some(&l_of(l)))
+                .count();
+            if kept as i64 != claims[l] {
+                return false;
+            }
+        }
+    }
+    if tied.is_empty() {
+        return true;
+    }
+    // a tied partition is nobody's claim: its holder is a member planned a list
+    let mut holder = vec![NONE; input.owner.len()];
+    for (l, qs) in plan.iter().enumerate() {
+        for &q in qs.iter().flatten() {
+            if let Some(slot) = holder.get_mut(q as usize) {
+                *slot = l as u32;
+            }
+        }
+    }
+    tied.iter().all(|q| {
+        holder
+            .get(*q as usize)
+            .is_some_and(|h| input.hints.get(q) == Some(h))
+    })
+}
+
 /// The network's arcs as the reference's `FlowNetwork` holds them.
 type Arcs = min_cost_flow::Arcs<i64>;
 
@@ -609,6 +681,31 @@ mod tests {
     // Topics a (partitions 0..) and b (the last partition); member 0 subscribes to both,
     // the others to a. The expected plans are the reference's (core/keep_flow.py) for the
     // same groups.
+
+    #[test]
+    fn plan_component_returns_the_balanced_plan_when_it_keeps_every_claim() {
+        // nothing claimed: the builder's plan as it is (every member a list)
+        let fresh = input(&[6, 1], &[&[0, 1, 2], &[0]], &[-1; 7], 3);
+        let balanced = crate::balance::build_balanced_plan(&fresh).unwrap();
+        assert_eq!(plan_component(&fresh, &[]).unwrap(), balanced);
+        // each member owns a balanced share: every claim kept, nobody gets a list
+        let kept = input(&[6, 1], &[&[0, 1, 2], &[0]], &[0, 0, 1, 1, 2, 2, 0], 3);
+        assert_eq!(plan_component(&kept, &[]).unwrap(), vec![None, None, None]);
+    }
+
+    #[test]
+    fn plan_component_runs_the_keep_flow_past_the_early_returns() {
+        // member 0 owns all six of a: the builder moves four, the keep flow decides which
+        let inp = input(&[6, 1], &[&[0, 1, 2], &[0]], &[0, 0, 0, 0, 0, 0, -1], 3);
+        let balanced = crate::balance::build_balanced_plan(&inp).unwrap();
+        let loads: Vec<i64> = balanced
+            .iter()
+            .map(|qs| qs.as_ref().map_or(6, |qs| qs.len() as i64))
+            .collect();
+        let got = plan_component(&inp, &[]).unwrap();
+        assert_eq!(got, maximise_kept(&inp, &[], &loads).unwrap());
+        assert!(got[0].as_ref().is_some_and(|qs| qs.len() == 3));
+    }
 
     #[test]
     fn the_highest_claims_are_released_and_dealt_round_robin() {

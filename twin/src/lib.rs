@@ -67,7 +67,7 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 6;
+    const ENGINE_VERSION: u32 = 7;
 
     /// `spec.each_canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
     #[pymodule_export]
@@ -88,6 +88,11 @@ mod kafka_sticky_plugin_twin {
     /// `keep_flow.maximise_kept` (`crate::keep_flow`; values in and out: `py_keep_flow`).
     #[pymodule_export]
     use crate::py_keep_flow::maximise_kept;
+
+    /// `api.plan_component`: the balancing builder, then the keep flow, on one read of the
+    /// component (`crate::keep_flow::plan_component`; values in and out: `py_keep_flow`).
+    #[pymodule_export]
+    use crate::py_keep_flow::plan_component;
 
     /// `__version__`: the twin's own version (its distribution's, from Cargo.toml).
     #[pymodule_init]

@@ -94,6 +94,19 @@ impl Places {
         u32::try_from(self.bases[j] + offset).ok()
     }
 
+    /// The global index of local partition `p` (`None` beyond the component).
+    pub(crate) fn global(&self, p: u32) -> Option<i64> {
+        let p = u64::from(p);
+        let j = self
+            .bases
+            .partition_point(|&base| base <= p)
+            .checked_sub(1)?;
+        if j >= self.starts.len() {
+            return None;
+        }
+        Some(self.starts[j] + i64::try_from(p - self.bases[j]).ok()?)
+    }
+
     /// A plan on local partitions as the reference returns it: per member a list of global
     /// partitions, or `None` where the plan has `None` (the member keeps its claims).
     pub(crate) fn plan_to_py<'py>(
