@@ -139,10 +139,10 @@ class DensePlan:
         plan: Mapping[int, DensePart],
         racks: RackView | None = None,
     ) -> None:
-        # a member planned exactly its claims holds its claims' own (ascending) list: the sort
-        # leaves it as it is
-        for qs in plan.values():
-            if not isinstance(qs, range):
+        # a member planned exactly its claims holds its claims' own list, ascending already
+        owned = claims.owned
+        for m, qs in plan.items():
+            if not isinstance(qs, range) and qs is not owned[m]:
                 qs.sort()
         self.layout = layout
         self._claims = claims
@@ -159,7 +159,7 @@ class DensePlan:
             return False
         if isinstance(qs, range):
             return not owned  # a range comes from a fresh component: nothing was owned
-        return qs == owned
+        return qs is owned or qs == owned
 
     @property
     def claims(self) -> Claims:
