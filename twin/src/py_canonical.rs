@@ -11,10 +11,9 @@ use crate::py_values::{ints_arg, items, list_ints, Int32s};
 
 /// One distinct topics tuple, read once per call (members of a group mostly share theirs).
 struct Topics<'py> {
-    /// The tuple's `str` objects, in order.
-    names: Vec<Bound<'py, PyAny>>,
-    /// Their text (`None`: a name the twin cannot read, such as a lone surrogate).
-    texts: Option<Vec<String>>,
+    /// The tuple's names, in order, when every one is an exact `str` the twin can read
+    /// (`None` otherwise, such as a lone surrogate); their text is borrowed from them.
+    names: Option<Vec<Bound<'py, PyString>>>,
     /// [`canonical::sorting`] of the texts.
     order: Vec<usize>,
     /// The names in `order`, one tuple for every member whose runs are permuted whole.
@@ -23,42 +22,45 @@ struct Topics<'py> {
 
 impl<'py> Topics<'py> {
     fn read(tuple: &Bound<'py, PyTuple>) -> Self {
-        let names: Vec<Bound<'py, PyAny>> = tuple.iter().collect();
-        let texts: Option<Vec<String>> = names
+        let names: Option<Vec<Bound<'py, PyString>>> = tuple
             .iter()
             .map(|name| {
-                Some(
-                    name.cast_exact::<PyString>()
-                        .ok()?
-                        .to_str()
-                        .ok()?
-                        .to_owned(),
-                )
+                let name = name.cast_into_exact::<PyString>().ok()?;
+                name.to_str().ok()?; // readable: `texts` below cannot fail
+                Some(name)
             })
             .collect();
-        let order = texts.as_ref().map_or_else(Vec::new, |texts| {
-            canonical::sorting(&texts.iter().map(String::as_str).collect::<Vec<_>>())
-        });
+        let order = names
+            .as_ref()
+            .map_or_else(Vec::new, |names| canonical::sorting(&texts(names)));
         Topics {
             names,
-            texts,
             order,
             sorted: None,
         }
     }
 
-    /// The tuple of the names at `picked`: [`Topics::sorted`] when that is the whole order.
+    /// The tuple of the names at `picked` (of a readable tuple): [`Topics::sorted`] when
+    /// that is the whole order.
     fn tuple(&mut self, py: Python<'py>, picked: &[usize]) -> PyResult<Bound<'py, PyTuple>> {
-        let make =
-            |names: &[Bound<'py, PyAny>]| PyTuple::new(py, picked.iter().map(|&t| &names[t]));
+        let names = self.names.as_deref().unwrap_or_default();
+        let make = || PyTuple::new(py, picked.iter().map(|&t| &names[t]));
         if picked != self.order.as_slice() {
-            return make(&self.names);
+            return make();
         }
         if self.sorted.is_none() {
-            self.sorted = Some(make(&self.names)?);
+            self.sorted = Some(make()?);
         }
         Ok(self.sorted.clone().expect("made above"))
     }
+}
+
+/// The text of names [`Topics::read`] found readable.
+fn texts<'a>(names: &'a [Bound<'_, PyString>]) -> Vec<&'a str> {
+    names
+        .iter()
+        .map(|n| n.to_str().unwrap_or_default())
+        .collect()
 }
 
 /// `spec.each_canonical_runs(members)`: per member, in order, `spec.canonical_runs` of its
@@ -123,11 +125,11 @@ fn one<'py>(
             .read(&flat)
             .map(|values| values.into_iter().map(i64::from).collect()),
     };
-    let (Some(texts), Some(lengths), Some(values)) = (topics.texts.as_ref(), lengths, values)
+    let (Some(names), Some(lengths), Some(values)) = (topics.names.as_deref(), lengths, values)
     else {
         return Ok(None);
     };
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let texts = texts(names);
     let made = canonical::canonical_runs(&texts, &topics.order, lengths.as_deref(), &values);
     Ok(match made {
         None => None,
