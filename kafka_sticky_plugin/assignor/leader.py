@@ -257,7 +257,7 @@ def _all_canonical(batch: _Batch, firsts: list[_ReadClaims | None]) -> list[_Rea
         if isinstance(claims, _Claims) and not claims.canonical:
             topics, lengths, flat = next(made)
             runs = (batch.topic_tuples.setdefault(topics, topics), lengths, flat)
-            claims = claims._replace(runs=runs, canonical=True)
+            claims = _Claims(runs, True, claims.alone, claims.generation)
         out.append(claims)
     return out
 
