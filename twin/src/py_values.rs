@@ -9,8 +9,10 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, UnwindSafe};
 
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyList, PyRange, PyRangeMethods, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyInt, PyList, PyRange, PyRangeMethods, PyString, PyTuple, PyType};
 
 use crate::topic_partitions::Runs;
 use crate::wire::utf8;
@@ -106,17 +108,21 @@ pub struct Int32s<'py> {
     array: Bound<'py, PyAny>,
 }
 
+/// `array.array`, imported once per process (every step reads arrays, some once per member).
+static ARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
 impl<'py> Int32s<'py> {
     pub fn new(py: Python<'py>) -> PyResult<Self> {
         Ok(Int32s {
-            array: py.import("array")?.getattr("array")?,
+            array: ARRAY.import(py, "array", "array")?.clone().into_any(),
         })
     }
 
     /// An `array("i")` of `values`.
     pub fn make(&self, values: &[i32]) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.array.py();
         let raw: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
-        self.array.call1(("i", PyBytes::new(self.array.py(), &raw)))
+        self.array.call1((intern!(py, "i"), PyBytes::new(py, &raw)))
     }
 
     /// The values of an exact `array.array` of typecode `"i"` with 4-byte items; `None` for
@@ -125,13 +131,14 @@ impl<'py> Int32s<'py> {
         if !obj.get_type().is(&self.array) {
             return None;
         }
-        let typecode = obj.getattr("typecode").ok()?;
+        let py = obj.py();
+        let typecode = obj.getattr(intern!(py, "typecode")).ok()?;
         if typecode.cast_exact::<PyString>().ok()?.to_str().ok()? != "i"
-            || int_arg(&obj.getattr("itemsize").ok()?)? != 4
+            || int_arg(&obj.getattr(intern!(py, "itemsize")).ok()?)? != 4
         {
             return None;
         }
-        let raw = obj.call_method0("tobytes").ok()?;
+        let raw = obj.call_method0(intern!(py, "tobytes")).ok()?;
         let raw = bytes_arg(&raw)?;
         Some(
             raw.chunks_exact(4)
