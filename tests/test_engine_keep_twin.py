@@ -29,6 +29,7 @@ import hashlib
 import os
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,10 @@ from test_engine_balance_twin import _racks, random_group
 from kafka_sticky_plugin.core import implementation
 from kafka_sticky_plugin.core.api import cooperative_assign, plan_component, sticky_assign
 from kafka_sticky_plugin.core.balance_builder import build_balanced_plan, topic_subscribers
-from kafka_sticky_plugin.core.claims import TIED, resolve_claims
-from kafka_sticky_plugin.core.components import split_components
+from kafka_sticky_plugin.core.claims import TIED, Claims, resolve_claims
+from kafka_sticky_plugin.core.components import Component, split_components
 from kafka_sticky_plugin.core.keep_flow import maximise_kept
-from kafka_sticky_plugin.core.layout import build_layout
+from kafka_sticky_plugin.core.layout import Layout, build_layout
 from kafka_sticky_plugin.core.spec import MemberSpec
 
 TWIN = engine_twin_in_use()
@@ -98,31 +99,38 @@ def keep_group(rng: random.Random) -> tuple[Counts, list[MemberSpec]]:
     return counts, out
 
 
-def test_keep_flow_plans_equal_the_reference(counting: CountingTwin) -> None:
-    print(f"seed={SEED}")
-    rng = random.Random(SEED)
-    compared = tied_compared = hinted_compared = 0
+def _heterogeneous_components(
+    rng: random.Random,
+) -> Iterator[tuple[int, Layout, Claims, Component]]:
+    """Per :func:`keep_group` drawn from ``rng`` (``GROUPS`` of them), its number, layout,
+    claims and each heterogeneous component (the ones the builder and the keep flow plan)."""
     for g in range(GROUPS):
         counts, members = keep_group(rng)
         layout = build_layout(counts, members)
         claims = resolve_claims(layout)
         for comp in split_components(layout):
-            if comp.homogeneous:
-                continue
-            subscribers = topic_subscribers(layout.subscriptions, comp)
-            balanced = build_balanced_plan(layout, claims, comp, subscribers)
-            before = counting.answered
-            want = without_twin(
-                maximise_kept, layout, claims, comp, {m: qs[:] for m, qs in balanced.items()}
-            )
-            got = maximise_kept(layout, claims, comp, {m: qs[:] for m, qs in balanced.items()})
-            assert got == want, f"seed={SEED} group {g}"
-            if counting.answered > before:
-                compared += 1
-                ms = set(comp.members)
-                hinted = [q for q, h in claims.hints.items() if h in ms]
-                hinted_compared += bool(hinted)
-                tied_compared += any(claims.owner[q] == TIED for q in hinted)
+            if not comp.homogeneous:
+                yield g, layout, claims, comp
+
+
+def test_keep_flow_plans_equal_the_reference(counting: CountingTwin) -> None:
+    print(f"seed={SEED}")
+    compared = tied_compared = hinted_compared = 0
+    for g, layout, claims, comp in _heterogeneous_components(random.Random(SEED)):
+        subscribers = topic_subscribers(layout.subscriptions, comp)
+        balanced = build_balanced_plan(layout, claims, comp, subscribers)
+        before = counting.answered
+        want = without_twin(
+            maximise_kept, layout, claims, comp, {m: qs[:] for m, qs in balanced.items()}
+        )
+        got = maximise_kept(layout, claims, comp, {m: qs[:] for m, qs in balanced.items()})
+        assert got == want, f"seed={SEED} group {g}"
+        if counting.answered > before:
+            compared += 1
+            ms = set(comp.members)
+            hinted = [q for q, h in claims.hints.items() if h in ms]
+            hinted_compared += bool(hinted)
+            tied_compared += any(claims.owner[q] == TIED for q in hinted)
     print(f"{compared} keep flows by the twin, {hinted_compared} with hints, {tied_compared} tied")
     assert counting.declined == 0, f"seed={SEED}: the twin declined"
     assert compared >= 100 and hinted_compared >= 30 and tied_compared >= 15
@@ -134,21 +142,14 @@ def test_component_plans_equal_the_reference(components: CountingTwin) -> None:
     returns (the keep flow moved something) as the keep flow's own test compares."""
     seed = SEED + 3
     print(f"seed={seed}")
-    rng = random.Random(seed)
     compared = past_early_returns = 0
-    for g in range(GROUPS):
-        counts, members = keep_group(rng)
-        layout = build_layout(counts, members)
-        claims = resolve_claims(layout)
-        for comp in split_components(layout):
-            if comp.homogeneous:
-                continue
-            want = without_twin(plan_component, layout, claims, comp)
-            got = plan_component(layout, claims, comp)
-            assert got == want, f"seed={seed} group {g}"
-            compared += 1
-            balanced = without_twin(build_balanced_plan, layout, claims, comp)
-            past_early_returns += want != balanced
+    for g, layout, claims, comp in _heterogeneous_components(random.Random(seed)):
+        want = without_twin(plan_component, layout, claims, comp)
+        got = plan_component(layout, claims, comp)
+        assert got == want, f"seed={seed} group {g}"
+        compared += 1
+        balanced = without_twin(build_balanced_plan, layout, claims, comp)
+        past_early_returns += want != balanced
     print(f"{compared} components, {past_early_returns} past the keep flow's early returns")
     assert components.declined == 0, f"seed={seed}: the twin declined"
     assert components.answered == compared and past_early_returns >= 100
