@@ -34,6 +34,13 @@ def engine_twin_in_use() -> Any:
     return implementation.twin
 
 
+def listed(plan: Mapping[int, Sequence[int]]) -> dict[int, list[int]]:
+    """``plan``'s values as lists, keys in order: a member planned exactly its claims holds
+    the claims' own ``array("i")`` (``Claims.owned[m]``), others a list, and a plan is
+    compared by its values."""
+    return {m: list(qs) for m, qs in plan.items()}
+
+
 def without_twin(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` with the engine's twin switched off: the reference's answer."""
     saved, implementation.twin = implementation.twin, None

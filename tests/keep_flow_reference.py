@@ -14,7 +14,7 @@ from operator import not_
 
 from flow_reference import FlowNetwork
 
-from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims
+from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, Indices
 from kafka_sticky_plugin.core.components import Component
 from kafka_sticky_plugin.core.layout import Layout
 
@@ -146,8 +146,8 @@ def _claim_classes(
     for q in tied_hinted:
         key = of_topic[layout.topic_of(q)] * stride + 2 * hints[q] + 1
         tied_of.setdefault(key, []).append(q)
-    for key, qs in tied_of.items():
-        size_of[key] = len(qs)
+    for key, tied in tied_of.items():
+        size_of[key] = len(tied)
     out = _Classes([], [], [], [], [], n_claims, len(tied_hinted))
     for key in sorted(size_of):
         g, rest = divmod(key, stride)
@@ -400,7 +400,7 @@ def _realise_released(
 
 
 def _release_claims(
-    claimed: list[int],
+    claimed: Indices,
     cuts: dict[int, int],
     groups: _TopicGroups,
     hints: dict[int, int],

@@ -7,10 +7,11 @@ network are the engine module's."""
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Mapping
 from itertools import compress, repeat
 from operator import not_
 
-from kafka_sticky_plugin.core.claims import TIED, Claims
+from kafka_sticky_plugin.core.claims import TIED, Claims, Planned
 from kafka_sticky_plugin.core.components import Component
 from kafka_sticky_plugin.core.layout import Layout
 from kafka_sticky_plugin.core.rack_flow import (
@@ -91,7 +92,7 @@ class _OneStepFacts(_Facts):
         return group_of
 
     def _prefer(
-        self, layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]]
+        self, layout: Layout, claims: Claims, comp: Component, plan: Mapping[int, Planned]
     ) -> None:
         """Each partition's preferred member and kind: its validated owner (a claim), else the
         hinted claimant in the component of a tied partition (a hint), else its holder in

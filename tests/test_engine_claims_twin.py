@@ -76,6 +76,7 @@ def _shape(claims: Claims, layout: Layout) -> dict[str, object]:
         "hints": list(claims.hints.items()),
         "owned": claims.owned,
         "claimed": claims.claimed,
+        "typecodes": {qs.typecode for qs in [*claims.owned, *claims.claimed]},
         "ignored": claims.ignored,
         "owned is claimed": claims.owned is claims.claimed,
         "owned[m] is claimed[m]": [claims.owned[m] is claims.claimed[m] for m in members],
@@ -202,7 +203,7 @@ def test_contested_and_tied_claims(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _shape(twin, layout) == _shape(reference, layout)
     assert twin.owner == [2, TIED, UNOWNED, UNOWNED, 2]
     assert list(twin.hints.items()) == [(0, 0), (1, 1), (4, 0)]
-    assert twin.owned == [[], [], [0, 4], [], []]
+    assert [qs.tolist() for qs in twin.owned] == [[], [], [0, 4], [], []]
     assert twin.ignored == 2
 
 

@@ -24,7 +24,7 @@ from engine_helpers import feed_back, improving_cycle, kept_claims, members_from
 from kafka_sticky_plugin.core import MemberSpec, sticky_assign
 from kafka_sticky_plugin.core.api import _to_tuples
 from kafka_sticky_plugin.core.balance_builder import build_balanced_plan
-from kafka_sticky_plugin.core.claims import resolve_claims
+from kafka_sticky_plugin.core.claims import Planned, resolve_claims
 from kafka_sticky_plugin.core.components import split_components
 from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.core.quota_builder import build_quota_plan
@@ -70,7 +70,7 @@ def old_heuristic(parts: dict[str, int], members: list[MemberSpec]) -> Plan:
     """The balancing builder alone (no stickiness flow): load-optimal, heuristic stickiness."""
     layout = build_layout(parts, members)
     claims = resolve_claims(layout)
-    plan: dict[int, list[int]] = {m: [] for m in range(len(layout.member_ids))}
+    plan: dict[int, Planned] = {m: [] for m in range(len(layout.member_ids))}
     for comp in split_components(layout):
         build = build_quota_plan if comp.homogeneous else build_balanced_plan
         plan.update(build(layout, claims, comp))

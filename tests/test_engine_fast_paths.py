@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from kafka_sticky_plugin.core.claims import TIED, UNOWNED, resolve_claims
+from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Planned, resolve_claims
 from kafka_sticky_plugin.core.components import split_components
 from kafka_sticky_plugin.core.layout import build_layout
 from kafka_sticky_plugin.core.quota_builder import (
@@ -98,7 +98,7 @@ def test_claims_match_the_one_claim_at_a_time_policy(seed: int) -> None:
     owner, hints = _reference_owner(layout)
     assert claims.owner == owner
     assert claims.hints == hints
-    assert claims.owned == [
+    assert [qs.tolist() for qs in claims.owned] == [
         [q for q, o in enumerate(owner) if o == m] for m in range(len(layout.specs))
     ]
 
@@ -120,7 +120,7 @@ def test_slice_deal_equals_the_round_by_round_deal(seed: int) -> None:
     members = sorted(rng.sample(range(50), rng.randint(1, 20)))
     deficit = {m: rng.choice([0, 1, 3, 3, 4, 9]) for m in members}
     pool = sorted(rng.sample(range(10_000), sum(deficit.values())))
-    got: dict[int, list[int]] = {m: [] for m in members}
+    got: dict[int, Planned] = {m: [] for m in members}
     _deal_round_robin(pool, members, deficit, got)
     want: dict[int, list[int]] = {m: [] for m in members}
     i, r = 0, 0

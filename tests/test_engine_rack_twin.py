@@ -240,7 +240,7 @@ def _arguments() -> dict[str, Any]:
         {"plan": {0: [0, 3], 1: [1], 2: [2]}},  # a partition in no plan
         {"plan": {0: [0, 3], 1: [1, 3], 2: [2, 4]}},  # a partition twice
         {"plan": {0: [0, 3], 1: [1]}},  # a member without a plan
-        {"plan": {0: (0, 3), 1: [1], 2: [2, 4]}},  # not a list
+        {"plan": {0: {0, 3}, 1: [1], 2: [2, 4]}},  # not a list or array
         {"plan": {0: [0, 3], 1: [1], 2: [2, 4, 9]}},  # a partition outside the component
         {"owned": [[0], [0], []]},  # a partition owned twice
         {"owned": [[True], [], []]},  # a bool

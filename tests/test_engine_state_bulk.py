@@ -21,6 +21,7 @@ groups (the seed is printed):
 from __future__ import annotations
 
 import random
+from array import array
 from collections import Counter
 
 import pytest
@@ -34,7 +35,7 @@ from kafka_sticky_plugin.core.balance_builder import (
     initial_state,
     topic_subscribers,
 )
-from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, resolve_claims
+from kafka_sticky_plugin.core.claims import TIED, UNOWNED, Claims, Indices, Planned, resolve_claims
 from kafka_sticky_plugin.core.components import Component, split_components
 from kafka_sticky_plugin.core.keep_flow import _claim_counts, _topic_groups
 from kafka_sticky_plugin.core.layout import Layout, build_layout
@@ -157,7 +158,7 @@ def test_fresh_ranges_refuse_a_component_with_claims(seed: int) -> None:
     layout, owner = _random_owners(rng)
     if not layout.total:
         return
-    owned: list[list[int]] = [[] for _ in range(10)]
+    owned: list[Indices] = [array("i") for _ in range(10)]
     for q, o in enumerate(owner):
         if o >= 0:
             owned[o].append(q)
@@ -216,7 +217,7 @@ def _reference_spread_moved(
 
 def _spread_case(
     seed: int,
-) -> tuple[Layout, list[int], list[list[int]], list[int], dict[int, list[int]]]:
+) -> tuple[Layout, list[int], list[Indices], list[int], dict[int, list[int]]]:
     """``(layout, owner, owned, receivers, plan)``: givers keep part of their claims,
     receivers keep all theirs (ascending) and then get the free and given-up partitions,
     dealt in topic blocks so that topics pile up and swaps happen."""
@@ -241,7 +242,7 @@ def _spread_case(
     for i in range(0, len(loose), block):
         plan[rng.choice(receivers)] += loose[i : i + block]
     members = [m for m in receivers if len(plan[m]) > len(owned[m])]
-    return layout, owner, owned, members, plan
+    return layout, owner, [array("i", qs) for qs in owned], members, plan
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -250,8 +251,9 @@ def test_spread_moved_equals_the_full_pass(seed: int) -> None:
     layout, owner, owned, members, plan = _spread_case(seed)
     want = {m: qs[:] for m, qs in plan.items()}
     _reference_spread_moved(layout, owner, members, want)
-    _spread_moved(layout, owned, members, plan)
-    assert plan == want
+    got: dict[int, Planned] = dict(plan)
+    _spread_moved(layout, owned, members, got)
+    assert got == want
 
 
 def test_spread_cases_swap() -> None:

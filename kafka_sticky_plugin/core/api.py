@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 import kafka_sticky_plugin.core.implementation as implementation
 
 from .balance_builder import build_balanced_plan, topic_subscribers
-from .claims import Claims, resolve_claims
+from .claims import Claims, Planned, resolve_claims
 from .components import Component, split_components
 from .cooperative import withhold_transfers
 from .gc_pause import cyclic_gc_paused
@@ -77,7 +77,7 @@ def _plan(
     return layout, claims, plan, view
 
 
-def plan_component(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
+def plan_component(layout: Layout, claims: Claims, comp: Component) -> Mapping[int, Planned]:
     """A heterogeneous component's plan without racks: the balancing builder's load-optimal
     plan (:func:`.balance_builder.build_balanced_plan`), then the one of its load vector
     keeping the most claims (:func:`.keep_flow.maximise_kept`). The compiled twin's plan when
@@ -139,10 +139,10 @@ class DensePlan:
         plan: Mapping[int, DensePart],
         racks: RackView | None = None,
     ) -> None:
-        # a member planned exactly its claims holds its claims' own list, ascending already
-        owned = claims.owned
-        for m, qs in plan.items():
-            if not isinstance(qs, range) and qs is not owned[m]:
+        # a member planned exactly its claims holds its claims' own array, and a range is
+        # ascending: both are sorted already
+        for qs in plan.values():
+            if isinstance(qs, list):
                 qs.sort()
         self.layout = layout
         self._claims = claims
@@ -159,7 +159,7 @@ class DensePlan:
             return False
         if isinstance(qs, range):
             return not owned  # a range comes from a fresh component: nothing was owned
-        return qs is owned or qs == owned
+        return qs is owned or list(qs) == owned.tolist()
 
     @property
     def claims(self) -> Claims:
@@ -172,8 +172,9 @@ class DensePlan:
 
     def indices(self, m: int) -> DensePart:
         """Member ``m``'s planned global partition indices, ascending (the layout's
-        ``(topic, partition)`` order): a list (read-only) or a ``range``; :meth:`partitions`
-        ``(m)`` is their tuples."""
+        ``(topic, partition)`` order), read-only: a list, its claims' own ``array("i")``
+        (:data:`.claims.Planned`) or a ``range``; :meth:`partitions` ``(m)`` is their
+        tuples."""
         return self._plan[m]
 
     def partitions(self, m: int) -> list[TopicPartitionTuple]:

@@ -59,7 +59,7 @@ from operator import add, iadd
 
 import kafka_sticky_plugin.core.implementation as implementation
 
-from .claims import TIED, UNOWNED, Claims
+from .claims import TIED, UNOWNED, Claims, Indices, Planned
 from .components import Component
 from .layout import Layout
 from .quota_builder import _few_free_block, _free_indices, _free_partitions
@@ -248,7 +248,7 @@ def build_balanced_plan(
     claims: Claims,
     comp: Component,
     subscribers: dict[int, list[int]] | None = None,
-) -> dict[int, list[int]]:
+) -> Mapping[int, Planned]:
     """Return ``{member index: [global partition index, ...]}`` for any component;
     ``subscribers``: :func:`topic_subscribers` of ``comp`` when the caller has it. The
     compiled twin's plan when it gives one (:mod:`.implementation`: the same plan)."""
@@ -269,7 +269,7 @@ def build_balanced_plan(
     _balance(state, comp)
     _restore_owners(state, comp)
 
-    plan: dict[int, list[int]] = {}
+    plan: dict[int, Planned] = {}
     for m in comp.members:
         fresh, owned = state.fresh[m], claims.owned[m]
         if state.load[m] == len(owned) and not any(fresh.values()):
@@ -369,7 +369,7 @@ def _free_per_topic(
     return free_of
 
 
-def _runs_by_topic(qs: list[int], offsets: list[int], ends: list[int]) -> dict[int, list[int]]:
+def _runs_by_topic(qs: Indices, offsets: list[int], ends: list[int]) -> dict[int, list[int]]:
     """``{topic: its partitions in qs}`` for ascending global indices ``qs``, topics
     ascending: two binary searches and a slice per topic, not a step per partition (the
     topic is :meth:`.Layout.topic_of`'s, without its flat table's memory)."""
@@ -378,7 +378,7 @@ def _runs_by_topic(qs: list[int], offsets: list[int], ends: list[int]) -> dict[i
     while i < n:
         t = bisect_right(offsets, qs[i]) - 1
         j = bisect_left(qs, ends[t], i)
-        runs[t] = qs[i:j]
+        runs[t] = qs[i:j].tolist()
         i = j
     return runs
 

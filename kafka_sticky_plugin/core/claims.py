@@ -17,16 +17,19 @@ The result does not depend on the order of members or claims: members are visite
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 import kafka_sticky_plugin.core.implementation as implementation
 
+from .implementation import Indices, Planned
 from .layout import Layout
 from .spec import OwnedRuns, owned_runs
 
-__all__ = ["TIED", "UNOWNED", "Claims", "resolve_claims"]
+__all__ = ["TIED", "UNOWNED", "Claims", "Indices", "Planned", "resolve_claims"]
+
 
 UNOWNED = -1
 """``owner[q]`` for a partition nobody validly claims."""
@@ -40,26 +43,27 @@ class Claims:
     """Validated ownership.
 
     ``owner[q]`` is a member index, :data:`UNOWNED` or :data:`TIED`; ``hints`` maps a partition
-    to the member index of its best losing claimant; ``owned[m]`` lists the partitions member
-    ``m`` validly owns, ascending; ``claimed[m]`` lists member ``m``'s valid claims before the
+    to the member index of its best losing claimant; ``owned[m]`` holds the partitions member
+    ``m`` validly owns, ascending; ``claimed[m]`` holds member ``m``'s valid claims before the
     policy decided between claimants, ascending (``owned[m]`` is the part it won, the same
-    list when it won them all); ``ignored`` counts the invalid claims, over every member.
+    array when it won them all), both :data:`Indices` arrays; ``ignored`` counts the invalid
+    claims, over every member.
     """
 
     owner: list[int]
     hints: dict[int, int] = field(default_factory=dict)
-    owned: list[list[int]] = field(default_factory=list)
-    claimed: list[list[int]] = field(default_factory=list)
+    owned: list[Indices] = field(default_factory=list)
+    claimed: list[Indices] = field(default_factory=list)
     ignored: int = 0
-    #: ``m -> (claimed list, topic index per run, run lengths or None)`` for members whose
+    #: ``m -> (claimed array, topic index per run, run lengths or None)`` for members whose
     #: claims were read from canonical runs, all valid (see :meth:`owned_by_topic`)
-    runs: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = field(
+    runs: dict[int, tuple[Indices, list[int], Sequence[int] | None]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
     def run_sizes(self, m: int) -> tuple[list[int], Sequence[int]] | None:
         """``(topic index per run, run lengths)`` of member ``m``'s owned partitions when
-        ``owned[m]`` is the list its runs gave (all valid, all kept) and its runs carry
+        ``owned[m]`` is the array its runs gave (all valid, all kept) and its runs carry
         lengths: topics ascending (``owned[m]`` is), every length positive, the lengths of a
         topic's runs adding up to its partitions in ``owned[m]``. ``None`` otherwise."""
         recorded = self.runs.get(m)
@@ -68,10 +72,10 @@ class Claims:
         return recorded[1], recorded[2]
 
     def owned_by_topic(self, m: int) -> dict[int, list[int]] | None:
-        """``{topic index: member m's owned partitions of it}`` (topics ascending, each list
-        a slice of ``owned[m]``) when ``owned[m]`` is the list its runs gave, all valid and
-        all kept: one C-level pass over its runs. ``None`` otherwise (the caller splits
-        ``owned[m]`` itself)."""
+        """``{topic index: member m's owned partitions of it}`` (topics ascending, each a new
+        list, a slice of ``owned[m]``) when ``owned[m]`` is the array its runs gave, all valid
+        and all kept: one slice per run. ``None`` otherwise (the caller splits ``owned[m]``
+        itself)."""
         recorded = self.runs.get(m)
         if recorded is None or recorded[0] is not self.owned[m]:
             return None
@@ -79,7 +83,8 @@ class Claims:
         if lengths is None:
             return dict(zip(topics, map(list, zip(qs)), strict=True))
         ends = list(accumulate(lengths))
-        return dict(zip(topics, map(qs.__getitem__, map(slice, [0, *ends], ends)), strict=False))
+        starts = [0, *ends[:-1]]
+        return {t: qs[a:b].tolist() for t, a, b in zip(topics, starts, ends, strict=True)}
 
 
 def resolve_claims(layout: Layout) -> Claims:
@@ -113,8 +118,8 @@ def resolve_claims(layout: Layout) -> Claims:
         if made is not None:  # (owner, hints, owned, claimed, ignored, runs)
             return Claims(*made)
     valid_topics: dict[frozenset[int], dict[str, tuple[int, int]]] = {}
-    claimed: list[list[int]] = []
-    recorded: dict[int, tuple[list[int], list[int], Sequence[int] | None]] = {}
+    claimed: list[Indices] = []
+    recorded: dict[int, tuple[Indices, list[int], Sequence[int] | None]] = {}
     ignored = 0
     for m, spec in enumerate(specs):
         subscribed = layout.subscriptions[m]
@@ -152,13 +157,13 @@ def _valid_claims(
     topics: tuple[str, ...],
     lengths: Sequence[int] | None,
     partitions: Sequence[int],
-) -> list[int]:
+) -> Indices:
     """The global indices of the valid claims among ``partitions`` (run ``i`` being the next
     ``lengths[i]`` of them, of topic ``topics[i]``; one each when ``lengths`` is ``None``), in
     claim order, so ascending for canonical runs: a claim is valid when its topic is in
     ``places`` (:func:`_topic_places`) and ``0 <= partition < count``."""
     per_claim = topics if lengths is None else _each_claim_topic(topics, lengths)
-    valid: list[int] = []
+    valid = array("i")
     for topic, partition in zip(per_claim, partitions, strict=False):
         place = places.get(topic)
         if place is not None and 0 <= partition < place[1]:
@@ -175,7 +180,7 @@ def _each_claim_topic(topics: tuple[str, ...], lengths: Sequence[int]) -> list[s
 
 
 def _decide(
-    total: int, claimed: list[list[int]], gens: list[int]
+    total: int, claimed: list[Indices], gens: list[int]
 ) -> tuple[list[int], dict[int, int] | None]:
     """``(owner, hints)``: every partition's owner by the policy, from every member's valid
     claims (visited in member order, each claim in order); ``hints`` maps a contested
@@ -243,7 +248,7 @@ class _Contest:
             self.best_loser[q] = (g, m)
 
 
-def _won(owner: list[int], m: int, qs: list[int]) -> list[int]:
+def _won(owner: list[int], m: int, qs: Indices) -> Indices:
     """The claims ``qs`` of member ``m`` it owns: ``qs`` itself when it won them all."""
-    won = [q for q in qs if owner[q] == m]
+    won = array("i", [q for q in qs if owner[q] == m])
     return qs if len(won) == len(qs) else won

@@ -21,7 +21,7 @@ else (the caller then runs the reference):
   or, where that is ``None``, the pairs ``pairs[m]``; returns the ``Claims`` fields
   ``(owner, hints, owned, claimed, ignored, runs)``, identities included (``owned[m] is
   claimed[m]`` where the member won every claim, ``owned is claimed`` when nothing is
-  contested, ``runs[m][0] is claimed[m]``).
+  contested, ``runs[m][0] is claimed[m]``), each member's claims an ``array("i")``.
 - ``build_balanced_plan(members, topics, offsets, counts, subscriptions, owned, hints)``:
   :func:`.balance_builder.build_balanced_plan` of the component ``(members, topics)``
   (``comp``'s lists) under ``layout.offsets`` / ``layout.counts`` /
@@ -60,8 +60,9 @@ the same plan with the twin as without it.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
-from typing import Literal, Protocol, cast
+from typing import Literal, Protocol, TypeAlias, cast
 
 from ..twin_loader import describe as describe_twin
 from ..twin_loader import load
@@ -70,15 +71,24 @@ from ..twin_loader import load
 #: module).
 OwnedRuns = tuple[tuple[str, ...], Sequence[int] | None, Sequence[int]]
 
+Indices: TypeAlias = "array[int]"  # a string: array is subscriptable from Python 3.12 on
+"""Ascending global partition indices of one member's claims (``Claims.owned[m]``,
+``Claims.claimed[m]``): an ``array("i")``, so that a million claims are a few thousand
+objects, not a million ints, and the twin makes and reads them whole."""
+
+Planned: TypeAlias = "list[int] | Indices"
+"""One member's planned global partitions, ascending: a list, or its claims' own
+:data:`Indices` when it is planned exactly its claims (plans are only read)."""
+
 #: ``Claims``' fields as the twin returns them: ``(owner, hints, owned, claimed, ignored,
 #: runs)``.
 ClaimsFields = tuple[
     list[int],
     dict[int, int],
-    list[list[int]],
-    list[list[int]],
+    list[Indices],
+    list[Indices],
     int,
-    dict[int, tuple[list[int], list[int], Sequence[int] | None]],
+    dict[int, tuple[Indices, list[int], Sequence[int] | None]],
 ]
 
 __all__ = [
@@ -87,6 +97,8 @@ __all__ = [
     "STEPS",
     "ClaimsFields",
     "EngineTwin",
+    "Indices",
+    "Planned",
     "component_plan",
     "describe",
     "twin",
@@ -94,7 +106,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 7
+ENGINE_VERSION = 8
 
 
 class EngineTwin(Protocol):
@@ -135,7 +147,7 @@ class EngineTwin(Protocol):
         offsets: list[int],
         counts: list[int],
         subscriptions: list[frozenset[int]],
-        owned: list[list[int]],
+        owned: list[Indices],
         hints: Mapping[int, int],
     ) -> list[list[int] | None] | None: ...
 
@@ -145,7 +157,7 @@ class EngineTwin(Protocol):
         topics: list[int],
         offsets: list[int],
         counts: list[int],
-        owned: list[list[int]],
+        owned: list[Indices],
         hints: Mapping[int, int],
     ) -> list[list[int] | None] | None: ...
 
@@ -158,8 +170,8 @@ class EngineTwin(Protocol):
         subscriptions: list[frozenset[int]],
         owner: list[int],
         hints: Mapping[int, int],
-        owned: list[list[int]],
-        plan: Mapping[int, list[int]],
+        owned: list[Indices],
+        plan: Mapping[int, Planned],
         member_rack: list[int],
         rack_sets: list[frozenset[int]],
         partition_set: list[int],
@@ -172,10 +184,10 @@ class EngineTwin(Protocol):
         offsets: list[int],
         counts: list[int],
         subscriptions: list[frozenset[int]],
-        owned: list[list[int]],
+        owned: list[Indices],
         hints: Mapping[int, int],
         tied: list[int],
-        plan: Mapping[int, list[int]],
+        plan: Mapping[int, Planned],
     ) -> list[list[int] | None] | None: ...
 
     def plan_component(
@@ -186,7 +198,7 @@ class EngineTwin(Protocol):
         counts: list[int],
         subscriptions: list[frozenset[int]],
         owner: list[int],
-        owned: list[list[int]],
+        owned: list[Indices],
         hints: Mapping[int, int],
     ) -> list[list[int] | None] | None: ...
 
@@ -215,8 +227,8 @@ def describe() -> str:
 
 
 def component_plan(
-    members: Sequence[int], planned: Sequence[list[int] | None], owned: Sequence[list[int]]
-) -> dict[int, list[int]]:
+    members: Sequence[int], planned: Sequence[list[int] | None], owned: Sequence[Indices]
+) -> Mapping[int, Planned]:
     """A builder twin's answer as the component's plan: per member of ``members`` (in order)
     its list, or its claims' own list ``owned[m]`` where the twin answered ``None`` (exactly
     its claims), as the reference builders give it (plans are only read)."""

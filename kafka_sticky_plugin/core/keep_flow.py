@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import add, sub
@@ -76,7 +76,7 @@ from operator import add, sub
 import kafka_sticky_plugin.core.implementation as implementation
 
 from .balance_builder import topic_subscribers
-from .claims import TIED, UNOWNED, Claims
+from .claims import TIED, UNOWNED, Claims, Indices, Planned
 from .components import Component
 from .flow import FlowNetwork
 from .layout import Layout
@@ -88,9 +88,9 @@ def maximise_kept(
     layout: Layout,
     claims: Claims,
     comp: Component,
-    plan: dict[int, list[int]],
+    plan: Mapping[int, Planned],
     subscribers: dict[int, list[int]] | None = None,
-) -> dict[int, list[int]]:
+) -> Mapping[int, Planned]:
     """Return a plan with ``plan``'s sorted load vector (``plan`` must be load-optimal) that
     keeps the most valid claims, then the most hinted tied partitions; see the module
     docstring. ``subscribers``: :func:`.balance_builder.topic_subscribers` of ``comp`` when
@@ -361,7 +361,7 @@ def _free_pools(
     claims: Claims,
     comp: Component,
     groups: _TopicGroups,
-    plan: dict[int, list[int]],
+    plan: Mapping[int, Planned],
     n_preferred: int,
 ) -> list[list[int]]:
     """Each group's free partitions, topic by topic: those nobody validly owns and tied ones
@@ -406,7 +406,7 @@ class _Arcs:
 
 def _build_network(
     comp: Component,
-    plan: dict[int, list[int]],
+    plan: Mapping[int, Planned],
     groups: _TopicGroups,
     classes: _Classes,
     free_count: list[int],
@@ -446,7 +446,7 @@ def _add_release_arcs(
 def _add_load_box(
     net: FlowNetwork,
     comp: Component,
-    plan: dict[int, list[int]],
+    plan: Mapping[int, Planned],
     classes: _Classes,
     member_node: dict[int, int],
 ) -> tuple[int, int]:
@@ -593,7 +593,7 @@ def _realise_released(
 
 
 def _release_claims(
-    claimed: list[int],
+    claimed: Indices,
     cuts: dict[int, int],
     groups: _TopicGroups,
     hints: dict[int, int],
@@ -635,7 +635,7 @@ def _release_claims(
 def _keeps_everything(
     claims: Claims,
     members: list[int],
-    plan: dict[int, list[int]],
+    plan: Mapping[int, Planned],
     tied_hinted: list[int],
 ) -> bool:
     """True when ``plan`` keeps every valid claim and gives every hinted tied partition to its
@@ -646,7 +646,7 @@ def _keeps_everything(
         qs = plan[m]
         # Fast path: the plan is exactly the member's claims. Else count the kept ones (never
         # more than its claims).
-        if qs != owned[m] and list(map(owner_at, qs)).count(m) != len(owned[m]):
+        if qs is not owned[m] and list(map(owner_at, qs)).count(m) != len(owned[m]):
             return False
     if not tied_hinted:
         return True

@@ -25,22 +25,25 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Mapping
 from operator import itemgetter
+from typing import TypeAlias
 
 import kafka_sticky_plugin.core.implementation as implementation
 
-from .claims import TIED, UNOWNED, Claims
+from .claims import TIED, UNOWNED, Claims, Indices, Planned
 from .components import Component
 from .layout import Layout
 
 __all__ = ["DensePart", "build_quota_plan", "fresh_quota_ranges"]
 
-#: One member's planned global partition indices, ascending: a list, or a ``range`` when the
-#: member's share of a fresh component is an arithmetic progression.
-DensePart = list[int] | range
+#: One member's planned global partition indices, ascending: a list, its claims' own array
+#: (:data:`.claims.Planned`), or a ``range`` when the member's share of a fresh component is
+#: an arithmetic progression.
+DensePart: TypeAlias = "Planned | range"
 
 
-def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[int, list[int]]:
+def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> Mapping[int, Planned]:
     """Return ``{member index: [global partition index, ...]}`` for a homogeneous component:
     the compiled twin's plan when it gives one (:mod:`.implementation`: the same plan)."""
     twin = implementation.twin
@@ -63,7 +66,7 @@ def build_quota_plan(layout: Layout, claims: Claims, comp: Component) -> dict[in
     for m in ranked[:extra]:
         target[m] = base + 1
 
-    plan: dict[int, list[int]] = {}
+    plan: dict[int, Planned] = {}
     pool: list[int] = []
     dropped_per_topic: dict[int, int] = {}
     hint_room = {m: target[m] - len(owned[m]) for m in members}
@@ -198,7 +201,7 @@ def _free_indices(held: list[int], start: int, free: int) -> list[int]:
 
 
 def _deal_round_robin(
-    pool: list[int], members: list[int], deficit: dict[int, int], plan: dict[int, list[int]]
+    pool: list[int], members: list[int], deficit: dict[int, int], plan: dict[int, Planned]
 ) -> None:
     """Deal ``pool`` round-robin, in member order, to the members with room: round ``r`` gives
     the next partition to every member whose ``deficit`` exceeds ``r``.
@@ -222,7 +225,7 @@ def _deal_round_robin(
 
 
 def _spread_moved(
-    layout: Layout, owned: list[list[int]], members: list[int], plan: dict[int, list[int]]
+    layout: Layout, owned: list[Indices], members: list[int], plan: dict[int, Planned]
 ) -> None:
     """Swap moved partitions between ``members`` (every holder of a moved partition is in it)
     until no *spread swap* exists.
@@ -320,7 +323,7 @@ def _find_partner(
 
 
 def _hinted_drops(
-    mine: list[int], excess: int, hints: dict[int, int], hint_room: dict[int, int]
+    mine: Indices, excess: int, hints: dict[int, int], hint_room: dict[int, int]
 ) -> set[int]:
     """Partitions of ``mine`` whose previous owner (a hint) has room: giving them up first
     lets them go back where they were, at no extra cost in moves."""

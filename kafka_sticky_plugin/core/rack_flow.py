@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter, deque
+from collections.abc import Mapping
 from itertools import compress, repeat
 from operator import not_, setitem
 
@@ -92,7 +93,7 @@ from operator import not_, setitem
 import kafka_sticky_plugin.core.implementation as implementation
 
 from ..errors import InvariantViolation
-from .claims import TIED, Claims
+from .claims import TIED, Claims, Planned
 from .components import Component
 from .flow import FlowNetwork
 from .layout import Layout
@@ -108,7 +109,7 @@ ClassKey = tuple[int, int, int]
 
 
 def place_by_racks(
-    layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]], view: RackView
+    layout: Layout, claims: Claims, comp: Component, plan: Mapping[int, Planned], view: RackView
 ) -> dict[int, list[int]]:
     """The lexicographically best load-optimal plan of the module docstring, given the
     component's load-optimal plan without racks ``plan`` (every member of ``comp`` a key).
@@ -156,7 +157,7 @@ class _Facts:
         layout: Layout,
         claims: Claims,
         comp: Component,
-        plan: dict[int, list[int]],
+        plan: Mapping[int, Planned],
         view: RackView,
     ) -> None:
         self.members = comp.members
@@ -212,7 +213,7 @@ class _Facts:
         return group_of
 
     def _prefer(
-        self, layout: Layout, claims: Claims, comp: Component, plan: dict[int, list[int]]
+        self, layout: Layout, claims: Claims, comp: Component, plan: Mapping[int, Planned]
     ) -> None:
         """Each partition's preferred member and kind: its validated owner (a claim), else the
         hinted claimant in the component of a tied partition (a hint), else its holder in

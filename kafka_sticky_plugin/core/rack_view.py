@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from .components import Component
+from .implementation import Planned
 from .layout import Layout
 from .replica_racks import ReplicaRacks
 
@@ -132,7 +133,7 @@ def _index_partitions(
         partition_set[offsets[t] + partition] = set_index
 
 
-def rack_pass_applies(view: RackView, comp: Component, plan: dict[int, list[int]]) -> bool:
+def rack_pass_applies(view: RackView, comp: Component, plan: Mapping[int, Planned]) -> bool:
     """True when the plan without racks has a mismatch in this component (with none it is
     already rack-optimal, and keeping it keeps every other property). Each racked member's
     held replica-rack sets are collected in C; only the distinct sets are looked at."""

@@ -22,7 +22,9 @@ Modules: :mod:`.rack_view` (the shared view, :func:`rack_pass_applies`), :mod:`.
 
 from __future__ import annotations
 
-from .claims import Claims
+from collections.abc import Mapping
+
+from .claims import Claims, Planned
 from .components import Component
 from .layout import Layout
 from .rack_flow import place_by_racks
@@ -35,7 +37,7 @@ def improve_rack_locality(
     layout: Layout,
     claims: Claims,
     comp: Component,
-    plan: dict[int, list[int]],
+    plan: Mapping[int, Planned],
     view: RackView,
 ) -> dict[int, list[int]]:
     """Return the best load-optimal plan of the component in the order of :mod:`.rack_flow`

@@ -119,11 +119,9 @@ def leader_round(
 
 def _kept(claims: Claims, m: int, planned: Sequence[int]) -> int:
     """How many of member ``m``'s ``planned`` partitions (ascending) it validly owns: all of
-    them when they are the partitions it owns (most members of a rebalance: the engine hands
-    such a member its claims' own list, else one C-level compare tells), else one C-level pass
-    over their owners."""
-    owned = claims.owned[m]
-    if planned is owned or planned == owned:
+    them when they are its claims' own array (most members of a rebalance: the engine hands a
+    member planned exactly its claims that array), else one C-level pass over their owners."""
+    if planned is claims.owned[m]:
         return len(planned)
     return list(map(claims.owner.__getitem__, planned)).count(m)
 

@@ -21,7 +21,9 @@
 //!   in the order each was first given (the reference's dict insertion order), each list
 //!   in its order.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashMapExt};
 
 /// With at most this many low members the taker of a topic is the most constrained low
 /// subscriber (fewest topics, then smallest index), with more the smallest low subscriber.

@@ -15,7 +15,7 @@
 //! increasing, lengths that do not cover the partitions, valid claims that are not strictly
 //! increasing global indices, so repeated).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 /// `owner[q]` of a partition nobody validly claims.
 pub const UNOWNED: i32 = -1;

@@ -40,7 +40,7 @@
 //! back to the Python solver) makes the twin decline, as does any input that breaks the
 //! reference's preconditions (see [`maximise_kept`]).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::balance::{Input, Unsure};
 use crate::min_cost_flow::{self, push_min_cost};

@@ -67,7 +67,7 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 7;
+    const ENGINE_VERSION: u32 = 8;
 
     /// `spec.each_canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
     #[pymodule_export]

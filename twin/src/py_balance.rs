@@ -1,18 +1,18 @@
 //! `build_balanced_plan`'s Python values in and out (the step itself is `balance`, which
 //! knows nothing of Python). Input is read where the component lies: its topics' offsets
 //! and counts by index, its members' subscriptions (each distinct object once) and owned
-//! lists, the hints by whichever is fewer (every hint, or one lookup per partition); anything
-//! but exact `list` / `frozenset` / `dict` / `int` values of the documented shapes gives
-//! `None`.
+//! arrays, the hints by whichever is fewer (every hint, or one lookup per partition);
+//! anything but exact `list` / `array("i")` / `frozenset` / `dict` / `int` values of the
+//! documented shapes gives `None`.
 
+use foldhash::{HashMap, HashMapExt};
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
 use crate::balance::{self, Input};
-use crate::py_values::{component_arg, int_arg, list_ints, run_step};
+use crate::py_values::{component_arg, int_arg, ints_arg, run_step};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -188,7 +188,7 @@ pub(crate) fn read_input(
     for (l, &g) in index.members.iter().enumerate() {
         let list = owned.get_item(usize::try_from(g).ok()?).ok()?;
         let mut j = 0;
-        for q in list_ints(list.cast_exact::<PyList>().ok()?)? {
+        for q in ints_arg(&list)? {
             if ends.get(j).is_some_and(|&end| q >= end) {
                 j += ends[j..].partition_point(|&end| end <= q); // the first topic ending after q
             }

@@ -6,7 +6,7 @@
 //! (`None` for anything else). Topic tuples, names and subscriptions are read once per
 //! distinct object (members share them). Out: the reference's `Claims` fields.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
 use crate::claims::{self, MemberClaims};
-use crate::py_values::{int_arg, ints_arg, items, strs_arg};
+use crate::py_values::{int_arg, ints_arg, items, strs_arg, Int32s};
 
 /// Hashes an object's address (a key alive for the call) with one multiply.
 #[derive(Default)]
@@ -39,7 +39,7 @@ impl Hasher for AddressHasher {
 }
 
 /// A map keyed by object addresses.
-type ByAddress<V> = HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
+type ByAddress<V> = std::collections::HashMap<usize, V, BuildHasherDefault<AddressHasher>>;
 
 /// Per run (or pair), its topic's index in the layout, `None` for an unknown topic.
 type TopicIndices = Rc<Vec<Option<usize>>>;
@@ -177,6 +177,9 @@ pub fn resolve_claims<'py>(
     if names.len() != counts.len() || [generations.len(), runs.len(), pairs.len()] != [n; 3] {
         return Ok(None);
     }
+    if counts.iter().map(|&c| i128::from(c)).sum::<i128>() > i128::from(i32::MAX) {
+        return Ok(None); // global indices beyond the claims' int32 arrays
+    }
     let mut topics = Topics {
         index: names.into_iter().enumerate().map(|(i, s)| (s, i)).collect(),
         by_name: ByAddress::default(),
@@ -239,21 +242,23 @@ fn to_py<'py>(
             .iter()
             .map(|&o| &values[(o - claims::TIED) as usize]),
     )?;
-    let claimed: Vec<Bound<'py, PyList>> = resolved
+    // each member's claims an `array("i")`: made from their bytes, no int object per claim
+    let int32s = Int32s::new(py)?;
+    let claimed: Vec<Bound<'py, PyAny>> = resolved
         .claimed
         .iter()
-        .map(|qs| PyList::new(py, qs))
+        .map(|qs| int32s.make_indices(qs))
         .collect::<PyResult<_>>()?;
     let claimed_list = PyList::new(py, &claimed)?;
     let owned_list = if resolved.uncontested {
         claimed_list.clone()
     } else {
-        let owned: Vec<Bound<'py, PyList>> = claimed
+        let owned: Vec<Bound<'py, PyAny>> = claimed
             .iter()
             .zip(&resolved.owned)
-            .map(|(list, won)| match won {
-                None => Ok(list.clone()),
-                Some(won) => PyList::new(py, won),
+            .map(|(array, won)| match won {
+                None => Ok(array.clone()),
+                Some(won) => int32s.make_indices(won),
             })
             .collect::<PyResult<_>>()?;
         PyList::new(py, owned)?

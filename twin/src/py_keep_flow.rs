@@ -1,9 +1,9 @@
 //! `maximise_kept`'s Python values in and out (the step itself is `keep_flow`, which knows
-//! nothing of Python). The component, the layout's lists and the claims' owned lists and
+//! nothing of Python). The component, the layout's lists and the claims' owned arrays and
 //! hints are read by `py_balance`'s reader (the balancing builder's input, the same
-//! values); the hinted tied partitions are a list of exact ints, the plan a dict of lists of
-//! which only the lengths are read. Anything but exact `list` / `frozenset` / `dict` /
-//! `int` values of the documented shapes gives `None`.
+//! values); the hinted tied partitions are a list of exact ints, the plan a dict of lists
+//! (or owned arrays) of which only the lengths are read. Anything but exact `list` /
+//! `array("i")` / `frozenset` / `dict` / `int` values of the documented shapes gives `None`.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -55,10 +55,11 @@ pub fn maximise_kept<'py>(
         let Some(part) = plan.get_item(m)? else {
             return Ok(None);
         };
-        let Ok(part) = part.cast_exact::<PyList>() else {
+        // a list, or the claims' own array (only its length is read)
+        let Ok(load) = part.len() else {
             return Ok(None);
         };
-        loads.push(part.len() as i64);
+        loads.push(load as i64);
     }
     let Some(tied) = tied
         .iter()

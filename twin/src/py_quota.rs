@@ -1,12 +1,11 @@
 //! `build_quota_plan`'s Python values in and out (the step itself is [`crate::quota`]). In:
 //! the component's members and topics, the layout's offsets and counts (read at the
-//! component's topics only), each member's owned list and the hints (every hint, or one
+//! component's topics only), each member's owned array and the hints (every hint, or one
 //! lookup per partition of the component, whichever is fewer); anything but exact `list` /
-//! `dict` / `int` values of the documented shapes gives `None`. Out: per member, `None` when
-//! its plan is exactly its owned list, else a new list that reuses the owned list's int
-//! objects for what it keeps.
+//! `array("i")` / `dict` / `int` values of the documented shapes gives `None`. Out: per
+//! member, `None` when its plan is exactly its owned array, else a new list.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -30,7 +29,7 @@ fn read_input(
     let mut lists = Vec::with_capacity(members.len());
     for &m in &members {
         let list = owned.get_item(usize::try_from(m).ok()?).ok()?;
-        let mine = ints_arg(list.cast_exact::<PyList>().ok()?.as_any())?;
+        let mine = ints_arg(&list)?;
         if mine.windows(2).any(|w| w[0] >= w[1]) {
             return None;
         }
@@ -59,32 +58,14 @@ fn read_input(
     })
 }
 
-/// One member's plan as a Python list: its owned list's objects for what it keeps, new ints
-/// for what it receives.
-fn plan_list<'py>(
-    py: Python<'py>,
-    owned: &Bound<'py, PyList>,
-    mine: &[i64],
-    part: &Part,
-) -> PyResult<Bound<'py, PyAny>> {
+/// One member's plan as a Python list: what it keeps of its claims `mine` (in their order),
+/// then what it receives; `None` when that is exactly its claims.
+fn plan_list<'py>(py: Python<'py>, mine: &[i64], part: &Part) -> PyResult<Bound<'py, PyAny>> {
     if part.is_owned() {
         return Ok(py.None().into_bound(py));
     }
-    let out = if part.dropped.is_empty() {
-        owned.get_slice(0, owned.len())
-    } else {
-        let kept = mine
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| !part.dropped.contains(q))
-            .map(|(i, _)| owned.get_item(i))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, kept)?
-    };
-    for &q in &part.appended {
-        out.append(q)?;
-    }
-    Ok(out.into_any())
+    let kept = mine.iter().filter(|q| !part.dropped.contains(q));
+    Ok(PyList::new(py, kept.chain(&part.appended))?.into_any())
 }
 
 /// `quota_builder.build_quota_plan` of one component: `(comp.members, comp.topics,
@@ -107,16 +88,11 @@ pub fn build_quota_plan<'py>(
     let Some(parts) = run_step(py, || quota::build_quota_plan(&input)) else {
         return Ok(None);
     };
-    let owned = owned.cast_exact::<PyList>()?;
     let lists = input
-        .members
+        .owned
         .iter()
-        .zip(&input.owned)
         .zip(&parts)
-        .map(|((&m, mine), part)| {
-            let list = owned.get_item(m as usize)?;
-            plan_list(py, list.cast_exact::<PyList>()?, mine, part)
-        })
+        .map(|(mine, part)| plan_list(py, mine, part))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(Some(PyList::new(py, lists)?))
 }

@@ -2,18 +2,16 @@
 //! which knows nothing of Python). Input is read where the component lies: its topics'
 //! offsets and counts by index, its members' subscriptions (each distinct object once,
 //! `py_balance::read_subscribers`), racks, owned lists and plan lists, and the view's rack
-//! set ids over its topics' partitions only. Owners come from the owned lists (the claims'
+//! set ids over its topics' partitions only. Owners come from the owned arrays (the claims'
 //! invariant, as `py_balance` reads them); `claims.owner` is read only for a hinted
-//! partition nobody owns (is it tied?). Anything but exact `list` /
+//! partition nobody owns (is it tied?). Anything but exact `list` / `array("i")` /
 //! `frozenset` / `dict` / `int` values of the documented shapes, or a partition outside the
 //! component, gives `None`.
 //!
 //! The plan's lists are read only when some partition of the component is not owned: else
 //! the reference reads only their lengths, and so does the twin.
 //!
-//! Out: per member a new list of its partitions, each `int` the very object the plan's
-//! lists (or, when every partition is owned, the owned lists) held for that partition (ints
-//! are immutable: only their values matter).
+//! Out: per member a new list of its global partitions.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
@@ -110,11 +108,8 @@ fn per_partition<T>(
     Some(out)
 }
 
-/// Per local partition, the int object the plan holds for it.
-type Objects<'py> = Vec<Option<Bound<'py, PyAny>>>;
-
-/// The pass's input on local indices and, per local partition, the int object the plan
-/// holds for it; `None` (see the module doc).
+/// The pass's input on local indices and where the component's partitions lie; `None` (see
+/// the module doc).
 #[allow(clippy::too_many_arguments)]
 fn read_input<'py>(
     members: &Bound<'py, PyAny>,
@@ -129,7 +124,7 @@ fn read_input<'py>(
     member_rack: &Bound<'py, PyAny>,
     rack_sets: &Bound<'py, PyAny>,
     partition_set: &Bound<'py, PyAny>,
-) -> Option<(Input, Objects<'py>)> {
+) -> Option<(Input, Partitions)> {
     let members = ints_arg(members)?;
     let topics = ints_arg(topics)?;
     let (offsets, counts, subscriptions) = (list(offsets)?, list(counts)?, list(subscriptions)?);
@@ -167,50 +162,42 @@ fn read_input<'py>(
         racks.sort_unstable();
         input.rack_sets.push(racks);
     }
-    // Owners from the owned lists (the claims' invariant: `owner[q] == m` exactly for `q`
+    // Owners from the owned arrays (the claims' invariant: `owner[q] == m` exactly for `q`
     // in `owned[m]`, as `py_balance` reads them); a partition owned twice is not the pass's
     // input. When they own every partition, the plan's lists are not read (the reference
-    // reads only their lengths then) and the answer's ints are the owned lists' objects,
-    // else the plan's.
-    let mut claimed = 0usize;
+    // reads only their lengths then).
+    let mut mine_all = Vec::with_capacity(index.members.len());
     for &g in &index.members {
-        claimed += list(&owned.get_item(usize::try_from(g).ok()?).ok()?)?.len();
+        mine_all.push(ints_arg(&owned.get_item(usize::try_from(g).ok()?).ok()?)?);
     }
-    let any_free = claimed != parts.total as usize;
+    let any_free = mine_all.iter().map(Vec::len).sum::<usize>() != parts.total as usize;
     input.owner = vec![UNOWNED; parts.total as usize];
-    let mut objects: Objects<'py> = vec![None; parts.total as usize];
-    for (l, &g) in index.members.iter().enumerate() {
+    for ((l, &g), mine) in index.members.iter().enumerate().zip(&mine_all) {
         let at = usize::try_from(g).ok()?;
         input.bucket.push(int_arg(&member_rack.get_item(at).ok()?)?);
-        let mine = owned.get_item(at).ok()?;
-        let mine = list(&mine)?;
         let mut qs = Vec::with_capacity(mine.len());
-        for q in mine.iter() {
-            let p = parts.local(int_arg(&q)?)?;
+        for &q in mine {
+            let p = parts.local(q)?;
             let slot = &mut input.owner[p as usize];
             if *slot != UNOWNED {
                 return None;
             }
             *slot = i32::try_from(l).ok()?;
             qs.push(p);
-            if !any_free {
-                objects[p as usize] = Some(q);
-            }
         }
         input.owned.push(qs);
         let held = plan.get_item(g).ok()??;
-        let held = list(&held)?;
-        input.loads.push(u32::try_from(held.len()).ok()?);
         if !any_free {
+            input.loads.push(u32::try_from(held.len().ok()?).ok()?);
             continue;
         }
-        let mut qs = Vec::with_capacity(held.len());
-        for q in held.iter() {
-            let p = parts.local(int_arg(&q)?)?;
-            qs.push(p);
-            objects[p as usize] = Some(q);
-        }
-        input.plan.push(qs);
+        let held = ints_arg(&held)?;
+        input.loads.push(u32::try_from(held.len()).ok()?);
+        input.plan.push(
+            held.iter()
+                .map(|&q| parts.local(q))
+                .collect::<Option<Vec<u32>>>()?,
+        );
     }
     // Hints: a partition nobody owns whose hint names a member of the component (the
     // reference's `h in in_comp`) is hinted when `claims.owner` says it is tied, the only
@@ -242,7 +229,7 @@ fn read_input<'py>(
             }
         }
     }
-    Some((input, objects))
+    Some((input, parts))
 }
 
 /// `rack_flow.place_by_racks` of one component: `(comp.members, comp.topics,
@@ -267,7 +254,7 @@ pub fn place_by_racks<'py>(
     rack_sets: &Bound<'py, PyAny>,
     partition_set: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyList>>> {
-    let Some((input, objects)) = read_input(
+    let Some((input, parts)) = read_input(
         members,
         topics,
         offsets,
@@ -286,13 +273,10 @@ pub fn place_by_racks<'py>(
     let Some(placed) = run_step(py, || rack_flow::place_by_racks(&input)) else {
         return Ok(None);
     };
-    // every partition is in the plan or owned (checked by the pass): every object is there
-    let Some(objects) = objects.into_iter().collect::<Option<Vec<_>>>() else {
-        return Ok(None);
-    };
+    let global: Vec<i64> = parts.globals().collect();
     let lists = placed
         .iter()
-        .map(|qs| PyList::new(py, qs.iter().map(|&p| &objects[p as usize])))
+        .map(|qs| PyList::new(py, qs.iter().map(|&p| global[p as usize])))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(Some(PyList::new(py, lists)?))
 }

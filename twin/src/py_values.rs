@@ -5,7 +5,7 @@
 //! them, a `range` of ints): a subclass, a generator or a value out of range is the
 //! reference's to judge. Out: topic names are built once per call (`Names`) and shared by every pair.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::panic::{catch_unwind, UnwindSafe};
 
 use pyo3::ffi;
@@ -120,8 +120,19 @@ impl<'py> Int32s<'py> {
 
     /// An `array("i")` of `values`.
     pub fn make(&self, values: &[i32]) -> PyResult<Bound<'py, PyAny>> {
+        self.of_bytes(values.iter().flat_map(|v| v.to_ne_bytes()).collect())
+    }
+
+    /// An `array("i")` of `values`, every one at most `i32::MAX` (the caller checks: its
+    /// native bytes are then the same as an `i32`'s).
+    pub fn make_indices(&self, values: &[u32]) -> PyResult<Bound<'py, PyAny>> {
+        debug_assert!(values.iter().all(|&v| i32::try_from(v).is_ok()));
+        self.of_bytes(values.iter().flat_map(|v| v.to_ne_bytes()).collect())
+    }
+
+    /// An `array("i")` of native-endian int32 bytes.
+    fn of_bytes(&self, raw: Vec<u8>) -> PyResult<Bound<'py, PyAny>> {
         let py = self.array.py();
-        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
         self.array.call1((intern!(py, "i"), PyBytes::new(py, &raw)))
     }
 

@@ -27,7 +27,9 @@
 //! swap never lowers a lowest count), so the filter changes the time, never the plan.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, BinaryHeap};
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// Input the twin does not vouch for (the reference then plans).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -503,7 +505,7 @@ mod tests {
             vec![vec![0, 1, 2, 4], vec![3, 5], vec![]],
         ))
         .unwrap();
-        assert_eq!(parts[0].dropped, HashSet::from([2, 1]));
+        assert_eq!(parts[0].dropped, HashSet::from_iter([2, 1]));
         assert_eq!(parts[2].appended, vec![1, 2]);
     }
 

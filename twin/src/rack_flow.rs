@@ -38,7 +38,7 @@
 //! consistent component (see [`place_by_racks`]), the twin declines ([`Unsure`]) and the
 //! reference decides.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 pub use crate::balance::Unsure;
 use crate::claims::TIED;
