@@ -67,7 +67,7 @@ pub fn sorting(topics: &[&str]) -> Vec<usize> {
 }
 
 /// Whether every run (all non-empty) over `values` is strictly increasing.
-fn increasing_within(lengths: &[usize], values: &[i64]) -> bool {
+fn increasing_within<V: PartialOrd>(lengths: &[usize], values: &[V]) -> bool {
     let mut at = 0;
     lengths.iter().all(|&n| {
         let run = &values[at..at + n];
@@ -76,13 +76,15 @@ fn increasing_within(lengths: &[usize], values: &[i64]) -> bool {
     })
 }
 
-/// [`Canonical`] of the runs `(topics, lengths, flat)` (see the module doc), or `None`;
-/// `order` is [`sorting`] of `topics` (members sharing their topics share it).
-pub fn canonical_runs(
-    topics: &[&str],
+/// [`Canonical`] of the runs `(topics, lengths, flat)` (see the module doc), or `None`.
+/// `topics` are the names or keys ordered as the names are (equal exactly when the names
+/// are, such as ranks of the names' string order); `order` is their stable sort
+/// ([`sorting`] of names; members sharing their topics share it).
+pub fn canonical_runs<T: Ord, V: Ord + Copy>(
+    topics: &[T],
     order: &[usize],
     lengths: Option<&[i64]>,
-    flat: &[i64],
+    flat: &[V],
 ) -> Option<Canonical> {
     let lengths: Vec<usize> = match lengths {
         None => {
@@ -150,7 +152,7 @@ pub fn canonical_runs(
         }
     }
     let sizes: Vec<usize> = groups.iter().map(|(_, held)| held.len()).collect();
-    let values: Vec<i64> = groups
+    let values: Vec<V> = groups
         .iter()
         .flat_map(|(_, held)| held.iter().map(|&e| flat[e]))
         .collect();
