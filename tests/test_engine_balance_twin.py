@@ -1,17 +1,17 @@
-"""The compiled twin's balancing builder against the reference, plan for plan.
+"""The compiled twin's balancing builder against the reference, through a component's plan.
 
-:func:`kafka_sticky_plugin.core.balance_builder.build_balanced_plan` hands a heterogeneous
-component to the twin (``twin/src/balance.rs``) when one is in use
-(:mod:`kafka_sticky_plugin.core.implementation`); the plan must be the reference's, bit for
-bit: the same partitions to the same members. On seeded random groups (the seed is printed;
-``BALANCE_TWIN_SEED=<n>`` replays one run) of every subscription shape the builder meets
-(nested, disjoint, overlapping windows, random), fresh or with claims from a previous plan
-(lost partitions, new members, stale claims of gone topics and out-of-range partitions,
-contested copies at the same or a higher generation, so tied partitions and hints), each
-heterogeneous component's plan is compared with the reference's (the twin switched off by
-setting ``implementation.twin`` to ``None``), and so are whole ``sticky_assign`` /
-``cooperative_assign`` plans, some with replica racks. The twin must not pass by declining:
-it answers every component here.
+The twin carries the balancing builder (``twin/src/balance.rs``) inside
+:func:`kafka_sticky_plugin.core.api.plan_component`, followed by the keep flow; the plan must
+be the reference's, bit for bit: the same partitions to the same members. Where the keep
+flow returns early (most of these groups) the plan is the builder's own. On seeded random
+groups (the seed is printed; ``BALANCE_TWIN_SEED=<n>`` replays one run) of every
+subscription shape the builder meets (nested, disjoint, overlapping windows, random), fresh
+or with claims from a previous plan (lost partitions, new members, stale claims of gone
+topics and out-of-range partitions, contested copies at the same or a higher generation, so
+tied partitions and hints), each heterogeneous component's plan is compared with the
+reference's (the twin switched off by setting ``implementation.twin`` to ``None``), and so
+are whole ``sticky_assign`` / ``cooperative_assign`` plans, some with replica racks. The
+twin must not pass by declining: it answers every component here.
 
 Runs only where the twin is in use (``make twin``): skipped with one line otherwise.
 """
@@ -23,11 +23,11 @@ import random
 from typing import Any
 
 import pytest
-from engine_helpers import engine_twin_in_use, without_twin
+from engine_helpers import CountingTwin, count_twin_step, engine_twin_in_use, listed, without_twin
 from test_engine_balance_chains import _random_group as chain_group
 
-from kafka_sticky_plugin.core.api import cooperative_assign, sticky_assign
-from kafka_sticky_plugin.core.balance_builder import build_balanced_plan, topic_subscribers
+from kafka_sticky_plugin.core.api import cooperative_assign, plan_component, sticky_assign
+from kafka_sticky_plugin.core.balance_builder import build_balanced_plan
 from kafka_sticky_plugin.core.claims import resolve_claims
 from kafka_sticky_plugin.core.components import split_components
 from kafka_sticky_plugin.core.layout import build_layout
@@ -39,6 +39,12 @@ SEED = int(os.environ.get("BALANCE_TWIN_SEED", "20261205"))
 GROUPS = 250
 
 Counts = dict[str, int]
+
+
+@pytest.fixture
+def components(monkeypatch: pytest.MonkeyPatch) -> CountingTwin:
+    """The engine uses the twin, its component step counted."""
+    return count_twin_step(monkeypatch, "plan_component")
 
 
 def _subscriptions(rng: random.Random, names: list[str], n: int) -> list[list[str]]:
@@ -127,10 +133,10 @@ def _racks(rng: random.Random, counts: Counts, members: list[MemberSpec]) -> Any
     return {(t, p): rng.sample(racks, 2) for t, c in counts.items() for p in range(c)}
 
 
-def test_builder_plans_equal_the_reference() -> None:
+def test_builder_plans_equal_the_reference(components: CountingTwin) -> None:
     print(f"seed={SEED}")
     rng = random.Random(SEED)
-    compared = kept_compared = 0
+    compared = kept_compared = builders = 0
     for g in range(GROUPS):
         counts, members = random_group(rng)
         layout = build_layout(counts, members)
@@ -138,25 +144,17 @@ def test_builder_plans_equal_the_reference() -> None:
         for comp in split_components(layout):
             if comp.homogeneous:
                 continue
-            assert TWIN is not None
-            answer = TWIN.build_balanced_plan(
-                comp.members,
-                comp.topics,
-                layout.offsets,
-                layout.counts,
-                layout.subscriptions,
-                claims.owned,
-                claims.hints,
-            )
-            assert answer is not None, f"seed={SEED} group {g}: the twin declined"
-            subscribers = topic_subscribers(layout.subscriptions, comp)
-            want = without_twin(build_balanced_plan, layout, claims, comp, subscribers)
-            got = build_balanced_plan(layout, claims, comp, subscribers)
-            assert got == want, f"seed={SEED} group {g}"
+            want = without_twin(plan_component, layout, claims, comp)
+            answered = components.answered
+            got = plan_component(layout, claims, comp)
+            assert components.answered == answered + 1, f"seed={SEED} group {g}: declined"
+            assert listed(got) == listed(want), f"seed={SEED} group {g}"
             compared += 1
             kept_compared += any(map(claims.owned.__getitem__, comp.members))
-    print(f"{compared} components, {kept_compared} with claims")
-    assert compared >= 100 and kept_compared >= 50
+            balanced = without_twin(build_balanced_plan, layout, claims, comp)
+            builders += listed(want) == listed(balanced)  # the keep flow returned early
+    print(f"{compared} components, {kept_compared} with claims, {builders} the builder's own plan")
+    assert compared >= 100 and kept_compared >= 50 and builders >= 50
 
 
 @pytest.mark.parametrize("cooperative", [False, True])
@@ -184,9 +182,8 @@ def test_a_large_fresh_component() -> None:
     layout = build_layout(counts, members)
     claims = resolve_claims(layout)
     (comp,) = split_components(layout)
-    assert build_balanced_plan(layout, claims, comp) == without_twin(
-        build_balanced_plan, layout, claims, comp
-    )
+    want = without_twin(plan_component, layout, claims, comp)
+    assert listed(plan_component(layout, claims, comp)) == listed(want)
 
 
 #: The chain tests' groups (``tests/test_engine_balance_chains.py``): these seeds include
@@ -202,5 +199,6 @@ def test_the_chain_tests_groups_plan_the_same() -> None:
         claims = resolve_claims(layout)
         for comp in split_components(layout):
             if not comp.homogeneous:
-                want = without_twin(build_balanced_plan, layout, claims, comp)
-                assert build_balanced_plan(layout, claims, comp) == want, f"seed={seed}"
+                want = without_twin(plan_component, layout, claims, comp)
+                got = plan_component(layout, claims, comp)
+                assert listed(got) == listed(want), f"seed={seed}"

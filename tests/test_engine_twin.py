@@ -66,9 +66,9 @@ TWIN: Any = _twin_module()
 
 
 class _Counting:
-    """The twin, counting the pushes it answered and the ones it deferred; a keep flow the
-    twin plans (``maximise_kept``, or ``plan_component``: the builder and the keep flow,
-    which pushes its flow inside the twin) counts as a push."""
+    """The twin, counting the pushes it answered and the ones it deferred; a component the
+    twin plans (``plan_component``: the builder and the keep flow, which pushes its flow
+    inside the twin) counts as a push."""
 
     def __init__(self) -> None:
         self.answered = 0
@@ -82,9 +82,6 @@ class _Counting:
 
     def push_min_cost(self, *args: Any) -> Any:
         return self._count(TWIN.push_min_cost(*args))
-
-    def maximise_kept(self, *args: Any) -> Any:
-        return self._count(TWIN.maximise_kept(*args))
 
     def plan_component(self, *args: Any) -> Any:
         return self._count(TWIN.plan_component(*args))

@@ -57,8 +57,6 @@ from functools import reduce
 from itertools import compress, islice, repeat
 from operator import add, iadd
 
-import kafka_sticky_plugin.core.implementation as implementation
-
 from .claims import TIED, UNOWNED, Claims, Indices, Planned
 from .components import Component
 from .layout import Layout
@@ -250,21 +248,8 @@ def build_balanced_plan(
     subscribers: dict[int, list[int]] | None = None,
 ) -> Mapping[int, Planned]:
     """Return ``{member index: [global partition index, ...]}`` for any component;
-    ``subscribers``: :func:`topic_subscribers` of ``comp`` when the caller has it. The
-    compiled twin's plan when it gives one (:mod:`.implementation`: the same plan)."""
-    twin = implementation.twin
-    if twin is not None:
-        planned = twin.build_balanced_plan(
-            comp.members,
-            comp.topics,
-            layout.offsets,
-            layout.counts,
-            layout.subscriptions,
-            claims.owned,
-            claims.hints,
-        )
-        if planned is not None:
-            return implementation.component_plan(comp.members, planned, claims.owned)
+    ``subscribers``: :func:`topic_subscribers` of ``comp`` when the caller has it. (The
+    compiled twin carries this step inside :func:`.api.plan_component`.)"""
     state = initial_state(layout, claims, comp, subscribers)
     _balance(state, comp)
     _restore_owners(state, comp)

@@ -22,12 +22,6 @@ else (the caller then runs the reference):
   ``(owner, hints, owned, claimed, ignored, runs)``, identities included (``owned[m] is
   claimed[m]`` where the member won every claim, ``owned is claimed`` when nothing is
   contested, ``runs[m][0] is claimed[m]``), each member's claims an ``array("i")``.
-- ``build_balanced_plan(members, topics, offsets, counts, subscriptions, owned, hints)``:
-  :func:`.balance_builder.build_balanced_plan` of the component ``(members, topics)``
-  (``comp``'s lists) under ``layout.offsets`` / ``layout.counts`` /
-  ``layout.subscriptions``, with ``owned`` / ``hints`` the claims'; returns per member of
-  ``members``, in order, its global partitions ascending, or ``None`` when they are exactly
-  its ``claims.owned`` list.
 - ``build_quota_plan(members, topics, offsets, counts, owned, hints)``:
   :func:`.quota_builder.build_quota_plan` of the equal-subscription component ``(members,
   topics)`` under ``layout.offsets`` / ``layout.counts``, with ``owned`` / ``hints`` the
@@ -38,16 +32,14 @@ else (the caller then runs the reference):
   component ``(members, topics)`` under the layout's lists, the claims' ``owner`` / ``hints``
   / ``owned``, the component's ``plan`` without racks and the rack view's lists; returns per
   member of ``members``, in order, its global partitions ascending.
-- ``maximise_kept(members, topics, offsets, counts, subscriptions, owned, hints, tied,
-  plan)``: :func:`.keep_flow.maximise_kept` of the component ``(members, topics)`` past its
-  early returns, the other arguments as ``build_balanced_plan``'s, ``tied`` the hinted tied
-  partitions whose claimant is in ``plan`` (ascending) and ``plan`` the load-optimal plan
-  (only its lists' lengths are read); returns per member of ``members``, in order, its
-  global partitions ascending, or ``None`` when they are exactly its ``claims.owned`` list.
 - ``plan_component(members, topics, offsets, counts, subscriptions, owner, owned, hints)``:
-  :func:`.api.plan_component` of the component ``(members, topics)`` under the layout's
-  lists and the claims' ``owner`` / ``owned`` / ``hints``: the balancing builder's plan, then
-  the keep flow's, on one read of the component; returns what ``maximise_kept`` returns.
+  :func:`.api.plan_component` of the heterogeneous component ``(members, topics)``
+  (``comp``'s lists) under ``layout.offsets`` / ``layout.counts`` / ``layout.subscriptions``
+  and the claims' ``owner`` / ``owned`` / ``hints``: the balancing builder's plan
+  (:func:`.balance_builder.build_balanced_plan`), then the keep flow's
+  (:func:`.keep_flow.maximise_kept`, its early returns taken as the reference takes them),
+  on one read of the component; returns per member of ``members``, in order, its global
+  partitions ascending, or ``None`` when they are exactly its ``claims.owned`` array.
 
 The twin is used when it is importable, its ``ENGINE_VERSION`` equals :data:`ENGINE_VERSION`
 (a twin built for other steps is ignored whole) and ``KAFKA_STICKY_PURE_PYTHON`` is unset,
@@ -106,7 +98,7 @@ __all__ = [
 
 #: The engine steps' contract version: the twin's ``ENGINE_VERSION`` must equal it (bump both
 #: when a step is added or removed or changes its arguments, results or rules).
-ENGINE_VERSION = 8
+ENGINE_VERSION = 9
 
 
 class EngineTwin(Protocol):
@@ -140,17 +132,6 @@ class EngineTwin(Protocol):
         pairs: Sequence[tuple[tuple[str, int], ...] | None],
     ) -> ClaimsFields | None: ...
 
-    def build_balanced_plan(
-        self,
-        members: list[int],
-        topics: list[int],
-        offsets: list[int],
-        counts: list[int],
-        subscriptions: list[frozenset[int]],
-        owned: list[Indices],
-        hints: Mapping[int, int],
-    ) -> list[list[int] | None] | None: ...
-
     def build_quota_plan(
         self,
         members: list[int],
@@ -177,19 +158,6 @@ class EngineTwin(Protocol):
         partition_set: list[int],
     ) -> list[list[int]] | None: ...
 
-    def maximise_kept(
-        self,
-        members: list[int],
-        topics: list[int],
-        offsets: list[int],
-        counts: list[int],
-        subscriptions: list[frozenset[int]],
-        owned: list[Indices],
-        hints: Mapping[int, int],
-        tied: list[int],
-        plan: Mapping[int, Planned],
-    ) -> list[list[int] | None] | None: ...
-
     def plan_component(
         self,
         members: list[int],
@@ -208,10 +176,8 @@ STEPS = (
     "each_canonical_runs",
     "push_min_cost",
     "resolve_claims",
-    "build_balanced_plan",
     "build_quota_plan",
     "place_by_racks",
-    "maximise_kept",
     "plan_component",
 )
 

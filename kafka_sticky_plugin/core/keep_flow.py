@@ -73,8 +73,6 @@ from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import add, sub
 
-import kafka_sticky_plugin.core.implementation as implementation
-
 from .balance_builder import topic_subscribers
 from .claims import TIED, UNOWNED, Claims, Indices, Planned
 from .components import Component
@@ -97,9 +95,9 @@ def maximise_kept(
     the caller has it (only read).
 
     Steps: :func:`_topic_groups`, :func:`_claim_classes`, :func:`_free_pools`,
-    :func:`_build_network`, :func:`_solve`, :func:`_realise_released`. Past the early returns
-    (nothing to keep, or ``plan`` keeps it all) the compiled twin's plan when it gives one
-    (:mod:`.implementation`: the same plan).
+    :func:`_build_network`, :func:`_solve`, :func:`_realise_released`, after the early
+    returns (nothing to keep, or ``plan`` keeps it all). (The compiled twin carries this step
+    inside :func:`.api.plan_component`; its push is :mod:`.flow`'s twin.)
     """
     owner, hints = claims.owner, claims.hints
     members = comp.members
@@ -109,21 +107,6 @@ def maximise_kept(
         return plan
     if _keeps_everything(claims, members, plan, tied_hinted):
         return plan
-    twin = implementation.twin
-    if twin is not None:
-        kept = twin.maximise_kept(
-            members,
-            comp.topics,
-            layout.offsets,
-            layout.counts,
-            layout.subscriptions,
-            claims.owned,
-            hints,
-            tied_hinted,
-            plan,
-        )
-        if kept is not None:
-            return implementation.component_plan(members, kept, claims.owned)
     groups = _topic_groups(layout, comp, subscribers)
     classes = _claim_classes(layout, claims, comp, groups, n_claims, tied_hinted)
     pools = _free_pools(layout, claims, comp, groups, plan, n_claims + len(tied_hinted))

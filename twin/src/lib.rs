@@ -17,13 +17,13 @@
 //! (contract `ENGINE_VERSION`, same rule), each in pure Rust with a converting module beside
 //! it: `each_canonical_runs`, every member's claims made canonical, of `core/spec.py`
 //! (`canonical`, `py_canonical`); `resolve_claims`, the claims policy of `core/claims.py` (`claims`,
-//! `py_claims`);
-//! `build_balanced_plan`, the balancing builder of `core/balance_builder.py` (`balance`,
-//! `py_balance`); `build_quota_plan`, the quota builder of equal subscriptions of
-//! `core/quota_builder.py` (`quota`, `py_quota`); `maximise_kept`, the keep flow of
-//! `core/keep_flow.py` (`keep_flow`, `py_keep_flow`); `push_min_cost`, the exact min-cost flow
-//! push of `core/flow.py` (`min_cost_flow`); `place_by_racks`, the rack pass of
-//! `core/rack_flow.py` (`rack_flow`, `py_rack_flow`).
+//! `py_claims`); `plan_component`, a heterogeneous component's plan of `core/api.py`: the
+//! balancing builder of `core/balance_builder.py` (`balance`, input read by `py_balance`),
+//! then the keep flow of `core/keep_flow.py` (`keep_flow`, `py_keep_flow`);
+//! `build_quota_plan`, the quota builder of equal subscriptions of `core/quota_builder.py`
+//! (`quota`, `py_quota`); `push_min_cost`, the exact min-cost flow push of `core/flow.py`
+//! (`min_cost_flow`); `place_by_racks`, the rack pass of `core/rack_flow.py` (`rack_flow`,
+//! `py_rack_flow`).
 
 pub mod balance;
 pub mod canonical;
@@ -67,15 +67,11 @@ mod kafka_sticky_plugin_twin {
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
-    const ENGINE_VERSION: u32 = 8;
+    const ENGINE_VERSION: u32 = 9;
 
     /// `spec.each_canonical_runs` (`crate::canonical`; values in and out: `py_canonical`).
     #[pymodule_export]
     use crate::py_canonical::each_canonical_runs;
-
-    /// `balance_builder.build_balanced_plan` (`crate::balance`; values in and out: `py_balance`).
-    #[pymodule_export]
-    use crate::py_balance::build_balanced_plan;
 
     /// `quota_builder.build_quota_plan` (`crate::quota`; values in and out: `py_quota`).
     #[pymodule_export]
@@ -84,10 +80,6 @@ mod kafka_sticky_plugin_twin {
     /// `rack_flow.place_by_racks` (`crate::rack_flow`; values in and out: `py_rack_flow`).
     #[pymodule_export]
     use crate::py_rack_flow::place_by_racks;
-
-    /// `keep_flow.maximise_kept` (`crate::keep_flow`; values in and out: `py_keep_flow`).
-    #[pymodule_export]
-    use crate::py_keep_flow::maximise_kept;
 
     /// `api.plan_component`: the balancing builder, then the keep flow, on one read of the
     /// component (`crate::keep_flow::plan_component`; values in and out: `py_keep_flow`).

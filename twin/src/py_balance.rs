@@ -1,5 +1,5 @@
-//! `build_balanced_plan`'s Python values in and out (the step itself is `balance`, which
-//! knows nothing of Python). Input is read where the component lies: its topics' offsets
+//! The balancing builder's Python values in (read for `py_keep_flow::plan_component`; the
+//! builder itself is `balance`, which knows nothing of Python) and a component's plan out. Input is read where the component lies: its topics' offsets
 //! and counts by index, its members' subscriptions (each distinct object once) and owned
 //! arrays, the hints by whichever is fewer (every hint, or one lookup per partition);
 //! anything but exact `list` / `array("i")` / `frozenset` / `dict` / `int` values of the
@@ -11,8 +11,8 @@ use std::collections::hash_map::Entry;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList};
 
-use crate::balance::{self, Input};
-use crate::py_values::{component_arg, int_arg, ints_arg, run_step};
+use crate::balance::Input;
+use crate::py_values::{component_arg, int_arg, ints_arg};
 
 /// Global member indices (strictly ascending) to local ones: a table over their span when
 /// it is not much wider than their number, else a binary search.
@@ -229,38 +229,4 @@ pub(crate) fn read_input(
     }
     input.hints = found;
     Some((input, places))
-}
-
-/// `balance_builder.build_balanced_plan` of one component: `(comp.members, comp.topics,
-/// layout.offsets, layout.counts, layout.subscriptions, claims.owned,
-/// claims.hints)` -> per member of `comp.members`, its global partitions ascending, or
-/// `None` when they are exactly its `claims.owned` list; `None` where the reference must
-/// decide.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-pub fn build_balanced_plan<'py>(
-    py: Python<'py>,
-    members: &Bound<'py, PyAny>,
-    topics: &Bound<'py, PyAny>,
-    offsets: &Bound<'py, PyAny>,
-    counts: &Bound<'py, PyAny>,
-    subscriptions: &Bound<'py, PyAny>,
-    owned: &Bound<'py, PyAny>,
-    hints: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyList>>> {
-    let Some((input, places)) = read_input(
-        members,
-        topics,
-        offsets,
-        counts,
-        subscriptions,
-        owned,
-        hints,
-    ) else {
-        return Ok(None);
-    };
-    let Some(plan) = run_step(py, || balance::build_balanced_plan(&input)) else {
-        return Ok(None);
-    };
-    Ok(Some(places.plan_to_py(py, &plan)?))
 }

@@ -1,81 +1,17 @@
-//! `maximise_kept`'s Python values in and out (the step itself is `keep_flow`, which knows
-//! nothing of Python). The component, the layout's lists and the claims' owned arrays and
-//! hints are read by `py_balance`'s reader (the balancing builder's input, the same
-//! values); the hinted tied partitions are a list of exact ints, the plan a dict of lists
-//! (or owned arrays) of which only the lengths are read. Anything but exact `list` /
-//! `array("i")` / `frozenset` / `dict` / `int` values of the documented shapes gives `None`.
+//! `plan_component`'s Python values in and out (the steps themselves are `balance` and
+//! `keep_flow`, which know nothing of Python). The component, the layout's lists and the
+//! claims' owned arrays and hints are read by `py_balance`'s reader (the balancing builder's
+//! input); the claims' owner list only at hinted partitions (is it tied?). Anything but
+//! exact `list` / `array("i")` / `frozenset` / `dict` / `int` values of the documented shapes
+//! gives `None`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
 use crate::claims::TIED;
 use crate::keep_flow;
 use crate::py_balance::read_input;
-use crate::py_values::{int_arg, ints_arg, run_step};
-
-/// `keep_flow.maximise_kept` past its early returns: `(comp.members, comp.topics,
-/// layout.offsets, layout.counts, layout.subscriptions, claims.owned, claims.hints, tied,
-/// plan)`, `tied` the hinted tied partitions whose claimant is in `plan` (ascending) ->
-/// per member of `comp.members`, its global partitions ascending, or `None` when they are
-/// exactly its `claims.owned` list; `None` where the reference must decide.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-pub fn maximise_kept<'py>(
-    py: Python<'py>,
-    members: &Bound<'py, PyAny>,
-    topics: &Bound<'py, PyAny>,
-    offsets: &Bound<'py, PyAny>,
-    counts: &Bound<'py, PyAny>,
-    subscriptions: &Bound<'py, PyAny>,
-    owned: &Bound<'py, PyAny>,
-    hints: &Bound<'py, PyAny>,
-    tied: &Bound<'py, PyAny>,
-    plan: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyList>>> {
-    let read = read_input(
-        members,
-        topics,
-        offsets,
-        counts,
-        subscriptions,
-        owned,
-        hints,
-    );
-    let (Some((input, places)), Some(members), Some(tied), Ok(plan)) = (
-        read,
-        ints_arg(members),
-        ints_arg(tied),
-        plan.cast_exact::<PyDict>(),
-    ) else {
-        return Ok(None);
-    };
-    // each member's load in the plan (a member missing from it is the reference's to judge)
-    let mut loads = Vec::with_capacity(members.len());
-    for &m in &members {
-        let Some(part) = plan.get_item(m)? else {
-            return Ok(None);
-        };
-        // a list, or the claims' own array (only its length is read)
-        let Ok(load) = part.len() else {
-            return Ok(None);
-        };
-        loads.push(load as i64);
-    }
-    let Some(tied) = tied
-        .iter()
-        .map(|&q| places.local(q))
-        .collect::<Option<Vec<u32>>>()
-    else {
-        return Ok(None);
-    };
-    if plan.len() != members.len() {
-        return Ok(None);
-    }
-    let Some(kept) = run_step(py, || keep_flow::maximise_kept(&input, &tied, &loads)) else {
-        return Ok(None);
-    };
-    Ok(Some(places.plan_to_py(py, &kept)?))
-}
+use crate::py_values::{int_arg, run_step};
 
 /// `api.plan_component` of one component without racks: `(comp.members, comp.topics,
 /// layout.offsets, layout.counts, layout.subscriptions, claims.owner, claims.owned,
