@@ -131,10 +131,10 @@ pub fn canonical_runs<T: Ord, V: Ord + Copy>(
     if distinct && lengths.iter().all(|&n| n >= 1) && increasing_within(&lengths, flat) {
         // distinct topics, every run canonical: the runs permuted whole
         let sizes: Vec<usize> = order.iter().map(|&r| lengths[r]).collect();
-        let elements = order
-            .iter()
-            .flat_map(|&r| starts[r]..starts[r] + lengths[r])
-            .collect();
+        let mut elements = Vec::with_capacity(flat.len());
+        for &r in order {
+            elements.extend(starts[r]..starts[r] + lengths[r]);
+        }
         let all_one = sizes.iter().all(|&n| n == 1);
         return Some(Canonical::Runs {
             topics: order.to_vec(),

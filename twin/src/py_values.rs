@@ -120,20 +120,31 @@ impl<'py> Int32s<'py> {
 
     /// An `array("i")` of `values`.
     pub fn make(&self, values: &[i32]) -> PyResult<Bound<'py, PyAny>> {
-        self.of_bytes(values.iter().flat_map(|v| v.to_ne_bytes()).collect())
+        self.of_words(values, i32::to_ne_bytes)
     }
 
     /// An `array("i")` of `values`, every one at most `i32::MAX` (the caller checks: its
     /// native bytes are then the same as an `i32`'s).
     pub fn make_indices(&self, values: &[u32]) -> PyResult<Bound<'py, PyAny>> {
         debug_assert!(values.iter().all(|&v| i32::try_from(v).is_ok()));
-        self.of_bytes(values.iter().flat_map(|v| v.to_ne_bytes()).collect())
+        self.of_words(values, u32::to_ne_bytes)
     }
 
-    /// An `array("i")` of native-endian int32 bytes.
-    fn of_bytes(&self, raw: Vec<u8>) -> PyResult<Bound<'py, PyAny>> {
+    /// An `array("i")` of the native-endian int32 bytes of `values`, written straight into
+    /// the `bytes` the array copies.
+    fn of_words<T: Copy>(
+        &self,
+        values: &[T],
+        word: fn(T) -> [u8; 4],
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = self.array.py();
-        self.array.call1((intern!(py, "i"), PyBytes::new(py, &raw)))
+        let raw = PyBytes::new_with(py, 4 * values.len(), |buf| {
+            for (out, &v) in buf.chunks_exact_mut(4).zip(values) {
+                out.copy_from_slice(&word(v));
+            }
+            Ok(())
+        })?;
+        self.array.call1((intern!(py, "i"), raw))
     }
 
     /// The values of an exact `array.array` of typecode `"i"` with 4-byte items; `None` for

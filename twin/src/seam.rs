@@ -94,6 +94,18 @@ impl DenseSpace {
         })
     }
 
+    /// The last topic at or after `from` whose offset is at most `index` (`index` below the
+    /// total, `from`'s offset at most `index`): a gallop from `from`, then a binary search.
+    fn topic_from(&self, from: usize, index: u64) -> usize {
+        let offsets = &self.offsets[from..];
+        let mut step = 1;
+        while step < offsets.len() && offsets[step] <= index {
+            step *= 2;
+        }
+        let (low, high) = (step / 2, offsets.len().min(step));
+        from + low + offsets[low..high].partition_point(|&o| o <= index) - 1
+    }
+
     /// The assignment of `version` holding the partitions at `plan` (strictly increasing
     /// global indices), null user data; `Unsure` when `plan` is not strictly increasing
     /// indices of the space. Topics are grouped in index order, as the reference does.
@@ -107,15 +119,20 @@ impl DenseSpace {
         out.int16(version);
         out.int32(0); // the group count, set below
         let mut groups: i32 = 0;
-        let mut i = 0;
+        let (mut i, mut t) = (0, 0);
         while i < plan.len() {
             let index = plan[i] as u64;
             // The last topic starting at or before the index (an empty topic shares its
-            // offset with the next one, so it is never the last).
-            let t = self.offsets.partition_point(|&o| o <= index) - 1;
+            // offset with the next one, so it is never the last); indices ascend, so the
+            // search goes on from the previous run's topic.
+            t = self.topic_from(t, index);
             let base = self.offsets[t];
             let end_of_topic = base + u64::from(self.counts[t]);
-            let run = plan[i..].partition_point(|&q| (q as u64) < end_of_topic);
+            let run = plan[i..]
+                .iter()
+                .position(|&q| q as u64 >= end_of_topic)
+                .unwrap_or(plan.len() - i);
+            out.reserve(self.headers[t].len() + 4 + 4 * run);
             out.extend_from_slice(&self.headers[t]);
             out.int32(run as i32);
             for &q in &plan[i..i + run] {
@@ -153,6 +170,35 @@ mod tests {
         assert_eq!(empty, assignment(0, &[]));
         assert_eq!(space.write_assignment(3, &[2, 1]), Err(Unsure));
         assert_eq!(space.write_assignment(3, &[5]), Err(Unsure));
+    }
+
+    #[test]
+    fn runs_are_found_across_empty_and_skipped_topics() {
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        let counts = [2, 0, 0, 1, 3, 0, 1, 1, 0, 2];
+        let space = DenseSpace::new(&names, &counts).unwrap();
+        // every subset of the 10 indices, by bits: each against the pairs written one by one
+        for bits in 0u32..(1 << 10) {
+            let plan: Vec<i64> = (0..10).filter(|q| bits & (1 << q) != 0).collect();
+            let mut groups: Vec<(&str, Vec<i32>)> = Vec::new();
+            for &q in &plan {
+                let (mut t, mut base) = (0, 0);
+                while q >= base + counts[t] {
+                    base += counts[t];
+                    t += 1;
+                }
+                match groups.last_mut() {
+                    Some((name, held)) if *name == names[t] => held.push((q - base) as i32),
+                    _ => groups.push((names[t], vec![(q - base) as i32])),
+                }
+            }
+            let want: Vec<(&str, &[i32])> =
+                groups.iter().map(|(n, h)| (*n, h.as_slice())).collect();
+            assert_eq!(
+                space.write_assignment(1, &plan).unwrap(),
+                assignment(1, &want)
+            );
+        }
     }
 
     #[test]

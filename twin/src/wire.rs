@@ -73,7 +73,7 @@ impl<'a> Reader<'a> {
             return Err(Unsure);
         }
         let raw = self.take(length as usize)?;
-        utf8(raw)?;
+        check_utf8(raw)?;
         Ok(raw)
     }
 
@@ -87,7 +87,7 @@ impl<'a> Reader<'a> {
             return Err(Unsure);
         }
         let raw = self.take(length as usize)?;
-        utf8(raw)?;
+        check_utf8(raw)?;
         Ok(Some(raw))
     }
 
@@ -135,6 +135,15 @@ impl<'a> Reader<'a> {
 /// no surrogates, no overlong forms, nothing above U+10FFFF).
 pub fn utf8(raw: &[u8]) -> Sure<&str> {
     std::str::from_utf8(raw).map_err(|_| Unsure)
+}
+
+/// Checks that `raw` is UTF-8 (ASCII, what topic names almost always are, checked first: a
+/// word at a time, without the general validator's setup per name).
+fn check_utf8(raw: &[u8]) -> Sure<()> {
+    if !raw.is_ascii() {
+        utf8(raw)?;
+    }
+    Ok(())
 }
 
 /// Appends big-endian values to a byte vector.
