@@ -35,6 +35,7 @@ import pytest
 
 from kafka_sticky_plugin.codec import implementation, seam
 from kafka_sticky_plugin.errors import CodecError
+from kafka_sticky_plugin.twin_loader import TWIN_MODULE
 
 VECTORS = Path(__file__).parent / "vectors"
 SEED = int(os.environ.get("TWIN_DIFF_SEED", "20261204"))
@@ -42,7 +43,7 @@ SEED = int(os.environ.get("TWIN_DIFF_SEED", "20261204"))
 
 def _twin_module() -> Any:
     try:
-        twin = importlib.import_module(implementation.TWIN_MODULE)
+        twin = importlib.import_module(TWIN_MODULE)
     except ImportError:
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true: the compiled twin must be installed (make twin)")

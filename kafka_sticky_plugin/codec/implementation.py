@@ -1,17 +1,13 @@
 """Which implementation of the leader's wire seam runs: the compiled twin or the reference.
 
-The reference is :mod:`.seam` (plain Python, the specification). The twin is the separate
-distribution ``kafka-sticky-plugin-twin`` (Rust, ``twin/``; the ``fast`` extra or ``make
-twin``): the module ``kafka_sticky_plugin_twin``, one function per seam function, returning
-the reference's result for input it vouches for and ``None`` for anything else. This module
-alone chooses, once at import, and is what the leader calls:
-
-- the twin is used when importable, its ``SEAM_VERSION`` equals :data:`SEAM_VERSION` (a twin
-  of another seam is ignored whole) and :data:`PURE_PYTHON_ENV` (``KAFKA_STICKY_PURE_PYTHON``)
-  is unset, empty or ``0``; :data:`IMPLEMENTATION` names the choice (``--version`` prints it);
-- each function calls the twin first and the reference wherever the twin returns ``None``
-  (for one payload or its claim: that payload; or the whole call), so error texts and
-  offsets live in the reference alone.
+The reference is :mod:`.seam` (plain Python, the specification); the twin is the compiled
+module's function of the same name, returning the reference's result for input it vouches
+for and ``None`` for anything else. This module alone chooses, once at import, by
+:mod:`..twin_loader`'s rule for :data:`SEAM_VERSION` (:data:`IMPLEMENTATION` names the
+choice; ``--version`` prints it), and is what the leader calls: each function calls the
+twin first and the reference wherever the twin returns ``None`` (for one payload or its
+claim: that payload; or the whole call), so error texts and offsets live in the reference
+alone.
 
 Invariant (``tests/test_twin_differential.py``): each function here returns what
 :mod:`.seam`'s function of the same name returns, or raises what it raises.
@@ -23,7 +19,7 @@ from collections.abc import Sequence
 from typing import Literal, Protocol, cast
 
 from ..errors import CodecError
-from ..twin_loader import PURE_PYTHON_ENV, TWIN_DISTRIBUTION, TWIN_MODULE, load
+from ..twin_loader import PURE_PYTHON_ENV, load
 from ..twin_loader import describe as describe_twin
 from . import seam as reference
 from .seam import SubscriptionRead
@@ -34,8 +30,6 @@ __all__ = [
     "IMPLEMENTATION",
     "PURE_PYTHON_ENV",
     "SEAM_VERSION",
-    "TWIN_DISTRIBUTION",
-    "TWIN_MODULE",
     "SubscriptionRead",
     "Twin",
     "describe",
@@ -111,10 +105,7 @@ def read_subscriptions(
 
 
 def write_assignments(
-    version: int,
-    topics: Sequence[str],
-    counts: Sequence[int],
-    plans: Sequence[Sequence[int]],
+    version: int, topics: Sequence[str], counts: Sequence[int], plans: Sequence[Sequence[int]]
 ) -> list[bytes]:
     """:func:`.seam.write_assignments`."""
     if twin is not None:

@@ -33,12 +33,7 @@ from ..errors import CodecError
 from .consumer_protocol import ASSIGNMENT, SubscriptionRead, read_subscription, version_bytes
 from .topic_partitions import ArrayWriter, DenseTopics, Interned
 
-__all__ = [
-    "SEAM",
-    "SubscriptionRead",
-    "read_subscriptions",
-    "write_assignments",
-]
+__all__ = ["SEAM", "SubscriptionRead", "read_subscriptions", "write_assignments"]
 
 #: The seam's functions, by name: what a compiled twin provides.
 SEAM = ("read_subscriptions", "write_assignments")
@@ -63,10 +58,7 @@ def read_subscriptions(
 
 
 def write_assignments(
-    version: int,
-    topics: Sequence[str],
-    counts: Sequence[int],
-    plans: Sequence[Sequence[int]],
+    version: int, topics: Sequence[str], counts: Sequence[int], plans: Sequence[Sequence[int]]
 ) -> list[bytes]:
     """Every plan written as a consumer protocol assignment of ``version``, null user data.
 
