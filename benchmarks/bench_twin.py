@@ -4,13 +4,12 @@ shapes (``make bench-twin``; figures only, nothing is asserted).
 Per shape, the ``rejoin`` phase (every member owns its fresh partitions at generation 1, one
 newcomer with the first member's topics), for ``cooperative-sticky`` (our members' bytes:
 owned partitions in the subscription, 4-byte user data) and ``sticky`` (Java members'
-bytes: the previous assignment in the user data): the seam's three steps, each timed with
+bytes: the previous assignment in the user data): the seam's two steps, each timed with
 :mod:`kafka_sticky_plugin.codec.seam` (the reference) and with
 :mod:`kafka_sticky_plugin.codec.implementation` (the twin), CPU seconds, best of
 ``--repeat`` calls with the cyclic collector paused as the leader does:
 
 - ``read``: ``read_subscriptions`` of every member's metadata (with its user data's claim);
-- ``claims``: ``read_user_data_claims`` of every member's user data (alone);
 - ``write``: ``write_assignments`` of the engine's plan for the same members;
 
 then the leader's whole call (``assign_group``: read, claims, engine, write) both ways.
@@ -90,7 +89,6 @@ def row(shape_name: str, protocol: str, repeat: int) -> dict[str, Any]:
         for r in seam.read_subscriptions(payloads, cooperative)
         if isinstance(r, seam.SubscriptionRead)
     ]
-    user_data = [r.user_data for r in reads]
     group = read_group(protocol, members)
     dense = strategy_named(protocol).assign_dense(shape.partitions, group.specs)
     layout = dense.layout
@@ -100,10 +98,6 @@ def row(shape_name: str, protocol: str, repeat: int) -> dict[str, Any]:
         "read": (
             lambda: seam.read_subscriptions(payloads, cooperative),
             lambda: implementation.read_subscriptions(payloads, cooperative),
-        ),
-        "claims": (
-            lambda: seam.read_user_data_claims(user_data, cooperative),
-            lambda: implementation.read_user_data_claims(user_data, cooperative),
         ),
         "write": (
             lambda: seam.write_assignments(*write_args),
@@ -133,7 +127,7 @@ def row(shape_name: str, protocol: str, repeat: int) -> dict[str, Any]:
 
 def _format(row: dict[str, Any]) -> str:
     cells = [f"{row['shape']:<11}", f"{row['input']:<28}", f"{row['pairs']:>9,}"]
-    for step in ("read", "claims", "write", "leader"):
+    for step in ("read", "write", "leader"):
         reference, compiled = row[step]
         speedup = reference / compiled if compiled > 0 else float("inf")
         cells.append(f"{reference:8.3f} {compiled:7.3f} ({speedup:5.1f}x)")
@@ -148,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     print(implementation.describe())
     print(
         "shape       | input                        |     owned | read: reference compiled"
-        " | claims | write | leader (assign_group), CPU s"
+        " | write | leader (assign_group), CPU s"
     )
     if implementation.twin is None:
         raise SystemExit(f"bench-twin: {implementation.describe()} (make twin)")

@@ -12,6 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable
 
+import pytest
 from codec_helpers import owned_array
 from hypothesis import given
 from hypothesis import strategies as st
@@ -200,6 +201,24 @@ def test_encoders_refuse_values_the_wire_cannot_hold() -> None:
         except CodecError:
             continue
         raise AssertionError("an unencodable value was encoded")
+
+
+def test_the_first_unwritable_value_of_an_array_is_named_topic_by_topic() -> None:
+    """The array's writer names the first value it cannot write topic by topic, each topic's
+    name before its partitions: a bad name before the bad partition wins, one after loses."""
+    too_long = "x" * 40000
+    for last, wanted in [
+        ("c", "assigned partitions partitions of 'b' values that are int32, got 2147483648"),
+        (too_long, "assigned partitions partitions of 'b' values that are int32, got 2147483648"),
+    ]:
+        with pytest.raises(CodecError) as error:
+            encode_assignment(Assignment(0, (("a", 0), ("b", 2**31), (last, 0))))
+        assert (error.value.expected, error.value.offset) == (wanted, 2)
+    with pytest.raises(CodecError) as error:
+        encode_assignment(Assignment(0, (("a", 0), (too_long, 1), ("z", -(2**31) - 1))))
+    assert (
+        error.value.expected == "assigned partitions topic of at most 32767 UTF-8 bytes, got 40000"
+    )
 
 
 raw_groups = st.lists(

@@ -26,14 +26,17 @@ from strategies import subscriptions
 
 from kafka_sticky_plugin.codec import (
     Assignment,
+    Subscription,
     decode_subscription,
     encode_assignment,
+    encode_sticky_user_data,
     encode_subscription,
     implementation,
     read_user_data_claim,
 )
 from kafka_sticky_plugin.codec import seam as reference
-from kafka_sticky_plugin.codec.sticky_user_data import UserDataClaim
+from kafka_sticky_plugin.codec.consumer_protocol import SubscriptionRead
+from kafka_sticky_plugin.codec.sticky_user_data import UserDataClaim, read_user_data_runs
 from kafka_sticky_plugin.codec.topic_partitions import TopicRuns, runs_pairs
 from kafka_sticky_plugin.core.spec import canonical_runs
 from kafka_sticky_plugin.errors import CodecError
@@ -132,15 +135,60 @@ def test_read_subscriptions_equal_decode_on_random_bytes(
     assert got == [_spec_read(raw, cooperative) for raw in raws]
 
 
+def _claims(
+    implementation: ModuleType, user_data: list[bytes | None], cooperative: bool
+) -> list[UserDataClaim | CodecError | None]:
+    """The claims read of each user data, sent in a v0 subscription to no topic of its own."""
+    payloads = [encode_subscription(Subscription(0, (), data)) for data in user_data]
+    return [read.claim for read in implementation.read_subscriptions(payloads, cooperative)]
+
+
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @given(st.lists(st.one_of(st.none(), st.binary(max_size=60)), max_size=4), st.booleans())
 def test_user_data_claims_equal_the_claim_rule(
     implementation: ModuleType, user_data: list[bytes | None], cooperative: bool
 ) -> None:
-    got = implementation.read_user_data_claims(user_data, cooperative)
+    got = _claims(implementation, user_data, cooperative)
     assert [_seam_claim(claim) for claim in got] == [
         _spec_claim(data, cooperative) for data in user_data
     ]
+
+
+def _comparable(read: SubscriptionRead | CodecError) -> object:
+    if isinstance(read, CodecError):
+        return ("error", read.what, read.expected, read.offset)
+    return read._replace(claim=None), _seam_claim(read.claim)
+
+
+def test_a_payload_or_claim_the_twin_declines_is_read_by_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the twin returns ``None`` for a payload, or a read whose claim is ``None``, the
+    dispatcher reads that payload with the reference (claim, error and offset included) and
+    keeps the twin's reads of the others (a stand-in twin: this runs without the real one)."""
+    owned = (("a", 0), ("a", 1))
+    good = encode_subscription(
+        Subscription(1, ("a",), encode_sticky_user_data(owned, 3), owned_partitions=owned)
+    )
+    unreadable_user_data = encode_subscription(Subscription(0, ("a",), b"\x00\x00\x00\x05no"))
+    payloads = [good, unreadable_user_data, good, good[:3]]
+    first, unreadable_claim, second, unreadable = reference.read_subscriptions(payloads, False)
+    assert isinstance(first, SubscriptionRead) and isinstance(second, SubscriptionRead)
+    assert isinstance(unreadable_claim, SubscriptionRead)
+    assert isinstance(unreadable_claim.claim, CodecError) and isinstance(unreadable, CodecError)
+    twins_own = first._replace(rack_id="the twin's read")
+    declined = [unreadable_claim._replace(claim=None), second._replace(claim=None)]
+
+    class StandIn:
+        def read_subscriptions(self, given: list[bytes], cooperative: bool) -> list[object]:
+            assert given is payloads and cooperative is False
+            return [tuple(twins_own), *map(tuple, declined), None]
+
+    monkeypatch.setattr(implementation, "twin", StandIn())
+    got = implementation.read_subscriptions(payloads, False)
+    assert got[0] == twins_own
+    expected: list[SubscriptionRead | CodecError] = [unreadable_claim, second, unreadable]
+    assert list(map(_comparable, got[1:])) == list(map(_comparable, expected))
 
 
 def _sticky_array(rng: random.Random, shape: str) -> bytes:
@@ -180,8 +228,8 @@ def test_a_claims_sorted_flag_says_whether_its_runs_are_canonical(
     datas: list[bytes | None] = [_sticky_array(rng, shape) for shape in shapes for _ in range(20)]
     datas += [None, b"", struct.pack(">i", 7)]
     flags = []
-    for data, claim in zip(datas, implementation.read_user_data_claims(datas, True), strict=True):
-        assert not isinstance(claim, CodecError), data
+    for data, claim in zip(datas, _claims(implementation, datas, True), strict=True):
+        assert claim is not None and not isinstance(claim, CodecError), data
         runs, _, sorted_runs = claim
         assert sorted_runs == (canonical_runs(runs) == runs), (data, runs)
         flags.append(sorted_runs)
@@ -195,8 +243,6 @@ def test_a_claim_equal_to_the_owned_runs_is_that_object(implementation: ModuleTy
     """Ours and librdkafka's members write their owned list twice (owned partitions and
     sticky user data): the seam hands the claim over as the owned runs' very object, and
     equal topic tuples as one tuple (what lets the leader skip comparing them)."""
-    from kafka_sticky_plugin.codec import Subscription, encode_sticky_user_data
-
     owned = (("a", 0), ("a", 1), ("b", 2))
     raw = encode_subscription(
         Subscription(1, ("a", "b"), encode_sticky_user_data(owned, 4), owned_partitions=owned)
@@ -240,7 +286,12 @@ def test_the_user_datas_copy_of_the_owned_array_is_not_read_again(
     ]:
         for user_data in (owned + tail, array(("a", [2, 0]), ("b", [1])) + tail):
             raw = struct.pack(">hi", 1, 0) + struct.pack(">i", len(user_data)) + user_data + owned
-            [alone] = reference.read_user_data_claims([user_data], False)
+            try:
+                alone: UserDataClaim | CodecError = read_user_data_runs(
+                    user_data, cooperative=False
+                )
+            except CodecError as exc:
+                alone = exc
             reads.clear()
             [read] = reference.read_subscriptions([raw], False)
             assert not isinstance(read, CodecError)

@@ -35,6 +35,7 @@ import pytest
 
 from kafka_sticky_plugin.codec import implementation, seam
 from kafka_sticky_plugin.errors import CodecError
+from kafka_sticky_plugin.twin_loader import TWIN_MODULE
 
 VECTORS = Path(__file__).parent / "vectors"
 SEED = int(os.environ.get("TWIN_DIFF_SEED", "20261204"))
@@ -42,7 +43,7 @@ SEED = int(os.environ.get("TWIN_DIFF_SEED", "20261204"))
 
 def _twin_module() -> Any:
     try:
-        twin = importlib.import_module(implementation.TWIN_MODULE)
+        twin = importlib.import_module(TWIN_MODULE)
     except ImportError:
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true: the compiled twin must be installed (make twin)")
@@ -167,6 +168,10 @@ def _user_data(rng: random.Random) -> bytes | None:
     return data + (struct.pack(">i", rng.randint(-3, 50)) if kind == "sticky-v1" else b"")
 
 
+def _nullable_bytes(data: bytes | None) -> bytes:
+    return b"\xff\xff\xff\xff" if data is None else struct.pack(">i", len(data)) + data
+
+
 def _subscription(rng: random.Random) -> bytes:
     """One subscription of any version, possibly ending before a field (v1+)."""
     version = rng.choice([0, 1, 2, 3, 3, 3, 4, 9])
@@ -175,10 +180,7 @@ def _subscription(rng: random.Random) -> bytes:
     out.append(b"\xff\xff\xff\xff" if rng.random() < 0.05 else struct.pack(">i", len(topics)))
     if not out[-1].startswith(b"\xff"):
         out.extend(_string(topic) for topic in topics)
-    user_data = _user_data(rng)
-    out.append(
-        b"\xff\xff\xff\xff" if user_data is None else struct.pack(">i", len(user_data)) + user_data
-    )
+    out.append(_nullable_bytes(_user_data(rng)))
     fields = [
         _array(_groups(rng), null=rng.random() < 0.05),
         struct.pack(">i", rng.choice([-1, 0, 5, 2**31 - 1])),
@@ -261,23 +263,17 @@ def test_batches_that_are_not_lists_of_bytes() -> None:
     assert TWIN.read_subscriptions([bytearray(payloads[0])], False) == [None]
 
 
-# -- read_user_data_claims ----------------------------------------------------------------------
+# -- user data claims: each user data alone, in a subscription of its own ----------------------
 
 
 def _check_claims(datas: list[bytes | None]) -> int:
-    """Both implementations on ``datas`` (one batch per protocol kind); the twin's ``None``
-    exactly where the reference refuses. Returns how many the twin read itself."""
-    read = 0
-    for cooperative in (False, True):
-        expected = [_claim_outcome(c) for c in seam.read_user_data_claims(datas, cooperative)]
-        got = [_claim_outcome(c) for c in implementation.read_user_data_claims(datas, cooperative)]
-        for data, want, have in zip(datas, expected, got, strict=True):
-            assert have == want, (data, cooperative)
-        raw = TWIN.read_user_data_claims(datas, cooperative)
-        for data, want, one in zip(datas, expected, raw, strict=True):
-            assert (one is None) == (want[0] != "value"), (data, cooperative)
-            read += one is not None
-    return read
+    """Each user data sent in a v0 subscription to no topic, through
+    :func:`_check_subscriptions` (the twin's claim ``None`` exactly where the reference's is
+    an error). Returns how many claims the twin read itself (both protocol kinds)."""
+    payloads = [struct.pack(">hi", 0, 0) + _nullable_bytes(data) for data in datas]
+    _check_subscriptions(payloads)
+    reads = [*TWIN.read_subscriptions(payloads, False), *TWIN.read_subscriptions(payloads, True)]
+    return sum(values[7] is not None for values in reads)
 
 
 def test_generated_user_data_claims_and_their_mutations() -> None:

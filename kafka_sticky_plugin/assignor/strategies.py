@@ -96,7 +96,7 @@ class Strategy:
     def read_claim(self, user_data: bytes | None) -> tuple[tuple[TopicPartitionTuple, ...], int]:
         """``(previous partitions in wire order, generation or -1)`` claimed by a member's
         user data under this strategy (:func:`~kafka_sticky_plugin.codec.read_user_data_claim`,
-        the pairs of the wire seam's ``read_user_data_claims``; 4 bytes are a
+        the pairs of the claim the wire seam reads with each subscription; 4 bytes are a
         generation only under a cooperative strategy). Raises ``CodecError`` when unreadable."""
         return read_user_data_claim(user_data, cooperative=self.cooperative)
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from collections.abc import Sequence
 
 from ..errors import CodecError
 
@@ -182,47 +181,31 @@ def string_bytes(value: object, what: str, expected: str, offset: int) -> bytes:
     return _INT16.pack(len(raw)) + raw
 
 
-def int32s_bytes(values: Sequence[int], what: str, expected: str, offset: int) -> bytes:
-    """``values`` as consecutive big-endian int32s (no count), or a :class:`CodecError` at
-    ``offset`` naming the first value that is not an int32."""
-    try:
-        return struct.pack(f">{len(values)}i", *values)
-    except struct.error:
-        bad = next(
-            (v for v in values if type(v) is not int or not INT32_MIN <= v <= INT32_MAX), values
-        )
-        raise CodecError(what, f"{expected} values that are int32, got {bad!r}", offset) from None
-
-
 class Writer:
-    """Accumulates one message; ``what`` names the message in errors."""
+    """Accumulates one message; ``what`` names the message in errors, ``size`` counts the
+    bytes written so far (the offset of the next write)."""
 
-    __slots__ = ("_parts", "_size", "what")
+    __slots__ = ("_parts", "size", "what")
 
     def __init__(self, what: str) -> None:
         self._parts: list[bytes] = []
-        self._size = 0
+        self.size = 0
         self.what = what
 
     def raw(self, chunk: bytes) -> None:
         """Append bytes that are already encoded."""
         self._parts.append(chunk)
-        self._size += len(chunk)
-
-    @property
-    def size(self) -> int:
-        """Bytes written so far (the offset of the next write)."""
-        return self._size
+        self.size += len(chunk)
 
     def int32(self, value: int, expected: str = "int32") -> None:
         """Write a signed big-endian int32."""
         if type(value) is not int or not INT32_MIN <= value <= INT32_MAX:
-            raise CodecError(self.what, f"{expected} as an int32, got {value!r}", self._size)
+            raise CodecError(self.what, f"{expected} as an int32, got {value!r}", self.size)
         self.raw(_INT32.pack(value))
 
     def string(self, value: str, expected: str = "string") -> None:
         """Write an int16-length-prefixed UTF-8 string."""
-        self.raw(string_bytes(value, self.what, expected, self._size))
+        self.raw(string_bytes(value, self.what, expected, self.size))
 
     def nullable_string(self, value: str | None, expected: str = "nullable string") -> None:
         """Write a string, or length -1 for ``None``."""
@@ -237,9 +220,9 @@ class Writer:
             self.raw(_INT32.pack(-1))
             return
         if not isinstance(value, (bytes, bytearray, memoryview)):
-            raise CodecError(self.what, f"{expected} as bytes or None, got {value!r}", self._size)
+            raise CodecError(self.what, f"{expected} as bytes or None, got {value!r}", self.size)
         if len(value) > INT32_MAX:
-            raise CodecError(self.what, f"{expected} shorter than 2**31 bytes", self._size)
+            raise CodecError(self.what, f"{expected} shorter than 2**31 bytes", self.size)
         self.raw(_INT32.pack(len(value)) + bytes(value))
 
     def getvalue(self) -> bytes:

@@ -173,9 +173,8 @@ def read_subscription(
     :class:`~.topic_partitions.Interned`."""
     reader = Reader(data, _SUBSCRIPTION)
     version = _read_version(reader)
-    topics = tuple(reader.string_array("topics"))
-    if shared is not None:
-        topics = shared.topics(list(map(shared.names.setdefault, topics, topics)))
+    names = reader.string_array("topics")
+    topics = tuple(names) if shared is None else shared.topics(names)
     user_data = reader.nullable_bytes("user data")
     end = len(reader.data)
     owned: TopicRuns = EMPTY_RUNS

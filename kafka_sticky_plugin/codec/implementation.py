@@ -1,16 +1,13 @@
 """Which implementation of the leader's wire seam runs: the compiled twin or the reference.
 
-The reference is :mod:`.seam` (plain Python, the specification). The twin is the separate
-distribution ``kafka-sticky-plugin-twin`` (Rust, ``twin/``; the ``fast`` extra or ``make
-twin``): the module ``kafka_sticky_plugin_twin``, one function per seam function, returning
-the reference's result for input it vouches for and ``None`` for anything else. This module
-alone chooses, once at import, and is what the leader calls:
-
-- the twin is used when importable, its ``SEAM_VERSION`` equals :data:`SEAM_VERSION` (a twin
-  of another seam is ignored whole) and :data:`PURE_PYTHON_ENV` (``KAFKA_STICKY_PURE_PYTHON``)
-  is unset, empty or ``0``; :data:`IMPLEMENTATION` names the choice (``--version`` prints it);
-- each function calls the twin first and the reference wherever the twin returns ``None``
-  (one payload, or the whole call), so error texts and offsets live in the reference alone.
+The reference is :mod:`.seam` (plain Python, the specification); the twin is the compiled
+module's function of the same name, returning the reference's result for input it vouches
+for and ``None`` for anything else. This module alone chooses, once at import, by
+:mod:`..twin_loader`'s rule for :data:`SEAM_VERSION` (:data:`IMPLEMENTATION` names the
+choice; ``--version`` prints it), and is what the leader calls: each function calls the
+twin first and the reference wherever the twin returns ``None`` (for one payload or its
+claim: that payload; or the whole call), so error texts and offsets live in the reference
+alone.
 
 Invariant (``tests/test_twin_differential.py``): each function here returns what
 :mod:`.seam`'s function of the same name returns, or raises what it raises.
@@ -22,7 +19,7 @@ from collections.abc import Sequence
 from typing import Literal, Protocol, cast
 
 from ..errors import CodecError
-from ..twin_loader import PURE_PYTHON_ENV, TWIN_DISTRIBUTION, TWIN_MODULE, load
+from ..twin_loader import PURE_PYTHON_ENV, load
 from ..twin_loader import describe as describe_twin
 from . import seam as reference
 from .seam import SubscriptionRead
@@ -33,20 +30,17 @@ __all__ = [
     "IMPLEMENTATION",
     "PURE_PYTHON_ENV",
     "SEAM_VERSION",
-    "TWIN_DISTRIBUTION",
-    "TWIN_MODULE",
     "SubscriptionRead",
     "Twin",
     "describe",
     "read_subscriptions",
-    "read_user_data_claims",
     "twin",
     "write_assignments",
 ]
 
 #: The seam's contract version: the twin's ``SEAM_VERSION`` must equal it (bump both when a
 #: seam function is added or removed or changes its arguments, results or rules).
-SEAM_VERSION = 4
+SEAM_VERSION = 5
 
 #: What the twin returns per payload: :class:`SubscriptionRead`'s fields, in order.
 _ReadValues = tuple[
@@ -71,10 +65,6 @@ class Twin(Protocol):
     def read_subscriptions(
         self, payloads: Sequence[bytes], cooperative: bool
     ) -> list[_ReadValues | None] | None: ...
-
-    def read_user_data_claims(
-        self, user_data: Sequence[bytes | None], cooperative: bool
-    ) -> list[UserDataClaim | None] | None: ...
 
     def write_assignments(
         self,
@@ -105,40 +95,17 @@ def read_subscriptions(
         if got is not None:
             out: list[SubscriptionRead | CodecError] = []
             for payload, values in zip(payloads, got, strict=True):
-                if values is None:
+                read = None if values is None else SubscriptionRead(*values)
+                if read is None or read.claim is None:  # the reference's to read, claim and all
                     out.extend(reference.read_subscriptions([payload], cooperative))
-                    continue
-                read = SubscriptionRead(*values)
-                if read.claim is None:
-                    claim = reference.read_user_data_claims([read.user_data], cooperative)[0]
-                    read = read._replace(claim=claim)
-                out.append(read)
+                else:
+                    out.append(read)
             return out
     return reference.read_subscriptions(payloads, cooperative)
 
 
-def read_user_data_claims(
-    user_data: Sequence[bytes | None], cooperative: bool
-) -> list[UserDataClaim | CodecError]:
-    """:func:`.seam.read_user_data_claims`."""
-    if twin is not None:
-        got = twin.read_user_data_claims(user_data, cooperative)
-        if got is not None:
-            out: list[UserDataClaim | CodecError] = []
-            for data, claim in zip(user_data, got, strict=True):
-                if claim is None:
-                    out.extend(reference.read_user_data_claims([data], cooperative))
-                else:
-                    out.append(claim)
-            return out
-    return reference.read_user_data_claims(user_data, cooperative)
-
-
 def write_assignments(
-    version: int,
-    topics: Sequence[str],
-    counts: Sequence[int],
-    plans: Sequence[Sequence[int]],
+    version: int, topics: Sequence[str], counts: Sequence[int], plans: Sequence[Sequence[int]]
 ) -> list[bytes]:
     """:func:`.seam.write_assignments`."""
     if twin is not None:

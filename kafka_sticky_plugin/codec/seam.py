@@ -1,17 +1,17 @@
 """The leader's wire seam: the one narrow interface between the leader and the bytes.
 
-Three functions with stable signatures, which a compiled twin implements too (equal values,
+Two functions with stable signatures, which a compiled twin implements too (equal values,
 equal bytes, equal errors): :func:`read_subscriptions` (every member's JoinGroup metadata
-as a :class:`~.consumer_protocol.SubscriptionRead`, its user data's claim included),
-:func:`read_user_data_claims` (claims alone) and :func:`write_assignments` (every member's
-plan). The leader builds the engine's specs from the runs read (``MemberSpec.from_runs``),
-runs the engine and writes the plans; everything between is the engine's, on typed values.
+as a :class:`~.consumer_protocol.SubscriptionRead`, its user data's claim included) and
+:func:`write_assignments` (every member's plan). The leader builds the engine's specs from
+the runs read (``MemberSpec.from_runs``), runs the engine and writes the plans; everything
+between is the engine's, on typed values.
 
 Claims cross the seam as runs (:data:`~.topic_partitions.TopicRuns`, the engine's
 ``OwnedRuns``: their partitions one ``array("i")``), never as an object per partition; plans
-as ascending dense indices. Readers
-return what was sent in wire order (sorting and de-duplicating are the engine's policy,
-``core.spec.canonical_runs``); writers write the canonical form (:mod:`.topic_partitions`).
+as ascending dense indices. Readers return what was sent in wire order (sorting and
+de-duplicating are the engine's policy, ``core.spec.canonical_runs``); writers write the
+canonical form (:mod:`.topic_partitions`).
 
 Invariants every implementation keeps:
 
@@ -31,19 +31,12 @@ from collections.abc import Sequence
 
 from ..errors import CodecError
 from .consumer_protocol import ASSIGNMENT, SubscriptionRead, read_subscription, version_bytes
-from .sticky_user_data import UserDataClaim, read_user_data_runs
 from .topic_partitions import ArrayWriter, DenseTopics, Interned
 
-__all__ = [
-    "SEAM",
-    "SubscriptionRead",
-    "read_subscriptions",
-    "read_user_data_claims",
-    "write_assignments",
-]
+__all__ = ["SEAM", "SubscriptionRead", "read_subscriptions", "write_assignments"]
 
 #: The seam's functions, by name: what a compiled twin provides.
-SEAM = ("read_subscriptions", "read_user_data_claims", "write_assignments")
+SEAM = ("read_subscriptions", "write_assignments")
 
 _NULL = b"\xff\xff\xff\xff"  # null user data
 
@@ -64,28 +57,8 @@ def read_subscriptions(
     return out
 
 
-def read_user_data_claims(
-    user_data: Sequence[bytes | None], cooperative: bool
-) -> list[UserDataClaim | CodecError]:
-    """Per member, in order, the :data:`~.sticky_user_data.UserDataClaim` of its user data
-    read under ``cooperative`` (:func:`~.sticky_user_data.read_user_data_runs`), or the
-    :class:`CodecError` reading it raised (the caller treats the member as having no
-    history)."""
-    shared = Interned()
-    out: list[UserDataClaim | CodecError] = []
-    for data in user_data:
-        try:
-            out.append(read_user_data_runs(data, cooperative=cooperative, shared=shared))
-        except CodecError as exc:
-            out.append(exc)
-    return out
-
-
 def write_assignments(
-    version: int,
-    topics: Sequence[str],
-    counts: Sequence[int],
-    plans: Sequence[Sequence[int]],
+    version: int, topics: Sequence[str], counts: Sequence[int], plans: Sequence[Sequence[int]]
 ) -> list[bytes]:
     """Every plan written as a consumer protocol assignment of ``version``, null user data.
 

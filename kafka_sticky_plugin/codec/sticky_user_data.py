@@ -63,10 +63,6 @@ _STICKY = "sticky assignor user data"
 _COOPERATIVE = "cooperative-sticky assignor user data"
 
 
-def _generation_or_none(value: int) -> int | None:
-    return value if value >= 0 else None
-
-
 def _check_generation(generation: int | None, what: str) -> None:
     if generation is None:
         return
@@ -105,12 +101,8 @@ def decode_cooperative_user_data(data: bytes | bytearray | memoryview) -> int | 
     """Decode cooperative-sticky user data: the leading int32 generation (negative: ``None``;
     later bytes ignored). Fewer than 4 bytes is a :class:`CodecError` (Java reads that as
     "no generation"; the leader treats a decode error the same way)."""
-    reader = Reader(data, _COOPERATIVE)
-    return _generation_or_none(reader.int32("generation"))
-
-
-#: A subscription's owned array as read: ``(runs, canonical bytes or None, bytes)``.
-OwnedArray = tuple[TopicRuns, bytes | None, bytes]
+    generation = Reader(data, _COOPERATIVE).int32("generation")
+    return generation if generation >= 0 else None
 
 
 def read_user_data_runs(
@@ -118,15 +110,14 @@ def read_user_data_runs(
     *,
     cooperative: bool,
     shared: Interned | None = None,
-    owned: OwnedArray | None = None,
+    owned: tuple[TopicRuns, bytes | None, bytes] | None = None,
 ) -> UserDataClaim:
     """The :data:`UserDataClaim` of a member's user data: under ``cooperative`` exactly 4
     bytes are cooperative user data, anything else is sticky user data (see the module
-    docstring). ``shared``: see :class:`~.topic_partitions.Interned`.
-
-    When the data starts with the bytes of the ``owned`` array (ours and librdkafka's
-    members write it twice), its array is those bytes and reads as the ``owned`` runs
-    themselves (equal bytes read as equal values), not a second time.
+    docstring). ``shared``: see :class:`~.topic_partitions.Interned`. ``owned``: the
+    subscription's owned array as read, ``(runs, canonical bytes or None, bytes)``: sticky
+    user data that starts with those bytes claims those very runs (equal bytes read as equal
+    values) without reading them again (the seam's Sharing).
     """
     if not user_data:
         return EMPTY_RUNS, -1, True
@@ -154,7 +145,7 @@ def decode_sticky_user_data(
     """Decode sticky user data: ``(previous assignment in wire order, generation or None)``
     (:func:`read_user_data_runs` with the runs as pairs)."""
     runs, generation, _ = read_user_data_runs(bytes(data), cooperative=False)
-    return list(runs_pairs(runs)), _generation_or_none(generation)
+    return list(runs_pairs(runs)), None if generation == -1 else generation
 
 
 def read_user_data_claim(

@@ -25,7 +25,7 @@ from itertools import accumulate, chain, islice, repeat
 from typing import NoReturn
 
 from ..errors import CodecError
-from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, int32s_bytes, string_bytes
+from ._wire import MIN_INT32_SIZE, MIN_STRING_SIZE, Reader, Writer, string_bytes
 
 __all__ = [
     "EMPTY_RUNS",
@@ -42,7 +42,7 @@ __all__ = [
 
 TopicPartitionPair = tuple[str, int]
 
-_COUNT = struct.Struct(">i")
+_INT32 = struct.Struct(">i")
 
 
 def _increasing(items: Sequence[object]) -> bool:
@@ -80,8 +80,8 @@ class Interned:
         self.tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def topics(self, topics: list[str]) -> tuple[str, ...]:
-        """``tuple(topics)``, the same object for equal tuples (names already shared)."""
-        made = tuple(topics)
+        """``tuple(topics)`` of the shared names, the same object for equal tuples."""
+        made = tuple(map(self.names.setdefault, topics, topics))
         return self.tuples.setdefault(made, made)
 
 
@@ -94,7 +94,6 @@ def read_topic_runs(
     count = reader.nullable_count(MIN_STRING_SIZE + MIN_INT32_SIZE, expected)
     string, int32_array = reader.string, reader.int32_array
     topic_field, partitions_field = f"{expected} topic", f"{expected} partitions"
-    names: dict[str, str] = {} if shared is None else shared.names
     topics: list[str] = []
     elements: list[array[int]] = []
     flat = array("i")
@@ -102,7 +101,6 @@ def read_topic_runs(
         topics.append(string(topic_field))
         elements.append(int32_array(partitions_field))
         flat.extend(elements[-1])
-    topics = list(map(names.setdefault, topics, topics))
     lengths = list(map(len, elements))
     singles = len(flat) == len(topics) and all(lengths)
     canonical = (
@@ -155,11 +153,11 @@ class ArrayWriter:
         except struct.error:  # a partition that is not an int32
             self._raise_first_error(runs)
         headers = self._headers
-        chunks = [_COUNT.pack(len(sizes))]
+        chunks = [_INT32.pack(len(sizes))]
         start = 0
         for t, size in sizes.items():
             end = start + 4 * size
-            chunks += (headers[t] or self._header(t), _COUNT.pack(size), packed[start:end])
+            chunks += (headers[t] or self._header(t), _INT32.pack(size), packed[start:end])
             start = end
         return b"".join(chunks)
 
@@ -169,8 +167,13 @@ class ArrayWriter:
         start = 0
         for t, size in sizes.items():
             self._header(t)
-            expected = f"{self.expected} partitions of {self.topics[t]!r}"
-            int32s_bytes(partitions[start : start + size], self.what, expected, self.offset)
+            for value in partitions[start : start + size]:
+                try:
+                    _INT32.pack(value)
+                except struct.error:
+                    field = f"{self.expected} partitions of {self.topics[t]!r}"
+                    wanted = f"{field} values that are int32, got {value!r}"
+                    raise CodecError(self.what, wanted, self.offset) from None
             start += size
         raise AssertionError("no partition that is not an int32")  # pragma: no cover
 

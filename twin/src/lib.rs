@@ -1,7 +1,7 @@
 //! kafka_sticky_plugin_twin: the compiled twin of kafka-sticky-plugin's wire seam and of
 //! engine steps.
 //!
-//! The seam's reference and specification is `kafka_sticky_plugin/codec/seam.py`: three
+//! The seam's reference and specification is `kafka_sticky_plugin/codec/seam.py`: two
 //! functions, each twinned here under its own name. Each returns exactly what the reference
 //! returns for input the twin vouches for, and `None` for anything else (malformed bytes,
 //! values of an unexpected type, anything the twin is unsure of): the Python side
@@ -55,15 +55,13 @@ mod kafka_sticky_plugin_twin {
     use pyo3::prelude::*;
     use pyo3::types::{PyBool, PyBytes, PyList, PyTuple};
 
-    use crate::py_values::{
-        bytes_arg, ints_arg, items, nullable_bytes_arg, runs_to_py, strs_arg, version_arg, Names,
-    };
+    use crate::py_values::{bytes_arg, ints_arg, items, runs_to_py, strs_arg, version_arg, Names};
     use crate::seam::{self, DenseSpace};
     use crate::topic_partitions::Runs;
 
     /// The seam's contract version (see the crate's doc).
     #[pymodule_export]
-    const SEAM_VERSION: u32 = 4;
+    const SEAM_VERSION: u32 = 5;
 
     /// The engine steps' contract version (`kafka_sticky_plugin/core/implementation.py`).
     #[pymodule_export]
@@ -150,43 +148,6 @@ mod kafka_sticky_plugin_twin {
                 claim,
             );
             out.push(values.into_pyobject(py)?.into_any());
-        }
-        Ok(Some(PyList::new(py, out)?))
-    }
-
-    /// `seam.read_user_data_claims`: per user data, in order, `(previous runs, generation
-    /// or -1, sorted)` or `None` (that one is the reference's to read); `None` for anything but a
-    /// list or tuple of `bytes`/`None` and an exact `bool`.
-    #[pyfunction]
-    fn read_user_data_claims<'py>(
-        py: Python<'py>,
-        user_data: &Bound<'py, PyAny>,
-        cooperative: &Bound<'py, PyAny>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
-        let (Some(user_data), Ok(cooperative)) =
-            (items(user_data), cooperative.cast_exact::<PyBool>())
-        else {
-            return Ok(None);
-        };
-        let cooperative = cooperative.is_true();
-        let mut raws = Vec::with_capacity(user_data.len());
-        for item in &user_data {
-            let Some(raw) = nullable_bytes_arg(item) else {
-                return Ok(None);
-            };
-            raws.push(raw);
-        }
-        let mut names = Names::new(py)?;
-        let mut out = Vec::with_capacity(raws.len());
-        for raw in raws {
-            match seam::read_user_data_claim(raw, cooperative) {
-                Ok((runs, generation)) => {
-                    let sorted = runs.is_sorted();
-                    let runs = runs_to_py(&mut names, &runs)?;
-                    out.push((runs, generation, sorted).into_pyobject(py)?.into_any());
-                }
-                Err(_) => out.push(py.None().into_bound(py)),
-            }
         }
         Ok(Some(PyList::new(py, out)?))
     }

@@ -49,14 +49,6 @@ pub fn version_arg(obj: &Bound<'_, PyAny>) -> Option<i16> {
     i16::try_from(int32_arg(obj)?).ok().filter(|v| *v >= 0)
 }
 
-/// `None` or an exact `bytes`.
-pub fn nullable_bytes_arg<'a>(obj: &'a Bound<'_, PyAny>) -> Option<Option<&'a [u8]>> {
-    if obj.is_none() {
-        return Some(None);
-    }
-    bytes_arg(obj).map(Some)
-}
-
 /// The items of an exact list or tuple, in order.
 pub fn items<'py>(obj: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
     if let Ok(list) = obj.cast_exact::<PyList>() {
