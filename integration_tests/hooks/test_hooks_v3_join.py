@@ -7,8 +7,11 @@ demonstrates the defect on the real broker.
 
 The defect needs a JoinGroup that is answered while the member works: the embedded broker
 holds every JoinGroup for seconds (``prompt_join_response`` is False), so it always shows
-there. Apache Kafka answers within the member's 100 ms poll, so the same member joins even
-without the hooks: there the test checks that, and the defect is not claimed.
+there. Apache Kafka usually answers within the member's 100 ms poll, so the same member
+usually joins without the hooks, but not always: on a loaded machine an answer that comes
+during the member's work meets the defect, so whether it joins is timing, not a property to
+assert (it failed once in two suite runs on a 2-core machine). There the ``without_hooks``
+variant is skipped, and the ``with_hooks`` one is the check.
 """
 
 from __future__ import annotations
@@ -60,11 +63,11 @@ def test_slow_poller_joins_with_hooks(broker: Any) -> None:
     assert _joins_while_working_between_polls(broker, hooks=True)
 
 
-def test_slow_poller_joins_without_hooks(broker: Any, request: pytest.FixtureRequest) -> None:
+@pytest.mark.xfail(strict=True, reason="kafka-python 3.0.12 discards finished joins")
+def test_slow_poller_joins_without_hooks(broker: Any) -> None:
     """Without the hooks the same member never completes a join where joins are held (a
-    strict xfail there); where they are answered promptly, it joins."""
-    if not broker.profile.prompt_join_response:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="kafka-python 3.0.12 discards finished joins")
-        )
+    strict xfail); where they are answered promptly, joining is timing (see the module
+    docstring), so the test is skipped there."""
+    if broker.profile.prompt_join_response:
+        pytest.skip("the broker answers JoinGroup promptly: joining without hooks is timing")
     assert _joins_while_working_between_polls(broker, hooks=False)
