@@ -48,6 +48,13 @@ mod py_values;
 
 use pyo3::prelude::*;
 
+/// The twin's own Rust allocations (never Python's objects, whose memory stays CPython's)
+/// come from mimalloc, which keeps freed pages for the next request. Under the system
+/// allocator, a leader's call freed its large working vectors back to the kernel and the
+/// next call faulted them in again, page by page.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The kafka-sticky-plugin wire seam, compiled: same values, same bytes as the reference
 /// (`kafka_sticky_plugin.codec.seam`); `None` where the reference must decide.
 #[pymodule]
